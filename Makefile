@@ -1,0 +1,86 @@
+# feelfish - build, test, run, bench. `make help` lists the targets.
+# On a fresh Debian machine as root, `make run` and `make test` install what is missing first.
+
+CC       ?= cc
+ARCH     ?= -march=x86-64-v2
+CSTD     := -std=c11 -D_GNU_SOURCE
+WARN     := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes
+OPT      ?= -O3 -flto=auto -fno-plt
+CFLAGS   += $(CSTD) $(WARN)
+LDLIBS   += -lm -lpthread
+
+ENGINE_SRC := $(sort $(wildcard engine/*.c))
+SERVER_SRC := $(sort $(wildcard server/*.c))
+UNIT_SRC   := $(sort $(wildcard tests/unit/*.c))
+
+REL_OBJ  := $(patsubst %.c,build/release/%.o,$(ENGINE_SRC) $(SERVER_SRC))
+ASAN_ENGINE_OBJ := $(patsubst %.c,build/asan/%.o,$(ENGINE_SRC))
+ASAN_UNIT_OBJ   := $(patsubst %.c,build/asan/%.o,$(UNIT_SRC))
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+# Debian packages each step needs; `deps-*` installs the missing ones (as root, with apt-get).
+DEB_BUILD := gcc make libc6-dev
+DEB_TEST  := $(DEB_BUILD) valgrind
+DEB_BENCH := $(DEB_BUILD) stockfish
+
+.PHONY: all help deps-build deps-test deps-bench run test test-unit bench format clean
+
+all: feelfish
+
+help:
+	@echo "make           build ./feelfish"
+	@echo "make run       install what is missing, build, start feelfish"
+	@echo "make test      install what is missing, build, run every test (last line: N passed, N failed)"
+	@echo "make bench     benchmarks against Stockfish on this machine (slow, not part of make test)"
+	@echo "make format    clang-format every C file"
+
+define install_missing
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "missing Debian packages:$$missing (run as root, or install them)"; exit 1; fi; \
+	  echo "installing:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+endef
+
+deps-build:
+	$(call install_missing,$(DEB_BUILD))
+deps-test:
+	$(call install_missing,$(DEB_TEST))
+deps-bench:
+	$(call install_missing,$(DEB_BENCH))
+
+feelfish: $(REL_OBJ)
+	$(CC) $(CFLAGS) $(OPT) $(ARCH) -o $@ $^ $(LDLIBS)
+
+build/release/%.o: %.c $(wildcard engine/*.h server/*.h)
+	@mkdir -p $(dir $@)
+	@echo "CC $<"
+	@$(CC) $(CFLAGS) $(OPT) $(ARCH) -c -o $@ $<
+
+build/asan/%.o: %.c $(wildcard engine/*.h server/*.h tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	@echo "CC (asan) $<"
+	@$(CC) $(CFLAGS) $(ASAN_FLAGS) -c -o $@ $<
+
+build/unit-asan: $(ASAN_ENGINE_OBJ) $(ASAN_UNIT_OBJ)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
+
+build/unit: $(patsubst %.c,build/release/%.o,$(ENGINE_SRC) $(UNIT_SRC))
+	$(CC) $(CFLAGS) $(OPT) $(ARCH) -o $@ $^ $(LDLIBS)
+
+run: deps-build feelfish
+	./feelfish help
+
+test: deps-test
+	@$(MAKE) --no-print-directory feelfish build/unit build/unit-asan
+	@tests/run.sh
+
+bench: deps-bench feelfish
+	@tests/bench/perft.sh
+
+format:
+	clang-format -i engine/*.c engine/*.h server/*.c tests/unit/*.c tests/unit/*.h
+
+clean:
+	rm -rf build feelfish

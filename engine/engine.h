@@ -1,0 +1,18 @@
+/* The engine's public header: what server/ and the tools include. */
+#ifndef FEELFISH_ENGINE_H
+#define FEELFISH_ENGINE_H
+
+#include "bitboard.h"
+#include "fen.h"
+#include "move.h"
+#include "movegen.h"
+#include "perft.h"
+#include "pgn.h"
+#include "position.h"
+#include "san.h"
+#include "types.h"
+
+/* Builds every read-only table; attacks: "pext", "magic" or NULL to let the CPU decide. */
+void engine_init(const char *attacks);
+
+#endif

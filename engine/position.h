@@ -1,0 +1,103 @@
+/* The position: bitboards and a mailbox, incrementally updated keys and accumulators, and the
+ * stack of states that make/unmake and the draw rules walk. */
+#ifndef FEELFISH_POSITION_H
+#define FEELFISH_POSITION_H
+
+#include "bitboard.h"
+#include "types.h"
+
+/* Enough for a long game plus a deep search; game-replay code trims it with
+ * position_trim_history() long before it fills. */
+#define POSITION_STACK_SIZE 1024
+
+/* A middlegame/endgame pair packed in one int (endgame in the high half), added as one. */
+typedef int32_t Score;
+static inline Score score_make(int mg, int eg) { return (Score)((uint32_t)eg << 16) + mg; }
+static inline int score_mg(Score s) { return (int16_t)(uint16_t)(uint32_t)s; }
+static inline int score_eg(Score s) { return (int16_t)(uint16_t)((uint32_t)(s + 0x8000) >> 16); }
+
+typedef struct {
+    Key key;                /* Zobrist key of the whole position */
+    Key pawn_key;           /* pawns and kings only */
+    Bitboard checkers;      /* pieces giving check to the side to move */
+    Score psq;              /* material + piece-square, White's view */
+    int material[COLOR_NB]; /* non-pawn material, middlegame piece values */
+    int castling;
+    Square ep; /* set only when an en-passant capture is legal */
+    int rule50;
+    int plies_from_null;
+    Piece captured;
+    Move move; /* the move that led here (MOVE_NONE at the root) */
+} StateInfo;
+
+typedef struct {
+    Bitboard by_type[PIECE_TYPE_NB]; /* [0] is every occupied square */
+    Bitboard by_color[COLOR_NB];
+    Piece board[SQUARE_NB];
+    uint8_t piece_count[PIECE_NB];
+    Color side;
+    int game_ply; /* plies since the game's start: fullmove = 1 + game_ply / 2 */
+    StateInfo *st;
+    int stack_len; /* states in use below st (st == &stack[stack_len]) */
+    StateInfo stack[POSITION_STACK_SIZE];
+} Position;
+
+/* Tables the position needs (Zobrist keys, piece values); called once from main(). */
+void position_init(void);
+
+/* Value of a piece type for the material accumulators and SEE (middlegame, centipawns). */
+extern const int PieceValueMg[PIECE_TYPE_NB];
+extern const int PieceValueEg[PIECE_TYPE_NB];
+
+static inline Bitboard pieces(const Position *p, Color c, PieceType pt) { return p->by_color[c] & p->by_type[pt]; }
+static inline Bitboard occupied(const Position *p) { return p->by_type[0]; }
+static inline Square king_square(const Position *p, Color c) { return lsb(pieces(p, c, KING)); }
+static inline Piece piece_on(const Position *p, Square s) { return p->board[s]; }
+static inline bool in_check(const Position *p) { return p->st->checkers != 0; }
+static inline bool is_capture(const Position *p, Move m)
+{
+    return (p->board[move_to(m)] != NO_PIECE && move_kind(m) != MOVE_CASTLING) || move_kind(m) == MOVE_EN_PASSANT;
+}
+
+/* Pieces of either colour attacking s, given an occupancy. */
+Bitboard position_attackers_to(const Position *p, Square s, Bitboard occ);
+/* Whether colour c attacks s, given an occupancy. */
+bool position_attacked_by(const Position *p, Color c, Square s, Bitboard occ);
+
+/* The move must be legal (from the legal generator or matched against it). */
+void position_make_move(Position *p, Move m);
+void position_unmake_move(Position *p);
+void position_make_null(Position *p);
+void position_unmake_null(Position *p);
+
+/* Drops states older than the last irreversible move so a long game never fills the stack. Makes
+ * unmake past that point impossible; call it only between moves of a game, never in a search. */
+void position_trim_history(Position *p);
+
+/* Key after move m, for prefetching; approximate (ignores castling and en passant changes). */
+Key position_key_after(const Position *p, Move m);
+
+/* Computes key, checkers and accumulators from the boards (after a FEN or a trim). */
+void position_refresh_state(Position *p);
+
+/* True if the current position occurred before since the last irreversible move: `count` times
+ * before (1 = twofold, 2 = threefold); `ply` limits the walk for search (INT_MAX for games). */
+bool position_is_repetition(const Position *p, int count);
+bool position_insufficient_material(const Position *p);
+
+typedef enum {
+    STATUS_ONGOING,
+    STATUS_CHECKMATE,
+    STATUS_STALEMATE,
+    STATUS_DRAW_FIFTY,      /* fifty-move rule (claimable; not mate) */
+    STATUS_DRAW_REPETITION, /* threefold repetition */
+    STATUS_DRAW_MATERIAL,   /* neither side can mate */
+} GameStatus;
+
+GameStatus position_status(const Position *p);
+const char *game_status_name(GameStatus s);
+
+/* A deep copy that keeps only the current state (cheap: no history). */
+void position_copy_root(Position *dst, const Position *src);
+
+#endif

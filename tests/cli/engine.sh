@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Command-line tests of the engine tools: the real ./feelfish binary on the shared data.
+# Prints "ok NAME" / "FAIL NAME" per test and "cli: N passed, N failed" last.
+set -u
+cd "$(dirname "$0")/../.."
+FF=${FEELFISH:-./feelfish}
+DATA=${FEELFISH_DATA:-../shared/data}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+passed=0 failed=0
+
+ok() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1"; shift; printf '    %s\n' "$@"; }
+
+# run NAME WANT_EXIT WANT_REGEX CMD... : the command's exit code and its output (stdout+stderr)
+run() {
+    local name=$1 want_rc=$2 want=$3; shift 3
+    local out rc
+    out=$("$@" 2>&1); rc=$?
+    if [ "$rc" != "$want_rc" ]; then fail "$name" "exit $rc, want $want_rc" "$(echo "$out" | tail -5)"; return; fi
+    if ! grep -Eq -- "$want" <<<"$out"; then fail "$name" "output lacks /$want/" "$(echo "$out" | tail -5)"; return; fi
+    ok "$name"
+}
+
+run perft_startpos_5 0 '^Nodes searched: 4865609$' $FF perft startpos 5
+last=$($FF perft startpos 4 2>/dev/null | tail -1)
+[ "$last" = "Nodes searched: 197281" ] && ok perft_last_line || fail perft_last_line "last line: $last"
+run perft_kiwipete_4 0 '^Nodes searched: 4085603$' \
+    $FF perft "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1" 4
+n=$($FF perft startpos 3 --divide 2>/dev/null | grep -cE '^[a-h][1-8][a-h][1-8][qrbn]?: [0-9]+$')
+[ "$n" = 20 ] && ok perft_divide_lines || fail perft_divide_lines "$n move lines, want 20"
+run perft_divide_total 0 '^Nodes searched: 8902$' $FF perft startpos 3 --divide
+run perft_divide_e2e4 0 '^e2e4: 600$' $FF perft startpos 3 --divide
+run perft_standard_suite 0 '^perft: 7/7 positions match$' $FF perft --suite "$DATA/perft/standard.epd" --max-nodes 5000000
+run perft_random_suite 0 '^perft: 120/120 positions match$' $FF perft --suite "$DATA/perft/random.epd" --max-nodes 2000000
+run perft_bad_fen 2 'bad FEN \(fen_missing_king\): white has no king' $FF perft "8/8/8/8/8/8/8/7k w - - 0 1" 2
+run perft_bad_depth 2 'DEPTH must be a number from 0 to 20' $FF perft startpos x
+run perft_missing_file 2 'cannot open' $FF perft --suite "$TMP/none.epd"
+
+# A suite with a wrong count and a line that cannot run must fail, naming both.
+{
+    echo "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 401"
+    echo "not a fen ;D1 20"
+    echo "8/8/8/8/8/8/8/K6k w - - 0 1 ;D1 3"
+} >"$TMP/bad.epd"
+run perft_suite_reports_mismatch 1 'line 1: depth 2: expected 401, got 400' $FF perft --suite "$TMP/bad.epd"
+run perft_suite_reports_bad_line 1 'line 2: bad FEN' $FF perft --suite "$TMP/bad.epd"
+run perft_suite_counts 1 '^perft: 1/3 positions match$' $FF perft --suite "$TMP/bad.epd"
+echo "8/8/8/8/8/8/8/K6k w - - 0 1 ;D1 3 ;D5 999999999" >"$TMP/big.epd"
+run perft_suite_skipped_depths_fail 1 'no depth ran' $FF perft --suite "$TMP/big.epd" --max-nodes 2
+
+# PGN collections: every game read and replayed; SAN written back equals the input (mate marks
+# compared as checks). The only differences are two moves where the source omits a real check:
+# en-passant captures that uncover a discovered check (Kasparov 1991, 38.gxf6; Karpov, 24...hxg3).
+run pgn_kasparov 1 '^games: 2017 read, 0 skipped, 154591 moves replayed$' $FF pgn "$DATA/pgn/Kasparov.pgn" --check
+run pgn_kasparov_diff 1 "^game at line 14645, ply 75: read 'gxf6', writes 'gxf6\+'$" $FF pgn "$DATA/pgn/Kasparov.pgn" --check
+run pgn_kasparov_count 1 '^check: 1 SAN mismatches, 0 round-trip failures$' $FF pgn "$DATA/pgn/Kasparov.pgn" --check
+run pgn_karpov 1 '^games: 3243 read, 0 skipped, 269630 moves replayed$' $FF pgn "$DATA/pgn/Karpov.pgn" --check
+run pgn_karpov_diff 1 "^game at line 31310, ply 48: read 'hxg3', writes 'hxg3\+'$" $FF pgn "$DATA/pgn/Karpov.pgn" --check
+run pgn_anand 0 '^check: 0 SAN mismatches, 0 round-trip failures$' $FF pgn "$DATA/pgn/Anand.pgn" --check
+run pgn_anand_count 0 '^games: 2680 read, 0 skipped, 211077 moves replayed$' $FF pgn "$DATA/pgn/Anand.pgn" --check
+
+# A file with bad games: each reported with its line and reason, the good ones still read.
+cat >"$TMP/mixed.pgn" <<'PGN'
+[Event "good"]
+
+1. e4 e5 2. Nf3 Nc6 1-0
+
+[Event "illegal"]
+
+1. e4 e5 2. Nf3 Nf3 0-1
+
+[Event "good again"]
+[SetUp "1"]
+[FEN "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"]
+
+1. O-O-O Ke7 *
+
+[Event "bad fen"]
+[FEN "4k3/8/8/8/8/8/8/8 w - - 0 1"]
+
+1. Kd1 *
+PGN
+run pgn_mixed_counts 0 '^games: 2 read, 2 skipped, 6 moves replayed$' $FF pgn "$TMP/mixed.pgn"
+run pgn_mixed_illegal 0 "^skipped game at line 5: line 7: 'Nf3' is not a legal move at move 2\.\.\." $FF pgn "$TMP/mixed.pgn"
+run pgn_mixed_fen 0 '^skipped game at line 15: line 15: FEN tag: white has no king$' $FF pgn "$TMP/mixed.pgn"
+run pgn_missing_file 2 'cannot open' $FF pgn "$TMP/none.pgn"
+head -c 200000 /dev/urandom >"$TMP/random.pgn"
+run pgn_random_bytes 0 '^games: [0-9]+ read, [0-9]+ skipped' $FF pgn "$TMP/random.pgn"
+
+run unknown_command 2 "unknown command 'frobnicate'" $FF frobnicate
+run help 0 'perft FEN DEPTH' $FF help
+
+# The engine under valgrind: no invalid access, no leak.
+if command -v valgrind >/dev/null; then
+    run valgrind_perft 0 'Nodes searched: 8902' valgrind -q --error-exitcode=9 --leak-check=full \
+        --errors-for-leak-kinds=definite,indirect $FF perft startpos 3
+    head -c 60000 "$DATA/pgn/Kasparov.pgn" >"$TMP/small.pgn"
+    run valgrind_pgn 0 '^games: [0-9]+ read' valgrind -q --error-exitcode=9 --leak-check=full \
+        --errors-for-leak-kinds=definite,indirect $FF pgn "$TMP/small.pgn" --check
+    run valgrind_bad_pgn 0 'skipped' valgrind -q --error-exitcode=9 --leak-check=full \
+        --errors-for-leak-kinds=definite,indirect $FF pgn "$TMP/mixed.pgn"
+else
+    fail valgrind "valgrind is not installed"
+fi
+
+echo "cli: $passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Runs every test runner, shows their output, and ends with the total over all of them:
+# "N passed, N failed" (a runner that dies without its summary line counts as one failure).
+set -u
+cd "$(dirname "$0")/.."
+export FEELFISH_DATA=${FEELFISH_DATA:-$(cd .. && pwd)/shared/data}
+total_passed=0 total_failed=0
+
+runner() {
+    local name=$1; shift
+    echo "=== $name"
+    local log
+    log=$(mktemp)
+    "$@" 2>&1 | tee "$log"
+    local rc=${PIPESTATUS[0]}
+    local summary
+    summary=$(grep -E '^[a-z-]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -1)
+    rm -f "$log"
+    if [ -z "$summary" ]; then
+        echo "$name: no summary line (exit $rc): counted as one failure"
+        total_failed=$((total_failed + 1))
+        return
+    fi
+    local p f
+    p=$(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$summary")
+    f=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$summary")
+    if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+        echo "$name: exit $rc with no failed test: counted as one failure"
+        f=1
+    fi
+    total_passed=$((total_passed + p))
+    total_failed=$((total_failed + f))
+}
+
+runner "unit tests (release build)" ./build/unit
+runner "unit tests (ASan+UBSan build)" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ./build/unit-asan
+runner "engine command-line tests" tests/cli/engine.sh
+
+echo
+echo "$total_passed passed, $total_failed failed"
+[ "$total_failed" = 0 ]

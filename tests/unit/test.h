@@ -1,0 +1,59 @@
+/* A small unit-test harness: CHECK macros that fail the current test and return, suites that
+ * RUN tests, and a summary line "unit: N passed, N failed". */
+#ifndef FEELFISH_TEST_H
+#define FEELFISH_TEST_H
+
+#include <stdio.h>
+#include <string.h>
+
+extern int test_failed_flag;
+void test_fail(const char *file, int line, const char *fmt, ...);
+void test_run(const char *name, void (*fn)(void));
+
+#define RUN(fn) test_run(#fn, fn)
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            test_fail(__FILE__, __LINE__, "%s", #cond);                                                                \
+            return;                                                                                                    \
+        }                                                                                                              \
+    } while (0)
+#define CHECK_MSG(cond, ...)                                                                                           \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            test_fail(__FILE__, __LINE__, __VA_ARGS__);                                                                \
+            return;                                                                                                    \
+        }                                                                                                              \
+    } while (0)
+#define CHECK_INT(a, b)                                                                                                \
+    do {                                                                                                               \
+        long long a_ = (long long)(a), b_ = (long long)(b);                                                            \
+        if (a_ != b_) {                                                                                                \
+            test_fail(__FILE__, __LINE__, "%s == %s: %lld != %lld", #a, #b, a_, b_);                                   \
+            return;                                                                                                    \
+        }                                                                                                              \
+    } while (0)
+#define CHECK_STR(a, b)                                                                                                \
+    do {                                                                                                               \
+        const char *a_ = (a), *b_ = (b);                                                                               \
+        if (!a_ || !b_ || strcmp(a_, b_)) {                                                                            \
+            test_fail(__FILE__, __LINE__, "%s == %s: \"%s\" != \"%s\"", #a, #b, a_ ? a_ : "(null)",                    \
+                      b_ ? b_ : "(null)");                                                                             \
+            return;                                                                                                    \
+        }                                                                                                              \
+    } while (0)
+
+/* Shared data folder (../shared/data from the repository root, or $FEELFISH_DATA). */
+const char *test_data_path(const char *relative);
+
+/* A deterministic generator for randomised tests. */
+unsigned long long test_rand(void);
+
+void suite_fen(void);
+void suite_movegen(void);
+void suite_notation(void);
+void suite_rules(void);
+void suite_pgn(void);
+void suite_fuzz(void);
+
+#endif
