@@ -9,7 +9,7 @@ OPT      ?= -O3 -flto=auto -fno-plt
 CFLAGS   += $(CSTD) $(WARN)
 LDLIBS   += -lm -lpthread
 
-ENGINE_SRC := $(sort $(wildcard engine/*.c))
+ENGINE_SRC := $(sort $(wildcard engine/*.c engine/eval/*.c))
 SERVER_SRC := $(sort $(wildcard server/*.c))
 UNIT_SRC   := $(sort $(wildcard tests/unit/*.c))
 
@@ -53,12 +53,12 @@ deps-bench:
 feelfish: $(REL_OBJ)
 	$(CC) $(CFLAGS) $(OPT) $(ARCH) -o $@ $^ $(LDLIBS)
 
-build/release/%.o: %.c $(wildcard engine/*.h server/*.h)
+build/release/%.o: %.c $(wildcard engine/*.h engine/eval/*.h server/*.h)
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
 	@$(CC) $(CFLAGS) $(OPT) $(ARCH) -c -o $@ $<
 
-build/asan/%.o: %.c $(wildcard engine/*.h server/*.h tests/unit/*.h)
+build/asan/%.o: %.c $(wildcard engine/*.h engine/eval/*.h server/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	@echo "CC (asan) $<"
 	@$(CC) $(CFLAGS) $(ASAN_FLAGS) -c -o $@ $<

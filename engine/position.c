@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "movegen.h"
+#include "eval/params.h"
 #include "psqt.h"
 
 static Key ZobristPsq[PIECE_NB][SQUARE_NB];
@@ -49,6 +50,7 @@ void position_init(void)
     CastlingKeep[E8] &= ~(BLACK_OO | BLACK_OOO);
     CastlingKeep[H8] &= ~BLACK_OO;
     CastlingKeep[A8] &= ~BLACK_OOO;
+    params_init();
     psqt_init();
 }
 
@@ -119,6 +121,44 @@ static bool ep_capture_legal(const Position *p, Square ep, Square victim)
             return true;
     }
     return false;
+}
+
+bool position_gives_check(const Position *p, Move m)
+{
+    Color us = p->side, them = color_flip(us);
+    Square from = move_from(m), to = move_to(m), ksq = king_square(p, them);
+    PieceType pt = piece_type(p->board[from]);
+    int kind = move_kind(m);
+    Bitboard occ = occupied(p) ^ square_bb(from);
+    Bitboard ours = p->by_color[us] ^ square_bb(from);
+    Bitboard moved = 0, diag = (p->by_type[BISHOP] | p->by_type[QUEEN]) & ours,
+             straight = (p->by_type[ROOK] | p->by_type[QUEEN]) & ours;
+
+    if (kind == MOVE_CASTLING) {
+        Square rfrom = to > from ? from + 3 : from - 4, rto = to > from ? from + 1 : from - 1;
+        occ = (occ ^ square_bb(rfrom)) | square_bb(to) | square_bb(rto);
+        return (rook_attacks(rto, occ) & square_bb(ksq)) != 0;
+    }
+    if (kind == MOVE_EN_PASSANT)
+        occ ^= square_bb(us == WHITE ? to - 8 : to + 8);
+    occ |= square_bb(to);
+    if (kind == MOVE_PROMOTION)
+        pt = move_promo(m);
+    /* Direct check by the piece on its new square. */
+    switch (pt) {
+    case PAWN: moved = PawnAttacks[us][to]; break;
+    case KNIGHT: moved = KnightAttacks[to]; break;
+    case BISHOP: moved = bishop_attacks(to, occ); break;
+    case ROOK: moved = rook_attacks(to, occ); break;
+    case QUEEN: moved = queen_attacks(to, occ); break;
+    default: break;
+    }
+    if (moved & square_bb(ksq))
+        return true;
+    /* Discovered check by a slider whose line the move opened (captured pieces leave it too). */
+    diag &= ~square_bb(to);
+    straight &= ~square_bb(to);
+    return (bishop_attacks(ksq, occ) & diag) || (rook_attacks(ksq, occ) & straight);
 }
 
 void position_make_move(Position *p, Move m)
@@ -349,6 +389,13 @@ void position_copy_root(Position *dst, const Position *src)
     dst->stack[0] = *src->st;
     dst->stack_len = 0;
     dst->st = &dst->stack[0];
+}
+
+void position_copy(Position *dst, const Position *src)
+{
+    memcpy(dst, src, offsetof(Position, stack));
+    memcpy(dst->stack, src->stack, (size_t)(src->stack_len + 1) * sizeof(StateInfo));
+    dst->st = &dst->stack[src->stack_len];
 }
 
 GameStatus position_status(const Position *p)

@@ -64,6 +64,9 @@ Bitboard position_attackers_to(const Position *p, Square s, Bitboard occ);
 /* Whether colour c attacks s, given an occupancy. */
 bool position_attacked_by(const Position *p, Color c, Square s, Bitboard occ);
 
+/* Whether legal move m gives check, without making it. */
+bool position_gives_check(const Position *p, Move m);
+
 /* The move must be legal (from the legal generator or matched against it). */
 void position_make_move(Position *p, Move m);
 void position_unmake_move(Position *p);
@@ -99,5 +102,7 @@ const char *game_status_name(GameStatus s);
 
 /* A deep copy that keeps only the current state (cheap: no history). */
 void position_copy_root(Position *dst, const Position *src);
+/* A deep copy with the whole history (repetitions before the copy are still seen). */
+void position_copy(Position *dst, const Position *src);
 
 #endif

@@ -9,6 +9,14 @@ static int usage(FILE *f)
 {
     fprintf(f, "feelfish - chess analysis engine and server\n\n"
                "usage: feelfish COMMAND [ARGS]\n\n"
+               "  (no command) | uci               speak UCI on standard input/output\n"
+               "  bench [depth]                    fixed positions at a fixed depth: node signature and speed\n"
+               "  analyse [--fen FEN] [--moves M] [--depth D|--movetime MS|--nodes N] [--multipv K]\n"
+               "                                   one analysis as JSON (scores from White's view)\n"
+               "  analyse --algorithm minimax|alphabeta|negascout|mtdf|all --depth D [--fen FEN]\n"
+               "                                   the search lab: textbook algorithms, value and nodes\n"
+               "  epd FILE.epd [--movetime MS] [--threads N] [--hash MB]\n"
+               "                                   run a bm/am test suite: misses and 'solved S/T'\n"
                "  perft FEN DEPTH [--divide]       count leaf nodes (FEN may be 'startpos')\n"
                "  perft --suite FILE.epd [--max-nodes N]\n"
                "                                   check every ';Dn count' of an EPD file\n"
@@ -21,8 +29,16 @@ int main(int argc, char **argv)
 {
     engine_init(getenv("FEELFISH_ATTACKS"));
     if (argc < 2)
-        return usage(stderr);
+        return uci_loop(stdin, stdout);
     const char *cmd = argv[1];
+    if (!strcmp(cmd, "uci"))
+        return uci_loop(stdin, stdout);
+    if (!strcmp(cmd, "analyse") || !strcmp(cmd, "analyze"))
+        return analyse_command(argc - 2, argv + 2, stdout);
+    if (!strcmp(cmd, "epd"))
+        return epd_command(argc - 2, argv + 2, stdout);
+    if (!strcmp(cmd, "bench"))
+        return bench_command(argc - 2, argv + 2, stdout);
     if (!strcmp(cmd, "perft"))
         return perft_command(argc - 2, argv + 2, stdout);
     if (!strcmp(cmd, "pgn"))

@@ -68,6 +68,7 @@ int main(void)
     suite_rules();
     suite_pgn();
     suite_fuzz();
+    suite_search();
     printf("unit: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -55,5 +55,6 @@ void suite_notation(void);
 void suite_rules(void);
 void suite_pgn(void);
 void suite_fuzz(void);
+void suite_search(void);
 
 #endif

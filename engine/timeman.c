@@ -1,0 +1,33 @@
+/* Time allocation: an optimum share of the remaining time (plus most of the increment) that the
+ * iterative deepening loop aims for, and a hard maximum it never passes. */
+#include "timeman.h"
+
+void timeman_init(TimeManager *tm, const SearchLimits *l, Color us, int game_ply, int move_overhead, int64_t start)
+{
+    tm->start = start;
+    tm->optimum = tm->maximum = 0;
+    if (l->movetime) {
+        tm->optimum = tm->maximum = l->movetime - move_overhead > 1 ? l->movetime - move_overhead : 1;
+        return;
+    }
+    if (!l->use_clock)
+        return;
+    int64_t time = l->time[us], inc = l->inc[us];
+    int64_t left = time - move_overhead;
+    if (left < 1)
+        left = 1;
+    /* Expected moves still to play: fewer as the game goes on, never more than the control's. */
+    int moves = l->movestogo ? (l->movestogo < 40 ? l->movestogo : 40) : (game_ply < 60 ? 34 - game_ply / 6 : 24);
+    if (moves < 1)
+        moves = 1;
+    int64_t optimum = left / moves + inc * 3 / 4;
+    int64_t maximum = l->movestogo == 1 ? left * 9 / 10 : left * 2 / 5 + inc / 2;
+    if (maximum > left - 5)
+        maximum = left - 5 > 1 ? left - 5 : 1;
+    if (optimum > maximum)
+        optimum = maximum;
+    if (maximum > optimum * 5)
+        maximum = optimum * 5;
+    tm->optimum = optimum > 1 ? optimum : 1;
+    tm->maximum = maximum > 1 ? maximum : 1;
+}

@@ -1,0 +1,271 @@
+/* Evaluation symmetry, the search lab's agreement, search determinism, mates and threads. */
+#include <ctype.h>
+#include <stdlib.h>
+
+#include "../../engine/engine.h"
+#include "test.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#else
+#define SANITIZED 0
+#endif
+
+static Position pos, mirror;
+
+/* The colour-flipped mirror of a FEN: ranks reversed, case swapped, side, castling and en
+ * passant flipped. */
+static void mirror_fen(const char *fen, char *out)
+{
+    char board[100], side[4], castle[8], ep[4];
+    int half = 0, full = 1;
+    sscanf(fen, "%99s %3s %7s %3s %d %d", board, side, castle, ep, &half, &full);
+    char *ranks[8];
+    int n = 0;
+    for (char *save, *r = strtok_r(board, "/", &save); r && n < 8; r = strtok_r(NULL, "/", &save))
+        ranks[n++] = r;
+    out[0] = 0;
+    for (int i = n - 1; i >= 0; i--) {
+        for (char *c = ranks[i]; *c; c++)
+            *c = (char)(isupper((unsigned char)*c) ? tolower((unsigned char)*c) : toupper((unsigned char)*c));
+        strcat(out, ranks[i]);
+        if (i)
+            strcat(out, "/");
+    }
+    char flipped_castle[8] = "";
+    if (strcmp(castle, "-")) {
+        const char *order = "KQkq";
+        for (int i = 0; i < 4; i++) {
+            char want = (char)(isupper((unsigned char)order[i]) ? tolower((unsigned char)order[i]) : toupper((unsigned char)order[i]));
+            if (strchr(castle, want)) {
+                size_t l = strlen(flipped_castle);
+                flipped_castle[l] = order[i];
+                flipped_castle[l + 1] = 0;
+            }
+        }
+    } else
+        strcpy(flipped_castle, "-");
+    char flipped_ep[4] = "-";
+    if (strcmp(ep, "-"))
+        snprintf(flipped_ep, sizeof flipped_ep, "%c%c", ep[0], ep[1] == '3' ? '6' : '3');
+    sprintf(out + strlen(out), " %s %s %s %d %d", side[0] == 'w' ? "b" : "w", flipped_castle, flipped_ep, half, full);
+}
+
+static int read_fens(const char *relative, char fens[][128], int max)
+{
+    FILE *f = fopen(test_data_path(relative), "r");
+    if (!f)
+        return 0;
+    char line[4096];
+    int n = 0;
+    while (n < max && fgets(line, sizeof line, f)) {
+        char a[100], b[8], c[8], d[8];
+        if (sscanf(line, "%99s %7s %7s %7s", a, b, c, d) == 4)
+            snprintf(fens[n++], 128, "%s %s %s %s", a, b, c, d);
+    }
+    fclose(f);
+    return n;
+}
+
+static void test_eval_mirror_symmetry(void)
+{
+    static char fens[800][128];
+    int n = read_fens("perft/random.epd", fens, 120);
+    n += read_fens("epd/wac.epd", fens + n, 300);
+    n += read_fens("openings.epd", fens + n, 300);
+    CHECK(n > 600);
+    Evaluator e;
+    evaluator_classical(&e);
+    for (int i = 0; i < n; i++) {
+        char m[128];
+        mirror_fen(fens[i], m);
+        CHECK_MSG(fen_read(&pos, fens[i], NULL, 0) == FEN_OK, "%s", fens[i]);
+        CHECK_MSG(fen_read(&mirror, m, NULL, 0) == FEN_OK, "mirror %s", m);
+        EvalTerms a, b;
+        int sa = evaluate_terms(&pos, &e, &a), sb = evaluate_terms(&mirror, &e, &b);
+        CHECK_MSG(a.total == -b.total && sa == sb, "%s: %d vs mirror %d", fens[i], a.total, b.total);
+        for (int g = 0; g < EVAL_GROUP_NB; g++)
+            CHECK_MSG(a.group[g] == -b.group[g], "%s: group %s %d vs %d", fens[i], EvalGroupNames[g], a.group[g],
+                      b.group[g]);
+        /* The groups add up to the total under classical weights. */
+        int sum = 0;
+        for (int g = 0; g < EVAL_GROUP_NB; g++)
+            sum += a.group[g];
+        CHECK_INT(sum, a.total);
+    }
+}
+
+static void test_eval_sane(void)
+{
+    Evaluator e;
+    evaluator_classical(&e);
+    EvalTerms t;
+    CHECK_INT(fen_read(&pos, FEN_STARTPOS, NULL, 0), FEN_OK);
+    int v = evaluate_terms(&pos, &e, &t);
+    CHECK_MSG(v > 0 && v < 40, "start position %d", v); /* the tempo, nothing else */
+    CHECK_INT(t.group[GROUP_MATERIAL], 0);
+    CHECK_INT(t.phase, 24);
+    CHECK_INT(fen_read(&pos, "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", NULL, 0), FEN_OK);
+    CHECK(evaluate(&pos, &e) > 800); /* a queen up */
+    CHECK_INT(fen_read(&pos, "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1", NULL, 0), FEN_OK);
+    CHECK(evaluate(&pos, &e) < -800);
+    CHECK_INT(fen_read(&pos, "8/8/4k3/8/8/3NK3/8/8 w - - 0 1", NULL, 0), FEN_OK);
+    v = evaluate(&pos, &e);
+    CHECK_MSG(v > -20 && v < 20, "K+N v K should be about 0, got %d", v);
+}
+
+/* All four lab algorithms return the same value on 50 positions at depths 1-4 (1-3 under ASan);
+ * minimax evaluates the most leaves at every depth and visits the most nodes from depth 2 (at depth
+ * 1 MTD(f)'s repeated passes revisit the root, one node per pass). */
+static void test_lab_algorithms_agree(void)
+{
+    static char fens[60][128];
+    int n = read_fens("openings.epd", fens, 20);
+    n += read_fens("perft/random.epd", fens + n, 30);
+    CHECK_INT(n, 50);
+    Evaluator e;
+    evaluator_classical(&e);
+    int max_depth = SANITIZED ? 3 : 4;
+    for (int i = 0; i < n; i++) {
+        CHECK(fen_read(&pos, fens[i], NULL, 0) == FEN_OK);
+        for (int d = 1; d <= max_depth; d++) {
+            LabResult r[LAB_ALGORITHM_NB];
+            for (int a = 0; a < LAB_ALGORITHM_NB; a++)
+                lab_run((LabAlgorithm)a, &pos, d, &e, &r[a]);
+            for (int a = 1; a < LAB_ALGORITHM_NB; a++) {
+                CHECK_MSG(r[a].value == r[0].value, "%s depth %d: %s %d, minimax %d", fens[i], d, LabAlgorithmNames[a],
+                          r[a].value, r[0].value);
+                CHECK_MSG(r[a].leaves <= r[0].leaves, "%s depth %d: %s evaluates %llu > minimax %llu", fens[i], d,
+                          LabAlgorithmNames[a], (unsigned long long)r[a].leaves, (unsigned long long)r[0].leaves);
+                CHECK_MSG(r[a].nodes <= r[0].nodes + (d == 1 ? (uint64_t)r[a].passes : 0),
+                          "%s depth %d: %s visits %llu > minimax %llu", fens[i], d, LabAlgorithmNames[a],
+                          (unsigned long long)r[a].nodes, (unsigned long long)r[0].nodes);
+            }
+        }
+    }
+}
+
+static SearchResult run(Search *s, const char *fen, int depth, uint64_t nodes)
+{
+    SearchResult r;
+    memset(&r, 0, sizeof r);
+    Evaluator e;
+    evaluator_classical(&e);
+    SearchLimits l;
+    search_limits_init(&l);
+    l.depth = depth;
+    l.nodes = nodes;
+    if (fen_read(&pos, fen, NULL, 0) != FEN_OK)
+        return r;
+    search_run(s, &pos, &l, &e, NULL, &r);
+    return r;
+}
+
+static void test_search_deterministic(void)
+{
+    Search *s = search_new();
+    CHECK(s);
+    const char *fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    int depth = SANITIZED ? 6 : 10;
+    search_clear(s);
+    SearchResult a = run(s, fen, depth, 0);
+    search_clear(s);
+    SearchResult b = run(s, fen, depth, 0);
+    CHECK(a.nodes > 1000);
+    CHECK(a.nodes == b.nodes && a.best == b.best && a.score == b.score);
+    /* A node limit stops at exactly that many nodes, every time. */
+    search_clear(s);
+    SearchResult c = run(s, FEN_STARTPOS, 0, 12345);
+    search_clear(s);
+    SearchResult d = run(s, FEN_STARTPOS, 0, 12345);
+    CHECK_INT(c.nodes, 12345);
+    CHECK(c.best == d.best && d.nodes == 12345);
+    search_free(s);
+}
+
+static void test_search_finds_mates(void)
+{
+    static const struct {
+        const char *fen;
+        int mate;
+        const char *move;
+    } Cases[] = {
+        {"6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", 1, "d1d8"},
+        {"r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4", 1, "h5f7"},
+        {"2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", 2, "g3g6"},
+        {"r1b1kb1r/pppp1ppp/5q2/4n3/3KP3/2N3PN/PPP4P/R1BQ1B1R b kq - 0 1", 3, NULL},
+        {"8/8/8/8/8/5K2/4Q3/7k w - - 0 1", 1, "e2g2"},
+        {"8/8/8/8/8/2K5/8/k1Q5 w - - 0 1", 0, NULL}, /* stalemate trap: Qb2?? not mate, Kb3 mates next */
+    };
+    Search *s = search_new();
+    CHECK(s);
+    for (size_t i = 0; i < sizeof Cases / sizeof Cases[0]; i++) {
+        search_clear(s);
+        SearchResult r = run(s, Cases[i].fen, SANITIZED ? 8 : 12, 0);
+        CHECK_MSG(search_mate_in(r.score) == Cases[i].mate, "%s: mate %d, want %d (score %d)", Cases[i].fen,
+                  search_mate_in(r.score), Cases[i].mate, r.score);
+        char u[MOVE_STRING_SIZE];
+        if (Cases[i].move)
+            CHECK_STR(move_to_uci(r.best, u), Cases[i].move);
+    }
+    /* Mated and stalemated roots: no move, and the score says why. */
+    SearchResult r = run(s, "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3", 5, 0);
+    CHECK(r.best == MOVE_NONE && r.score == -VALUE_MATE);
+    r = run(s, "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", 5, 0);
+    CHECK(r.best == MOVE_NONE && r.score == VALUE_DRAW);
+    search_free(s);
+}
+
+static void test_search_draws(void)
+{
+    Search *s = search_new();
+    CHECK(s);
+    /* Bare kings, and a fortress the rules call dead: 0. */
+    SearchResult r = run(s, "8/8/4k3/8/8/3K4/8/8 w - - 0 1", 8, 0);
+    CHECK_INT(r.score, 0);
+    /* Perpetual check saves the side a queen down. */
+    r = run(s, "6k1/5ppp/8/8/8/6Q1/q4PPP/6K1 b - - 0 1", SANITIZED ? 8 : 12, 0);
+    CHECK_MSG(r.score > 400, "black is a queen up: %d", r.score);
+    search_free(s);
+}
+
+static void test_search_threads_and_multipv(void)
+{
+    Search *s = search_new();
+    CHECK(s);
+    CHECK(search_set_threads(s, 3));
+    Evaluator e;
+    evaluator_classical(&e);
+    SearchLimits l;
+    search_limits_init(&l);
+    l.depth = SANITIZED ? 6 : 9;
+    l.multipv = 3;
+    CHECK_INT(fen_read(&pos, FEN_STARTPOS, NULL, 0), FEN_OK);
+    SearchResult r;
+    search_run(s, &pos, &l, &e, NULL, &r);
+    CHECK(movegen_is_legal(&pos, r.best));
+    CHECK_INT(r.lines, 3);
+    CHECK(r.line[0].score >= r.line[1].score && r.line[1].score >= r.line[2].score);
+    CHECK(r.line[0].pv[0] != r.line[1].pv[0] && r.line[1].pv[0] != r.line[2].pv[0]);
+    CHECK(r.line[0].pv[0] == r.best);
+    /* searchmoves restricts the root. */
+    l.multipv = 1;
+    l.searchmoves_count = 1;
+    l.searchmoves[0] = move_from_uci(&pos, "a2a3");
+    search_run(s, &pos, &l, &e, NULL, &r);
+    char u[MOVE_STRING_SIZE];
+    CHECK_STR(move_to_uci(r.best, u), "a2a3");
+    CHECK(search_set_threads(s, 1));
+    search_free(s);
+}
+
+void suite_search(void)
+{
+    RUN(test_eval_mirror_symmetry);
+    RUN(test_eval_sane);
+    RUN(test_lab_algorithms_agree);
+    RUN(test_search_deterministic);
+    RUN(test_search_finds_mates);
+    RUN(test_search_draws);
+    RUN(test_search_threads_and_multipv);
+}
