@@ -17,10 +17,12 @@ REL_OBJ  := $(patsubst %.c,build/release/%.o,$(ENGINE_SRC) $(SERVER_SRC))
 ASAN_ENGINE_OBJ := $(patsubst %.c,build/asan/%.o,$(ENGINE_SRC))
 ASAN_UNIT_OBJ   := $(patsubst %.c,build/asan/%.o,$(UNIT_SRC))
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+TSAN_FLAGS := -O1 -g -fsanitize=thread
+TSAN_OBJ   := $(patsubst %.c,build/tsan/%.o,$(ENGINE_SRC) $(UNIT_SRC))
 
 # Debian packages each step needs; `deps-*` installs the missing ones (as root, with apt-get).
 DEB_BUILD := gcc make libc6-dev
-DEB_TEST  := $(DEB_BUILD) valgrind
+DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish
 DEB_BENCH := $(DEB_BUILD) stockfish
 
 .PHONY: all help deps-build deps-test deps-bench run test test-unit bench format clean
@@ -29,7 +31,7 @@ all: feelfish
 
 help:
 	@echo "make           build ./feelfish"
-	@echo "make run       install what is missing, build, start feelfish"
+	@echo "make run       install what is missing, build, start feelfish (UCI on the terminal for now)"
 	@echo "make test      install what is missing, build, run every test (last line: N passed, N failed)"
 	@echo "make bench     benchmarks against Stockfish on this machine (slow, not part of make test)"
 	@echo "make format    clang-format every C file"
@@ -63,6 +65,14 @@ build/asan/%.o: %.c $(wildcard engine/*.h engine/eval/*.h server/*.h tests/unit/
 	@echo "CC (asan) $<"
 	@$(CC) $(CFLAGS) $(ASAN_FLAGS) -c -o $@ $<
 
+build/tsan/%.o: %.c $(wildcard engine/*.h engine/eval/*.h server/*.h tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	@echo "CC (tsan) $<"
+	@$(CC) $(CFLAGS) $(TSAN_FLAGS) -c -o $@ $<
+
+build/unit-tsan: $(TSAN_OBJ)
+	$(CC) $(CFLAGS) $(TSAN_FLAGS) -o $@ $^ $(LDLIBS)
+
 build/unit-asan: $(ASAN_ENGINE_OBJ) $(ASAN_UNIT_OBJ)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
 
@@ -70,10 +80,11 @@ build/unit: $(patsubst %.c,build/release/%.o,$(ENGINE_SRC) $(UNIT_SRC))
 	$(CC) $(CFLAGS) $(OPT) $(ARCH) -o $@ $^ $(LDLIBS)
 
 run: deps-build feelfish
-	./feelfish help
+	@echo "feelfish speaks UCI on this terminal (the server arrives with its issue); type 'quit' to leave."
+	./feelfish
 
 test: deps-test
-	@$(MAKE) --no-print-directory feelfish build/unit build/unit-asan
+	@$(MAKE) --no-print-directory feelfish build/unit build/unit-asan build/unit-tsan
 	@tests/run.sh
 
 bench: deps-bench feelfish

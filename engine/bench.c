@@ -44,23 +44,31 @@ const int BenchPositionCount = (int)(sizeof BenchPositions / sizeof BenchPositio
 
 int bench_command(int argc, char **argv, FILE *out)
 {
-    int depth = BENCH_DEFAULT_DEPTH;
-    if (argc > 1) {
-        fprintf(stderr, "usage: feelfish bench [depth]\n");
-        return 2;
-    }
-    if (argc == 1) {
+    int depth = BENCH_DEFAULT_DEPTH, threads = 1;
+    bool have_depth = false;
+    for (int i = 0; i < argc; i++) {
         char *end;
-        long d = strtol(argv[0], &end, 10);
-        if (end == argv[0] || *end || d < 1 || d >= MAX_PLY) {
-            fprintf(stderr, "bench: depth must be a number from 1 to %d\n", MAX_PLY - 1);
+        if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            long t = strtol(argv[++i], &end, 10);
+            if (*end || t < 1 || t > MAX_THREADS) {
+                fprintf(stderr, "bench: --threads must be a number from 1 to %d\n", MAX_THREADS);
+                return 2;
+            }
+            threads = (int)t;
+            continue;
+        }
+        long d = strtol(argv[i], &end, 10);
+        if (have_depth || end == argv[i] || *end || d < 1 || d >= MAX_PLY) {
+            fprintf(stderr, "bench: depth must be a number from 1 to %d\nusage: feelfish bench [depth] [--threads N]\n",
+                    MAX_PLY - 1);
             return 2;
         }
         depth = (int)d;
+        have_depth = true;
     }
     Search *s = search_new();
     Position *p = malloc(sizeof *p);
-    if (!s || !p) {
+    if (!s || !p || !search_set_threads(s, threads)) {
         fprintf(stderr, "bench: out of memory\n");
         return 1;
     }

@@ -8,6 +8,7 @@
 #include "epd.h"
 #include "fen.h"
 #include "lab.h"
+#include "match.h"
 #include "move.h"
 #include "movegen.h"
 #include "perft.h"

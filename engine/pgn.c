@@ -339,7 +339,7 @@ const char *pgn_tag(const PgnGame *g, const char *name)
     return NULL;
 }
 
-static void add_tag(PgnGame *g, const char *name, const char *value)
+void pgn_game_add_tag(PgnGame *g, const char *name, const char *value)
 {
     if (g->tag_count == g->tag_capacity) {
         g->tag_capacity = g->tag_capacity ? g->tag_capacity * 2 : 16;
@@ -352,7 +352,7 @@ static void add_tag(PgnGame *g, const char *name, const char *value)
     g->tag_count++;
 }
 
-static PgnMove *add_move(PgnGame *g)
+PgnMove *pgn_game_add_move(PgnGame *g)
 {
     if (g->move_count == g->move_capacity) {
         g->move_capacity = g->move_capacity ? g->move_capacity * 2 : 128;
@@ -519,7 +519,7 @@ PgnResult pgn_read_game(PgnReader *r, PgnGame *g, char *err, size_t err_size)
             snprintf(err, err_size, "line %d: tag %s needs a quoted value", r->tok_line, name);
             return bad_game(r, g, true);
         }
-        add_tag(g, name, r->tok);
+        pgn_game_add_tag(g, name, r->tok);
         if (next_token(r) != TOK_TAG_CLOSE) {
             snprintf(err, err_size, "line %d: tag %s is not closed with ']'", r->tok_line, name);
             return bad_game(r, g, true);
@@ -586,7 +586,7 @@ PgnResult pgn_read_game(PgnReader *r, PgnGame *g, char *err, size_t err_size)
                          1 + p->game_ply / 2, p->side == WHITE ? "" : "...", fen_write(p, fen_buf));
                 return bad_game(r, g, true);
             }
-            PgnMove *pm = add_move(g);
+            PgnMove *pm = pgn_game_add_move(g);
             pm->move = m;
             snprintf(pm->input, sizeof pm->input, "%s", token);
             san_write(p, m, pm->san);
@@ -691,11 +691,15 @@ char *pgn_write(const PgnGame *g)
             v = g->result;
         write_tag(&w.b, Roster[i], v ? v : Defaults[i]);
     }
+    if (g->start_fen) {
+        write_tag(&w.b, "SetUp", "1");
+        write_tag(&w.b, "FEN", g->start_fen);
+    }
     for (int i = 0; i < g->tag_count; i++) {
-        bool roster = false;
+        bool derived = !strcmp(g->tags[i].name, "SetUp") || !strcmp(g->tags[i].name, "FEN");
         for (int k = 0; k < 7; k++)
-            roster |= !strcmp(g->tags[i].name, Roster[k]);
-        if (!roster)
+            derived |= !strcmp(g->tags[i].name, Roster[k]);
+        if (!derived)
             write_tag(&w.b, g->tags[i].name, g->tags[i].value);
     }
     buf_puts(&w.b, "\n");

@@ -51,8 +51,13 @@ void pgn_game_free(PgnGame *g);
 
 const char *pgn_tag(const PgnGame *g, const char *name); /* NULL if absent */
 
+/* Building a game (the game owns copies of everything given). */
+void pgn_game_add_tag(PgnGame *g, const char *name, const char *value);
+PgnMove *pgn_game_add_move(PgnGame *g); /* a zeroed move at the end */
+
 /* The game in export format (seven-tag roster first, movetext wrapped at 80 columns, comments,
- * NAGs and variations kept). Returns a malloc'd string. */
+ * NAGs and variations kept). The Result tag is written from g->result and the SetUp/FEN tags from
+ * g->start_fen, so they always agree with the movetext. Returns a malloc'd string. */
 char *pgn_write(const PgnGame *g);
 
 /* Sets *p to the game's start (standard or its FEN tag). Returns false with msg if the FEN is bad. */

@@ -83,8 +83,8 @@ Key position_key_after(const Position *p, Move m);
 /* Computes key, checkers and accumulators from the boards (after a FEN or a trim). */
 void position_refresh_state(Position *p);
 
-/* True if the current position occurred before since the last irreversible move: `count` times
- * before (1 = twofold, 2 = threefold); `ply` limits the walk for search (INT_MAX for games). */
+/* True if the current position occurred `count` times before since the last irreversible move
+ * (1: it is a twofold repetition, 2: threefold). */
 bool position_is_repetition(const Position *p, int count);
 bool position_insufficient_material(const Position *p);
 

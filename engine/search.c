@@ -340,7 +340,6 @@ moves_loop:;
     Move quiets[64], captures[32], m, best_move = MOVE_NONE;
     int nq = 0, nc = 0, move_count = 0, best = -VALUE_INFINITE;
     bool skip_quiets = false;
-    uint64_t nodes_before = atomic_load_explicit(&t->nodes, memory_order_relaxed);
 
     while ((m = movepick_next(&mp, skip_quiets)) != MOVE_NONE) {
         if (m == excluded)
@@ -406,7 +405,6 @@ moves_loop:;
         tt_prefetch(&s->tt, position_key_after(p, m) ^ s->salt);
         atomic_store_explicit(&t->nodes, atomic_load_explicit(&t->nodes, memory_order_relaxed) + 1,
                               memory_order_relaxed);
-        uint64_t root_nodes = root ? atomic_load_explicit(&t->nodes, memory_order_relaxed) : 0;
         position_make_move(p, m);
 
         int new_depth = depth - 1 + ext, v = 0;
@@ -456,7 +454,6 @@ moves_loop:;
                     t->best_move_changes++;
             } else
                 rm->score = -VALUE_INFINITE;
-            (void)root_nodes;
         }
 
         if (v > best) {
@@ -477,7 +474,6 @@ moves_loop:;
                 captures[nc++] = m;
         }
     }
-    (void)nodes_before;
 
     if (move_count == 0)
         return excluded ? alpha : checked ? mated_in(ply) : VALUE_DRAW;
@@ -530,9 +526,9 @@ void search_iterate(SearchThread *t)
     t->completed_depth = 0;
     t->nmp_min_ply = 0;
     t->best_move_changes = 0;
+    /* `mate N` does not cap the depth: reductions can hide a short mate at a shallow depth, so we
+     * deepen until a mate that short is proven (or another limit stops us). */
     int max_depth = s->limits.depth ? s->limits.depth : MAX_PLY - 1;
-    if (s->limits.mate && 2 * s->limits.mate < max_depth)
-        max_depth = 2 * s->limits.mate;
 
     for (int depth = 1 + (t->id & 1); depth <= max_depth; depth++) {
         if (atomic_load_explicit(&s->stop, memory_order_relaxed))
@@ -578,8 +574,12 @@ void search_iterate(SearchThread *t)
         if (atomic_load_explicit(&s->stop, memory_order_relaxed))
             break;
         t->completed_depth = depth;
-        if (t->id != 0)
+        if (t->id != 0) {
+            /* A helper that reaches the depth limit first ends the search for everyone. */
+            if (s->limits.depth && depth >= s->limits.depth && !s->limits.infinite)
+                atomic_store(&s->stop, true);
             continue;
+        }
         search_report(t, depth);
 
         int best = t->root[0].score;

@@ -74,6 +74,11 @@ void search_set_strength(Search *s, int elo);
 void search_clear(Search *s); /* new game: empty table and histories */
 size_t search_hash_mb(const Search *s);
 
+/* Arms a search's stop and ponder flags for `limits`. A caller that runs search_run on another
+ * thread calls this first, on its own thread, so a stop or ponderhit sent at once is never lost
+ * to a search that has not started yet. search_run calls it itself when the caller did not. */
+void search_prepare(Search *s, const SearchLimits *limits);
+
 /* Runs a search to its end on the calling thread (plus helper threads). The position's history
  * is used for repetitions. Safe to call search_stop/search_ponderhit from another thread. */
 void search_run(Search *s, const Position *pos, const SearchLimits *limits, const Evaluator *eval,

@@ -73,6 +73,7 @@ struct Search {
     TimeManager tm;
     uint64_t node_limit;
     atomic_bool stop;
+    atomic_bool prepared;       /* search_prepare() ran for the coming search_run() */
     atomic_bool pondering;      /* cleared by ponderhit */
     atomic_bool stop_on_ponderhit;
 

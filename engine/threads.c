@@ -241,9 +241,19 @@ static Move weakened_choice(const SearchThread *t, int elo)
     return best;
 }
 
+void search_prepare(Search *s, const SearchLimits *limits)
+{
+    atomic_store(&s->stop, false);
+    atomic_store(&s->pondering, limits->ponder);
+    atomic_store(&s->prepared, true);
+}
+
 void search_run(Search *s, const Position *pos, const SearchLimits *limits, const Evaluator *eval,
                 const SearchCallbacks *cb, SearchResult *result)
 {
+    if (!atomic_exchange(&s->prepared, false))
+        search_prepare(s, limits);
+    atomic_store(&s->prepared, false);
     int64_t start = time_now_ms();
     s->root_pos = pos;
     s->limits = *limits;
@@ -255,8 +265,6 @@ void search_run(Search *s, const Position *pos, const SearchLimits *limits, cons
     s->salt = eval->fingerprint;
     s->cb = cb;
     s->node_limit = limits->nodes;
-    atomic_store(&s->stop, false);
-    atomic_store(&s->pondering, limits->ponder);
     bool infinite = limits->infinite;
     if (s->strength_elo) {
         int level = strength_level(s->strength_elo);
@@ -342,7 +350,18 @@ void search_run(Search *s, const Position *pos, const SearchLimits *limits, cons
         pthread_cond_wait(&s->cond, &s->lock);
     pthread_mutex_unlock(&s->lock);
 
-    /* A search stopped before depth 1 finished still has a legal move to give. */
+    /* The result comes from the thread that completed the deepest iteration (main on ties): with
+     * Lazy SMP a helper may finish a depth first. A search stopped before depth 1 finished still
+     * has a legal move to give (the main thread's first). */
+    SearchThread *chosen = main;
+    for (int i = 1; i < s->thread_count; i++)
+        if (s->threads[i]->completed_depth > chosen->completed_depth)
+            chosen = s->threads[i];
+    if (chosen != main && chosen->completed_depth > 0) {
+        memcpy(main->root, chosen->root, (size_t)count * sizeof(RootMove));
+        main->completed_depth = chosen->completed_depth;
+        search_report(main, main->completed_depth);
+    }
     RootMove *best = &main->root[0];
     result->best = s->strength_elo && main->completed_depth > 0 ? weakened_choice(main, s->strength_elo) : best->move;
     result->ponder = MOVE_NONE;

@@ -33,7 +33,7 @@ typedef struct {
     SearchLimits limits;
     pthread_t thread;
     bool searching;        /* a search thread exists and has not been joined */
-    atomic_bool finished;  /* set by the search thread as its last act */
+    atomic_bool finished;  /* set by the search thread once its search is over, before bestmove */
     /* option values */
     int multipv;
     bool ponder;
@@ -309,11 +309,13 @@ static void print_info(void *user, const SearchInfo *info)
         if (n > 0 && (size_t)n < left)                                                                                 \
             o += n, left -= (size_t)n;                                                                                 \
     } while (0)
+    if (info->depth == 0) { /* no legal move at the root: Stockfish's short form */
+        say(u, "info depth 0 score %s", info->score == -VALUE_MATE ? "mate 0" : "cp 0");
+        return;
+    }
     APPEND("info depth %d seldepth %d multipv %d ", info->depth, info->seldepth, info->multipv);
     int mate = search_mate_in(info->score);
-    if (info->depth == 0 && info->score == -VALUE_MATE)
-        APPEND("score mate 0");
-    else if (mate)
+    if (mate)
         APPEND("score mate %d", mate);
     else
         APPEND("score cp %d", info->score);
@@ -346,6 +348,11 @@ static void *search_thread(void *arg)
     SearchCallbacks cb = {print_info, u};
     SearchResult r;
     search_run(u->search, job->pos, &u->limits, &u->eval, &cb, &r);
+    free(job->pos);
+    free(job);
+    /* Finished before bestmove is sent: a GUI may send the next `go` the moment it reads bestmove,
+     * and that `go` must find this search joinable, never "still running". */
+    atomic_store(&u->finished, true);
     char best[MOVE_STRING_SIZE], ponder[MOVE_STRING_SIZE];
     if (r.best == MOVE_NONE)
         say(u, "bestmove (none)");
@@ -353,9 +360,6 @@ static void *search_thread(void *arg)
         say(u, "bestmove %s ponder %s", move_to_uci(r.best, best), move_to_uci(r.ponder, ponder));
     else
         say(u, "bestmove %s", move_to_uci(r.best, best));
-    free(job->pos);
-    free(job);
-    atomic_store(&u->finished, true);
     return NULL;
 }
 
@@ -473,6 +477,7 @@ static void go(Uci *u, char *args)
     job->u = u;
     job->pos = copy;
     atomic_store(&u->finished, false);
+    search_prepare(u->search, l); /* a stop or ponderhit right after go must not be lost */
     if (pthread_create(&u->thread, NULL, search_thread, job)) {
         free(copy);
         free(job);

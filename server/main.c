@@ -17,6 +17,8 @@ static int usage(FILE *f)
                "                                   the search lab: textbook algorithms, value and nodes\n"
                "  epd FILE.epd [--movetime MS] [--threads N] [--hash MB]\n"
                "                                   run a bm/am test suite: misses and 'solved S/T'\n"
+               "  match --engine SPEC --engine SPEC (--tc B+I | --nodes N | --movetime MS | --depth D) [...]\n"
+               "                                   engine-vs-engine games over UCI (match --help)\n"
                "  perft FEN DEPTH [--divide]       count leaf nodes (FEN may be 'startpos')\n"
                "  perft --suite FILE.epd [--max-nodes N]\n"
                "                                   check every ';Dn count' of an EPD file\n"
@@ -35,6 +37,8 @@ int main(int argc, char **argv)
         return uci_loop(stdin, stdout);
     if (!strcmp(cmd, "analyse") || !strcmp(cmd, "analyze"))
         return analyse_command(argc - 2, argv + 2, stdout);
+    if (!strcmp(cmd, "match"))
+        return match_command(argc - 2, argv + 2, stdout);
     if (!strcmp(cmd, "epd"))
         return epd_command(argc - 2, argv + 2, stdout);
     if (!strcmp(cmd, "bench"))

@@ -35,7 +35,11 @@ runner() {
 runner "unit tests (release build)" ./build/unit
 runner "unit tests (ASan+UBSan build)" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ./build/unit-asan
+runner "threaded search tests (ThreadSanitizer build)" env FEELFISH_SUITES=search \
+    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ./build/unit-tsan
 runner "engine command-line tests" tests/cli/engine.sh
+runner "UCI session" tests/cli/uci.sh
+runner "match (engine-vs-engine games)" tests/cli/match.sh
 
 echo
 echo "$total_passed passed, $total_failed failed"

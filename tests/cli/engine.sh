@@ -88,6 +88,44 @@ run pgn_missing_file 2 'cannot open' $FF pgn "$TMP/none.pgn"
 head -c 200000 /dev/urandom >"$TMP/random.pgn"
 run pgn_random_bytes 0 '^games: [0-9]+ read, [0-9]+ skipped' $FF pgn "$TMP/random.pgn"
 
+# bench: the same node signature every run, and Stockfish's two closing lines.
+b1=$($FF bench 7 2>/dev/null); b2=$($FF bench 7 2>/dev/null)
+n1=$(grep '^Nodes searched:' <<<"$b1"); n2=$(grep '^Nodes searched:' <<<"$b2")
+[ -n "$n1" ] && [ "$n1" = "$n2" ] && ok "bench_deterministic ($n1)" || fail bench_deterministic "$n1 / $n2"
+tail -1 <<<"$b1" | grep -Eq '^Nodes/second: [0-9]+$' && ok bench_last_line || fail bench_last_line "$(tail -1 <<<"$b1")"
+run bench_bad_depth 2 'depth must be a number' $FF bench deep
+
+# epd: a small suite with a miss printed and the count last.
+cat >"$TMP/mini.epd" <<'EPD'
+6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id "back rank";
+r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - bm Qxf7#; id "scholar";
+rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - am e4 d4 Nf3 c4 g3 b3 Nc3 f4 e3 d3 c3 a3 b4 g4 h3 h4 a4 f3 Na3 Nh3; id "no good move";
+8/8/8/8/8/8/8/K6k w - - bm Kc3; id "illegal bm";
+r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - bm Qh3; id "wrong bm";
+EPD
+run epd_solved 0 '^solved 2/4$' $FF epd "$TMP/mini.epd" --movetime 100
+run epd_miss_line 0 '^miss wrong bm: bm Qh3, played Qxf7#' $FF epd "$TMP/mini.epd" --movetime 100
+run epd_unreadable_line 0 "^line 4: skipped: 'Kc3' is not a legal move here$" $FF epd "$TMP/mini.epd" --movetime 50
+run epd_bad_args 2 'needs a positive number' $FF epd "$TMP/mini.epd" --movetime -5
+run epd_missing_file 2 'cannot open' $FF epd "$TMP/none.epd"
+
+# analyse: JSON with White-view scores; the lab's four algorithms agree.
+out=$($FF analyse --fen "6k1/5ppp/8/8/8/8/5PPP/3R2K1 b - - 0 1" --depth 6)
+if python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["pvs"][0]["cp"] > 300, d' <<<"$out"; then
+    ok analyse_json_white_view
+else
+    fail analyse_json_white_view "$out"
+fi
+out=$($FF analyse --moves "e2e4 e7e5 g1f3" --depth 5 --multipv 3)
+python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["pvs"]) == 3 and d["bestMove"] == d["pvs"][0]["moves"][0], d' <<<"$out" \
+    && ok analyse_multipv_json || fail analyse_multipv_json "$out"
+out=$($FF analyse --algorithm all --depth 3 --fen "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+python3 -c 'import json,sys; a=json.load(sys.stdin)["algorithms"]; assert len(a) == 4 and len({x["value"] for x in a}) == 1 and max(x["nodes"] for x in a) == a[0]["nodes"], a' <<<"$out" \
+    && ok lab_cli_agree || fail lab_cli_agree "$out"
+run analyse_bad_fen 2 'bad FEN \(fen_rank_count\)' $FF analyse --fen "8/8/8 w - - 0 1"
+run analyse_bad_algorithm 2 "unknown algorithm 'bogo'" $FF analyse --algorithm bogo --depth 2
+run analyse_illegal_move 2 "illegal move 'e2e5'" $FF analyse --moves "e2e5"
+
 run unknown_command 2 "unknown command 'frobnicate'" $FF frobnicate
 run help 0 'perft FEN DEPTH' $FF help
 

@@ -1,0 +1,49 @@
+/* The settings of `feelfish match`, read from its arguments, and the opening book it plays from. */
+#ifndef FEELFISH_MATCH_CONFIG_H
+#define FEELFISH_MATCH_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "match_engine.h"
+#include "match_stats.h"
+
+typedef struct {
+    MatchEngineConfig engines[2];
+    bool has_tc; /* --tc: a clock with base and increment */
+    int64_t base_ms, inc_ms;
+    char tc_text[48];    /* the TimeControl tag: "10+0.1" */
+    long nodes;          /* 0: none */
+    int depth;           /* 0: none */
+    int64_t movetime_ms; /* 0: none */
+    char limit_text[96]; /* for reports: "tc 10+0.1", "nodes 2000" */
+    int time_margin_ms;
+    int move_timeout_ms; /* hard limit per move when no clock bounds it */
+    char **openings;     /* normal-form FENs; NULL: the standard start only */
+    int opening_count;
+    int *order; /* play order (file order or shuffled) */
+    int opening_start;
+    int games, concurrency, max_moves;
+    const char *pgn_path;
+    bool quiet, help;
+    bool has_sprt;
+    MatchSprt sprt;
+} MatchConfig;
+
+/* Reads the arguments (and the openings file). False with a one-line reason on a bad argument;
+ * the config must be freed with match_config_free either way. */
+bool match_config_parse(MatchConfig *c, int argc, char **argv, char *err, size_t err_size);
+void match_config_free(MatchConfig *c);
+
+void match_config_usage(FILE *f);
+
+/* One `cmd=PATH[,name=N][,arg=A]...[,option.NAME=VALUE]...` engine description (also used by
+ * `feelfish epd --engine`); free with match_engine_config_free either way. */
+bool match_engine_config_parse(MatchEngineConfig *e, const char *spec, char *err, size_t err_size);
+void match_engine_config_free(MatchEngineConfig *e);
+
+/* The start position of game `index` (0-based): games 2k and 2k+1 share an opening. */
+const char *match_config_opening(const MatchConfig *c, int index);
+
+#endif

@@ -1,0 +1,31 @@
+/* Match statistics for `feelfish match`: logistic Elo with a 95% interval from the trinomial
+ * (win/draw/loss) results, likelihood of superiority, and a GSPRT in the normal approximation. */
+#ifndef FEELFISH_MATCH_STATS_H
+#define FEELFISH_MATCH_STATS_H
+
+#include <stddef.h>
+
+typedef struct {
+    double elo0, elo1;  /* H0: the difference is elo0; H1: it is elo1 (elo1 > elo0) */
+    double alpha, beta; /* false-positive and false-negative rates */
+} MatchSprt;
+
+/* Elo difference and the half-width of its 95% interval (the mean of its two sides: in Elo the
+ * interval is not symmetric), from the first player's wins, draws and losses. elo is +-INFINITY at a 100% or 0% score,
+ * margin INFINITY when the interval is unbounded (no games, every game with the same result, or too few games for the
+ * interval to stay inside 0..100%). */
+void match_stats_elo(long w, long d, long l, double *elo, double *margin);
+
+/* "+18.8 +/- 45.1", "+inf +/- inf": the format every report uses. */
+void match_stats_format_elo(double elo, double margin, char *buf, size_t size);
+
+/* Likelihood of superiority: the probability that the first player is the stronger, 0..1. */
+double match_stats_los(long w, long d, long l);
+
+/* Log-likelihood ratio of H1 against H0. */
+double match_stats_llr(const MatchSprt *s, long w, long d, long l);
+
+/* The stopping bounds: accept H0 at llr <= lower, H1 at llr >= upper. */
+void match_stats_sprt_bounds(const MatchSprt *s, double *lower, double *upper);
+
+#endif

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# A scripted UCI session against the real binary: the protocol, bad input, isready during a search,
+# stop latency, ponder, MultiPV, mates and stalemates. Prints "uci: N passed, N failed" last.
+set -u
+cd "$(dirname "$0")/../.."
+FF=${FEELFISH:-./feelfish}
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1"; shift; printf '    %s\n' "$@"; }
+
+coproc ENGINE { exec "$FF" 2>&1; }
+send() { echo "$1" >&"${ENGINE[1]}"; }
+# expect REGEX SECONDS: reads lines until one matches; all lines read are in $SEEN
+expect() {
+    local re=$1 limit=$2 line end
+    SEEN=""
+    end=$(($(date +%s%N) + limit * 1000000000))
+    while :; do
+        local left=$(((end - $(date +%s%N)) / 1000000))
+        [ "$left" -le 0 ] && return 1
+        if IFS= read -r -t "$(awk -v l="$left" 'BEGIN { printf "%.3f", l / 1000 }')" line <&"${ENGINE[0]}"; then
+            SEEN+="$line"$'\n'
+            [[ $line =~ $re ]] && return 0
+        else
+            return 1
+        fi
+    done
+}
+check() { # NAME REGEX SECONDS
+    if expect "$2" "$3"; then ok "$1"; else fail "$1" "no line matching /$2/ within $3 s" "$(tail -3 <<<"$SEEN")"; fi
+}
+
+send "uci"
+if expect '^uciok$' 5; then
+    missing=""
+    for o in Hash Threads MultiPV "Move Overhead" Ponder "Clear Hash" Mode UCI_LimitStrength UCI_Elo; do
+        grep -q "^option name $o type" <<<"$SEEN" || missing+=" $o"
+    done
+    grep -q '^id name feelfish' <<<"$SEEN" || missing+=" id"
+    [ -z "$missing" ] && ok uci_handshake || fail uci_handshake "missing:$missing"
+else
+    fail uci_handshake "no uciok"
+fi
+send "isready"; check isready '^readyok$' 5
+send "hello world"; check garbage_line "^info string unknown command 'hello'$" 5
+send $'\x01\x02garbage'; check binary_garbage "^info string unknown command" 5
+send "position fen 8/8/8/8/8/8/8/7k w - - 0 1"; check bad_fen 'info string bad FEN \(fen_missing_king\): white has no king' 5
+send "position startpos moves e2e4 e7e9"; check illegal_move "info string illegal move 'e7e9'" 5
+send "position sideways"; check bad_position "info string position needs" 5
+send "setoption name Hash value lots"; check bad_option_value 'info string Hash takes a whole number from 1 to' 5
+send "setoption name Threads value 0"; check option_out_of_range 'info string Threads takes a whole number from 1' 5
+send "setoption name NoSuchThing value 3"; check unknown_option 'info string no such option: NoSuchThing' 5
+send "setoption name Mode value emotional"; check bad_combo 'info string Mode takes one of: classical' 5
+send "go depth 3 nodes zero"; check bad_go_number "info string go nodes needs a number, got 'zero'" 5
+send "setoption name Hash value 32"
+send "setoption name Clear Hash"
+send "ucinewgame"
+send "isready"; check options_accepted '^readyok$' 5
+
+# A search to a fixed depth, with info lines in Stockfish's field order.
+send "position startpos moves e2e4 e7e5"
+send "go depth 8"
+if expect '^bestmove [a-h][1-8][a-h][1-8]' 20; then
+    if grep -Eq '^info depth 8 seldepth [0-9]+ multipv 1 score (cp|mate) -?[0-9]+ nodes [0-9]+ nps [0-9]+ hashfull [0-9]+ tbhits 0 time [0-9]+ pv( [a-h][1-8][a-h][1-8][qrbn]?)+$' <<<"$SEEN"; then
+        ok go_depth_info_format
+    else
+        fail go_depth_info_format "$(grep '^info depth 8' <<<"$SEEN")"
+    fi
+else
+    fail go_depth_info_format "no bestmove"
+fi
+
+# go infinite: isready is answered during the search, and stop answers within 50 ms.
+send "position startpos"
+send "go infinite"
+sleep 0.5
+send "isready"
+if expect '^readyok$' 5 && ! grep -q '^bestmove' <<<"$SEEN"; then ok isready_during_search; else fail isready_during_search "$SEEN"; fi
+sleep 0.3
+t0=$(date +%s%N)
+send "stop"
+if expect '^bestmove ' 5; then
+    ms=$((($(date +%s%N) - t0) / 1000000))
+    [ "$ms" -le 50 ] && ok "stop_within_50ms (${ms} ms)" || fail stop_within_50ms "bestmove after $ms ms"
+else
+    fail stop_within_50ms "no bestmove after stop"
+fi
+
+# Pondering: no bestmove before ponderhit; after it, time management applies.
+send "position startpos moves d2d4"
+send "go ponder wtime 2000 btime 2000"
+if expect '^bestmove' 1; then fail ponder_waits "bestmove during ponder"; else ok ponder_waits; fi
+send "ponderhit"; check ponderhit_answers '^bestmove [a-h][1-8]' 5
+
+# Clock: a game-like go answers in reasonable time.
+send "position startpos"
+t0=$(date +%s%N)
+send "go wtime 1000 btime 1000 winc 10 binc 10"
+if expect '^bestmove [a-h][1-8]' 5; then
+    ms=$((($(date +%s%N) - t0) / 1000000))
+    [ "$ms" -lt 500 ] && ok "clock_move_time (${ms} ms of 1000)" || fail clock_move_time "$ms ms"
+else
+    fail clock_move_time "no bestmove"
+fi
+
+# MultiPV 3: three distinct lines per depth.
+send "setoption name MultiPV value 3"
+send "position startpos"
+send "go depth 6"
+if expect '^bestmove' 20; then
+    n=$(grep -Ec '^info depth 6 .* multipv [123] ' <<<"$SEEN")
+    [ "$n" = 3 ] && ok multipv_three_lines || fail multipv_three_lines "$n lines at depth 6"
+else
+    fail multipv_three_lines "no bestmove"
+fi
+send "setoption name MultiPV value 1"
+
+# Mate found and reported as mate; mated and stalemated roots give bestmove (none).
+send "position fen 2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1"
+send "go mate 2"
+if expect '^bestmove' 20; then
+    grep -q '^bestmove g3g6' <<<"$SEEN" && grep -q 'score mate 2 ' <<<"$SEEN" && ok go_mate_2 || fail go_mate_2 "$(tail -2 <<<"$SEEN")"
+else
+    fail go_mate_2 "no bestmove"
+fi
+send "position startpos moves f2f3 e7e5 g2g4 d8h4"
+send "go depth 5"
+check mated_bestmove_none '^bestmove \(none\)$' 5
+grep -q '^info depth 0 score mate 0' <<<"$SEEN" && ok mated_info || fail mated_info "$SEEN"
+send "position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"
+send "go infinite"
+if expect '^bestmove' 1; then fail stalemate_waits_for_stop "bestmove before stop"; else ok stalemate_waits_for_stop; fi
+send "stop"; check stalemate_bestmove_none '^bestmove \(none\)$' 5
+
+# A GUI sends the next go the moment it reads bestmove: 200 instant searches back to back must each
+# be answered (a race once dropped such a go as "already running").
+send "position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"
+answered=0
+for i in $(seq 1 200); do
+    send "go depth 2"
+    expect '^bestmove ' 5 && answered=$((answered + 1))
+done
+[ "$answered" = 200 ] && ok back_to_back_go || fail back_to_back_go "$answered of 200 answered"
+
+# stop and ponderhit sent the instant after go are never lost (the search may not have started).
+answered=0
+for i in $(seq 1 50); do
+    send "go infinite"
+    send "stop"
+    expect '^bestmove ' 5 && answered=$((answered + 1))
+done
+[ "$answered" = 50 ] && ok instant_stop || fail instant_stop "$answered of 50 answered"
+answered=0
+for i in $(seq 1 50); do
+    send "go ponder wtime 300 btime 300"
+    send "ponderhit"
+    expect '^bestmove ' 5 && answered=$((answered + 1))
+done
+[ "$answered" = 50 ] && ok instant_ponderhit || fail instant_ponderhit "$answered of 50 answered"
+
+# A very long line is rejected without harm.
+send "position startpos moves $(printf 'e2e4 %.0s' $(seq 1 15000))"
+check long_line 'info string (line too long|illegal move)' 5
+
+# Limited strength still plays legal moves quickly.
+send "setoption name UCI_LimitStrength value true"
+send "setoption name UCI_Elo value 1500"
+send "position startpos moves e2e4"
+send "go movetime 200"
+check limited_strength '^bestmove [a-h][1-8][a-h][1-8]' 5
+
+t0=$(date +%s%N)
+send "go infinite"
+send "quit"
+wait "$ENGINE_PID"; rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ "$rc" = 0 ] && [ "$ms" -lt 2000 ] && ok "quit_during_search (${ms} ms)" || fail quit_during_search "exit $rc after $ms ms"
+
+echo "uci: $passed passed, $failed failed"
+[ "$failed" = 0 ]
