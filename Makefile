@@ -25,7 +25,7 @@ DEB_BUILD := gcc make libc6-dev
 DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish
 DEB_BENCH := $(DEB_BUILD) stockfish
 
-.PHONY: all help deps-build deps-test deps-bench run test test-unit bench format clean
+.PHONY: all help deps-build deps-test deps-bench run test test-unit bench bench-strength format clean
 
 all: feelfish
 
@@ -33,7 +33,8 @@ help:
 	@echo "make           build ./feelfish"
 	@echo "make run       install what is missing, build, start feelfish (UCI on the terminal for now)"
 	@echo "make test      install what is missing, build, run every test (last line: N passed, N failed)"
-	@echo "make bench     benchmarks against Stockfish on this machine (slow, not part of make test)"
+	@echo "make bench     benchmarks against Stockfish on this machine (perft, search, WAC; ~10 min)"
+	@echo "make bench-strength  matches against Stockfish at UCI_Elo 2000/2400/2850 (hours)"
 	@echo "make format    clang-format every C file"
 
 define install_missing
@@ -89,6 +90,11 @@ test: deps-test
 
 bench: deps-bench feelfish
 	@tests/bench/perft.sh
+	@tests/bench/search.sh
+	@tests/bench/wac.sh
+
+bench-strength: deps-bench feelfish
+	@tests/bench/strength.sh
 
 format:
 	clang-format -i engine/*.c engine/*.h server/*.c tests/unit/*.c tests/unit/*.h

@@ -530,9 +530,19 @@ void search_iterate(SearchThread *t)
      * deepen until a mate that short is proven (or another limit stops us). */
     int max_depth = s->limits.depth ? s->limits.depth : MAX_PLY - 1;
 
-    for (int depth = 1 + (t->id & 1); depth <= max_depth; depth++) {
+    /* Lazy SMP: helpers skip iterations in a per-thread pattern (runs of `size` depths searched
+     * then skipped, shifted by `phase`) so threads spread over neighbouring depths and fill the
+     * shared table for each other; the depth limit itself is never skipped. */
+    static const int SkipSize[16] = {1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4};
+    static const int SkipPhase[16] = {0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3};
+    for (int depth = 1; depth <= max_depth; depth++) {
         if (atomic_load_explicit(&s->stop, memory_order_relaxed))
             break;
+        if (t->id > 0 && depth < max_depth) {
+            int i = (t->id - 1) % 16;
+            if (((depth + SkipPhase[i]) / SkipSize[i]) % 2)
+                continue;
+        }
         t->root_depth = depth;
         for (int i = 0; i < t->root_count; i++)
             t->root[i].previous_score = t->root[i].score;
