@@ -1,5 +1,6 @@
 /* Evaluation symmetry, the search lab's agreement, search determinism, mates and threads. */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "../../engine/engine.h"
@@ -262,8 +263,53 @@ static void test_search_threads_and_multipv(void)
     search_free(s);
 }
 
+typedef struct {
+    const char *fen;
+    uint64_t nodes_limit;
+    SearchResult result;
+} ConcurrentJob;
+
+static void *concurrent_search(void *arg)
+{
+    ConcurrentJob *j = arg;
+    static __thread Position p;
+    Search *s = search_new();
+    Evaluator e;
+    evaluator_classical(&e);
+    SearchLimits l;
+    search_limits_init(&l);
+    l.nodes = j->nodes_limit;
+    if (s && fen_read(&p, j->fen, NULL, 0) == FEN_OK)
+        search_run(s, &p, &l, &e, NULL, &j->result);
+    search_free(s);
+    return NULL;
+}
+
+/* Two searches at once in one process, each with its own Search: each gives exactly the node
+ * count and move it gives alone (no shared mutable state between them). */
+static void test_concurrent_searches(void)
+{
+    ConcurrentJob jobs[2] = {{"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 40000, {0}},
+                             {"8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 60000, {0}}};
+    SearchResult alone[2];
+    for (int i = 0; i < 2; i++) {
+        concurrent_search(&jobs[i]);
+        alone[i] = jobs[i].result;
+    }
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++)
+        CHECK(pthread_create(&th[i], NULL, concurrent_search, &jobs[i]) == 0);
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    for (int i = 0; i < 2; i++) {
+        CHECK_INT(jobs[i].result.nodes, alone[i].nodes);
+        CHECK(jobs[i].result.best == alone[i].best && jobs[i].result.score == alone[i].score);
+    }
+}
+
 void suite_search(void)
 {
+    RUN(test_concurrent_searches);
     RUN(test_eval_mirror_symmetry);
     RUN(test_eval_sane);
     RUN(test_lab_algorithms_agree);
