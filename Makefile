@@ -8,6 +8,9 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototy
 OPT      ?= -O3 -flto=auto -fno-plt
 CFLAGS   += $(CSTD) $(WARN)
 LDLIBS   += -lm -lpthread
+SERVER_PKGS := libuv libmicrohttpd jansson sqlite3
+SERVER_CFLAGS = $(shell pkg-config --cflags $(SERVER_PKGS) 2>/dev/null)
+SERVER_LIBS = $(shell pkg-config --libs $(SERVER_PKGS) 2>/dev/null)
 
 ENGINE_SRC := $(sort $(wildcard engine/*.c engine/eval/*.c))
 SERVER_SRC := $(sort $(wildcard server/*.c))
@@ -21,7 +24,7 @@ TSAN_FLAGS := -O1 -g -fsanitize=thread
 TSAN_OBJ   := $(patsubst %.c,build/tsan/%.o,$(ENGINE_SRC) $(UNIT_SRC))
 
 # Debian packages each step needs; `deps-*` installs the missing ones (as root, with apt-get).
-DEB_BUILD := gcc make libc6-dev
+DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libjansson-dev libsqlite3-dev
 DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish
 DEB_BENCH := $(DEB_BUILD) stockfish
 
@@ -54,17 +57,21 @@ deps-bench:
 	$(call install_missing,$(DEB_BENCH))
 
 feelfish: $(REL_OBJ)
-	$(CC) $(CFLAGS) $(OPT) $(ARCH) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(OPT) $(ARCH) -o $@ $^ $(LDLIBS) $(SERVER_LIBS)
 
 build/release/%.o: %.c $(wildcard engine/*.h engine/eval/*.h server/*.h)
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
-	@$(CC) $(CFLAGS) $(OPT) $(ARCH) -c -o $@ $<
+	@$(CC) $(CFLAGS) $(if $(filter server/%,$<),$(SERVER_CFLAGS)) $(OPT) $(ARCH) -c -o $@ $<
 
 build/asan/%.o: %.c $(wildcard engine/*.h engine/eval/*.h server/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	@echo "CC (asan) $<"
-	@$(CC) $(CFLAGS) $(ASAN_FLAGS) -c -o $@ $<
+	@$(CC) $(CFLAGS) $(if $(filter server/%,$<),$(SERVER_CFLAGS)) $(ASAN_FLAGS) -c -o $@ $<
+
+# The whole binary with AddressSanitizer + UBSan: the server's integration tests run against it.
+build/feelfish-asan: $(ASAN_ENGINE_OBJ) $(patsubst %.c,build/asan/%.o,$(SERVER_SRC))
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS) $(SERVER_LIBS)
 
 build/tsan/%.o: %.c $(wildcard engine/*.h engine/eval/*.h server/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
@@ -85,7 +92,7 @@ run: deps-build feelfish
 	./feelfish
 
 test: deps-test
-	@$(MAKE) --no-print-directory feelfish build/unit build/unit-asan build/unit-tsan
+	@$(MAKE) --no-print-directory feelfish build/unit build/unit-asan build/unit-tsan build/feelfish-asan
 	@tests/run.sh
 
 bench: deps-bench feelfish

@@ -4,12 +4,14 @@
 #include <string.h>
 
 #include "../engine/engine.h"
+#include "serve.h"
 
 static int usage(FILE *f)
 {
     fprintf(f, "feelfish - chess analysis engine and server\n\n"
                "usage: feelfish COMMAND [ARGS]\n\n"
                "  (no command) | uci               speak UCI on standard input/output\n"
+               "  serve [options]                  the REST analysis server (serve --help)\n"
                "  bench [depth]                    fixed positions at a fixed depth: node signature and speed\n"
                "  analyse [--fen FEN] [--moves M] [--depth D|--movetime MS|--nodes N] [--multipv K]\n"
                "                                   one analysis as JSON (scores from White's view)\n"
@@ -37,6 +39,8 @@ int main(int argc, char **argv)
         return uci_loop(stdin, stdout);
     if (!strcmp(cmd, "analyse") || !strcmp(cmd, "analyze"))
         return analyse_command(argc - 2, argv + 2, stdout);
+    if (!strcmp(cmd, "serve"))
+        return serve_command(argc - 2, argv + 2);
     if (!strcmp(cmd, "match"))
         return match_command(argc - 2, argv + 2, stdout);
     if (!strcmp(cmd, "epd"))

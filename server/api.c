@@ -1,0 +1,668 @@
+/* REST routes. Every handler runs on the loop thread; a request that must wait for a search is
+ * suspended and answered from the job's final event. Bad input gets a 4xx with a stable `code`,
+ * a message saying what to fix and, where it applies, the `field`; nothing is changed by it. */
+#include "api.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+#define VERSION "0.1.0"
+
+static const ServerConfig *Cfg;
+static int HttpPort, WsPort;
+static int64_t StartedMs;
+
+/* ---- request counters for /metrics (loop thread) ---- */
+
+#define STATUS_SLOTS 8
+static const int CountedStatus[STATUS_SLOTS] = {200, 202, 400, 404, 405, 413, 415, 503};
+static unsigned long long RouteHits[32][STATUS_SLOTS + 1];
+static unsigned long long LatencyBuckets[12];
+static double LatencySum;
+static unsigned long long LatencyCount;
+static const double LatencyBounds[11] = {1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 5000};
+
+/* ---- JSON helpers ---- */
+
+static bool is_uint(json_t *v) { return json_is_integer(v) && json_integer_value(v) >= 0; }
+
+/* Levenshtein distance, small strings only: for "did you mean". */
+static int distance(const char *a, const char *b)
+{
+    int la = (int)strlen(a), lb = (int)strlen(b);
+    if (la > 30 || lb > 30)
+        return 99;
+    int d[31][31];
+    for (int i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (int j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (int i = 1; i <= la; i++)
+        for (int j = 1; j <= lb; j++) {
+            int c = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            int m = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < m)
+                m = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + c < m)
+                m = d[i - 1][j - 1] + c;
+            d[i][j] = m;
+        }
+    return d[la][lb];
+}
+
+/* Rejects keys not in `allowed`, suggesting the nearest allowed one. */
+static bool check_keys(Request *r, json_t *obj, const char *const *allowed, const char *prefix)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v)
+    {
+        bool known = false;
+        const char *best = NULL;
+        int best_d = 99;
+        for (int i = 0; allowed[i]; i++) {
+            if (!strcmp(key, allowed[i]))
+                known = true;
+            int d = distance(key, allowed[i]);
+            if (d < best_d)
+                best_d = d, best = allowed[i];
+        }
+        if (known)
+            continue;
+        char field[128];
+        snprintf(field, sizeof field, "%s%s", prefix, key);
+        if (best && best_d <= 3)
+            http_reply_error(r, 400, "unknown_field", field, "unknown field '%.60s': did you mean '%s%s'?", key, prefix,
+                             best);
+        else
+            http_reply_error(r, 400, "unknown_field", field, "unknown field '%.60s'", key);
+        return false;
+    }
+    return true;
+}
+
+static json_t *parse_body(Request *r)
+{
+    const char *type = http_header(r, "Content-Type");
+    if (!type || strncasecmp(type, "application/json", 16)) {
+        http_reply_error(r, 415, "unsupported_media_type", NULL,
+                         "send the body as JSON with 'Content-Type: application/json'");
+        return NULL;
+    }
+    if (!r->body || !r->body_len) {
+        http_reply_error(r, 400, "bad_json", NULL, "the request body is empty; send a JSON object");
+        return NULL;
+    }
+    json_error_t e;
+    json_t *body = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES, &e);
+    if (!body) {
+        http_reply_error(r, 400, "bad_json", NULL, "malformed JSON at line %d, column %d: %s", e.line, e.column,
+                         e.text);
+        return NULL;
+    }
+    if (!json_is_object(body)) {
+        json_decref(body);
+        http_reply_error(r, 400, "bad_json", NULL, "the body must be a JSON object");
+        return NULL;
+    }
+    return body;
+}
+
+/* The position of a request: exactly one of fen (+ moves), moves alone, or pgn. */
+static bool parse_position(Request *r, json_t *body, Position *p)
+{
+    json_t *fen = json_object_get(body, "fen"), *moves = json_object_get(body, "moves"),
+           *pgn = json_object_get(body, "pgn");
+    if (fen && pgn) {
+        http_reply_error(r, 400, "position_ambiguous", "pgn", "give either 'fen' (with optional 'moves') or 'pgn', not both");
+        return false;
+    }
+    char msg[256];
+    if (pgn) {
+        if (!json_is_string(pgn)) {
+            http_reply_error(r, 400, "bad_type", "pgn", "'pgn' must be a string");
+            return false;
+        }
+        PgnReader *rd = pgn_reader_open_string(json_string_value(pgn));
+        PgnGame g;
+        char err[300];
+        PgnResult res = pgn_read_game(rd, &g, err, sizeof err);
+        bool ok = res == PGN_GAME && pgn_start_position(&g, p, msg, sizeof msg);
+        if (ok)
+            for (int i = 0; i < g.move_count; i++) {
+                if (p->stack_len > POSITION_STACK_SIZE / 2)
+                    position_trim_history(p);
+                position_make_move(p, g.moves[i].move);
+            }
+        pgn_game_free(&g);
+        pgn_reader_close(rd);
+        if (!ok) {
+            http_reply_error(r, 400, "bad_pgn", "pgn", "%s", res == PGN_END ? "the PGN has no game" : err);
+            return false;
+        }
+        if (moves) {
+            http_reply_error(r, 400, "position_ambiguous", "moves", "'moves' goes with 'fen' or alone, not with 'pgn'");
+            return false;
+        }
+        return true;
+    }
+    if (fen && !json_is_string(fen)) {
+        http_reply_error(r, 400, "bad_type", "fen", "'fen' must be a string");
+        return false;
+    }
+    FenError e = fen_read(p, fen ? json_string_value(fen) : FEN_STARTPOS, msg, sizeof msg);
+    if (e != FEN_OK) {
+        http_reply_error(r, 400, fen_error_code(e), "fen", "%s", msg);
+        return false;
+    }
+    if (!fen && !moves) {
+        http_reply_error(r, 400, "position_missing", "fen", "give a position: 'fen', 'moves' or 'pgn'");
+        return false;
+    }
+    if (moves) {
+        if (!json_is_array(moves) || json_array_size(moves) > 2000) {
+            http_reply_error(r, 400, "bad_type", "moves", "'moves' must be an array of UCI moves (at most 2000)");
+            return false;
+        }
+        size_t i;
+        json_t *m;
+        json_array_foreach(moves, i, m)
+        {
+            Move mv = json_is_string(m) ? move_from_uci(p, json_string_value(m)) : MOVE_NONE;
+            if (!mv) {
+                char shown[16] = "?";
+                if (json_is_string(m))
+                    snprintf(shown, sizeof shown, "%s", json_string_value(m));
+                http_reply_error(r, 400, "bad_move", "moves", "moves[%zu] '%s' is not a legal move in UCI notation here",
+                                 i, shown);
+                return false;
+            }
+            if (p->stack_len > POSITION_STACK_SIZE / 2)
+                position_trim_history(p);
+            position_make_move(p, mv);
+        }
+    }
+    return true;
+}
+
+static const char *const AnalyseKeys[] = {"fen", "moves", "pgn", "mode", "limits", "multiPv",
+                                          "compare", "affective", "bayesian", "op", "id", NULL};
+static const char *const LimitKeys[] = {"depth", "nodes", "movetime", "infinite", NULL};
+
+/* Parses an analysis request into a job (not yet submitted). ws: infinite allowed. */
+static Job *parse_analysis(Request *r, json_t *body, bool allow_infinite)
+{
+    if (!check_keys(r, body, AnalyseKeys, ""))
+        return NULL;
+    json_t *mode = json_object_get(body, "mode");
+    const char *mode_name = "classical";
+    if (mode) {
+        if (!json_is_string(mode)) {
+            http_reply_error(r, 400, "bad_type", "mode", "'mode' must be a string");
+            return NULL;
+        }
+        mode_name = json_string_value(mode);
+        if (strcmp(mode_name, "classical")) {
+            bool later = !strcmp(mode_name, "affective") || !strcmp(mode_name, "bayesian");
+            http_reply_error(r, 400, later ? "mode_unavailable" : "bad_mode", "mode",
+                             later ? "mode '%s' is not available on this server yet (modes: classical)"
+                                   : "mode '%.40s' is not one of classical, affective, bayesian",
+                             mode_name);
+            return NULL;
+        }
+    }
+    SearchLimits l;
+    search_limits_init(&l);
+    json_t *limits = json_object_get(body, "limits");
+    if (!json_is_object(limits)) {
+        http_reply_error(r, 400, limits ? "bad_type" : "limits_missing", "limits",
+                         "give 'limits' as an object with at least one of depth, nodes, movetime");
+        return NULL;
+    }
+    if (!check_keys(r, limits, LimitKeys, "limits."))
+        return NULL;
+    json_t *v;
+    if ((v = json_object_get(limits, "depth"))) {
+        if (!is_uint(v) || json_integer_value(v) < 1) {
+            http_reply_error(r, 400, "bad_limit", "limits.depth", "'limits.depth' must be a whole number >= 1");
+            return NULL;
+        }
+        l.depth = (int)(json_integer_value(v) > Cfg->max_depth ? Cfg->max_depth : json_integer_value(v));
+    }
+    if ((v = json_object_get(limits, "nodes"))) {
+        if (!is_uint(v) || json_integer_value(v) < 1) {
+            http_reply_error(r, 400, "bad_limit", "limits.nodes", "'limits.nodes' must be a whole number >= 1");
+            return NULL;
+        }
+        l.nodes = (uint64_t)(json_integer_value(v) > Cfg->max_nodes ? Cfg->max_nodes : json_integer_value(v));
+    }
+    if ((v = json_object_get(limits, "movetime"))) {
+        if (!is_uint(v) || json_integer_value(v) < 1) {
+            http_reply_error(r, 400, "bad_limit", "limits.movetime", "'limits.movetime' must be milliseconds >= 1");
+            return NULL;
+        }
+        l.movetime = json_integer_value(v) > Cfg->max_movetime ? Cfg->max_movetime : json_integer_value(v);
+    }
+    if ((v = json_object_get(limits, "infinite"))) {
+        if (!json_is_boolean(v) || (json_is_true(v) && !allow_infinite)) {
+            http_reply_error(r, 400, "bad_limit", "limits.infinite",
+                             "'limits.infinite' is for WebSocket analyses; over REST give depth, nodes or movetime");
+            return NULL;
+        }
+        l.infinite = json_is_true(v);
+    }
+    if (!l.depth && !l.nodes && !l.movetime && !l.infinite) {
+        http_reply_error(r, 400, "limits_missing", "limits", "give at least one of limits.depth, nodes, movetime");
+        return NULL;
+    }
+    if (!l.infinite && !l.movetime)
+        l.movetime = Cfg->max_movetime; /* every search ends: the cap bounds depth and node limits too */
+    if ((v = json_object_get(body, "multiPv"))) {
+        if (!is_uint(v) || json_integer_value(v) < 1) {
+            http_reply_error(r, 400, "bad_type", "multiPv", "'multiPv' must be a whole number >= 1");
+            return NULL;
+        }
+        l.multipv = (int)(json_integer_value(v) > Cfg->max_multipv ? Cfg->max_multipv : json_integer_value(v));
+    }
+    Position *p = malloc(sizeof *p);
+    if (!p) {
+        http_reply_error(r, 503, "overloaded", NULL, "out of memory");
+        return NULL;
+    }
+    Job *job = NULL;
+    if (parse_position(r, body, p)) {
+        Evaluator e;
+        evaluator_classical(&e);
+        job = job_new(p, &l, &e, mode_name);
+        if (!job)
+            http_reply_error(r, 503, "overloaded", NULL, "out of memory");
+    }
+    free(p);
+    return job;
+}
+
+/* ---- results (worker threads) ---- */
+
+static void put_score(json_t *o, int score_stm, Color side)
+{
+    int white = side == WHITE ? score_stm : -score_stm;
+    int mate = search_mate_in(white);
+    if (score_stm == -VALUE_MATE) /* mated at the root */
+        json_object_set_new(o, "mate", json_integer(0));
+    else if (mate)
+        json_object_set_new(o, "mate", json_integer(mate));
+    else
+        json_object_set_new(o, "cp", json_integer(white));
+}
+
+static json_t *line_json(Position *p, const SearchInfo *info, bool with_moves)
+{
+    json_t *o = json_object(), *uci = json_array(), *san = json_array();
+    int made = 0;
+    for (int i = 0; i < info->pv_length; i++) {
+        char u[MOVE_STRING_SIZE], s[SAN_STRING_SIZE];
+        json_array_append_new(uci, json_string(move_to_uci(info->pv[i], u)));
+        json_array_append_new(san, json_string(san_write(p, info->pv[i], s)));
+        position_make_move(p, info->pv[i]);
+        made++;
+    }
+    while (made--)
+        position_unmake_move(p);
+    if (with_moves) {
+        json_object_set_new(o, "moves", uci);
+        json_object_set_new(o, "san", san);
+    } else {
+        json_object_set_new(o, "pv", uci);
+        json_object_set_new(o, "san", san);
+    }
+    put_score(o, info->score, p->side);
+    return o;
+}
+
+json_t *api_info_json(const Job *job, const SearchInfo *info)
+{
+    static __thread Position scratch;
+    position_copy(&scratch, job->pos);
+    json_t *o = line_json(&scratch, info, false);
+    json_object_set_new(o, "type", json_string("info"));
+    json_object_set_new(o, "job", json_string(job->id));
+    json_object_set_new(o, "depth", json_integer(info->depth));
+    json_object_set_new(o, "seldepth", json_integer(info->seldepth));
+    json_object_set_new(o, "multiPv", json_integer(info->multipv));
+    json_object_set_new(o, "bound", json_string(info->bound == BOUND_LOWER   ? "lower"
+                                                : info->bound == BOUND_UPPER ? "upper"
+                                                                             : "exact"));
+    json_object_set_new(o, "nodes", json_integer((json_int_t)info->nodes));
+    json_object_set_new(o, "nps", json_integer((json_int_t)info->nps));
+    json_object_set_new(o, "time", json_integer(info->time_ms));
+    json_object_set_new(o, "hashfull", json_integer(info->hashfull));
+    return o;
+}
+
+json_t *api_result_json(const Job *job, const SearchResult *r, bool cancelled)
+{
+    static __thread Position scratch;
+    position_copy(&scratch, job->pos);
+    char fen[FEN_BUFFER_SIZE], u[MOVE_STRING_SIZE], s[SAN_STRING_SIZE];
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:I}", "id", job->id, "status",
+                          cancelled ? "cancelled" : "done", "fen", fen_write(&scratch, fen), "mode", job->mode,
+                          "depth", r->depth, "seldepth", r->lines ? r->line[0].seldepth : 0, "nodes",
+                          (json_int_t)r->nodes, "time", (json_int_t)r->time_ms, "nps",
+                          (json_int_t)(r->time_ms > 0 ? r->nodes * 1000 / (uint64_t)r->time_ms : r->nodes));
+    if (r->best) {
+        json_object_set_new(o, "bestMove", json_string(move_to_uci(r->best, u)));
+        json_object_set_new(o, "bestMoveSan", json_string(san_write(&scratch, r->best, s)));
+        if (r->ponder)
+            json_object_set_new(o, "ponder", json_string(move_to_uci(r->ponder, u)));
+    } else {
+        json_object_set_new(o, "bestMove", json_null());
+        json_object_set_new(o, "bestMoveSan", json_null());
+        json_object_set_new(o, "gameStatus", json_string(game_status_name(position_status(&scratch))));
+    }
+    json_t *pvs = json_array();
+    for (int i = 0; i < r->lines && r->best; i++)
+        json_array_append_new(pvs, line_json(&scratch, &r->line[i], true));
+    json_object_set_new(o, "pvs", pvs);
+    return o;
+}
+
+/* ---- handlers ---- */
+
+static void on_health(Request *r, const char *param)
+{
+    (void)param;
+    JobsStats st;
+    jobs_stats(&st);
+    http_reply_json(r, 200,
+                    json_pack("{s:s, s:s, s:{s:i, s:i}, s:{s:i, s:i}, s:I}", "status", "ok", "version", VERSION,
+                              "workers", "busy", st.busy, "total", st.workers, "queue", "depth", st.queued,
+                              "capacity", st.capacity, "uptimeMs", (json_int_t)(time_now_ms() - StartedMs)));
+}
+
+static void on_config(Request *r, const char *param)
+{
+    (void)param;
+    json_t *o = json_object();
+    for (int i = 0; i < SettingCount; i++) {
+        const Setting *s = &Settings[i];
+        const char *field = (const char *)Cfg + s->offset;
+        if (s->type == SETTING_TEXT)
+            json_object_set_new(o, s->json, json_string(field));
+        else if (!strcmp(s->json, "maxNodes"))
+            json_object_set_new(o, s->json, json_integer(*(const long long *)field));
+        else
+            json_object_set_new(o, s->json, json_integer(*(const long *)field));
+    }
+    json_object_set_new(o, "httpPort", json_integer(HttpPort));
+    json_object_set_new(o, "wsPort", json_integer(WsPort));
+    json_object_set_new(o, "modes", json_pack("[s]", "classical"));
+    json_object_set_new(o, "version", json_string(VERSION));
+    http_reply_json(r, 200, o);
+}
+
+/* A waiting POST /api/analyse hears its job's final event here. */
+static void analyse_listener(Job *job, json_t *event, bool final, void *user)
+{
+    Request *r = user;
+    if (!final)
+        return;
+    job->listener = NULL;
+    r->pending = NULL;
+    if (job->status == JOB_DONE)
+        http_reply_json(r, 200, json_incref(event));
+    else
+        http_reply_error(r, 503, "cancelled", NULL, "the analysis was stopped before it finished (server shutting down?)");
+    http_resume(r);
+    job_release(job);
+}
+
+static bool submit(Request *r, Job *job)
+{
+    if (jobs_submit(job))
+        return true;
+    job_release(job);
+    http_add_header(r, "Retry-After", "1");
+    http_reply_error(r, 503, "queue_full", NULL, "every worker is busy and the queue is full; retry shortly");
+    return false;
+}
+
+static void on_analyse(Request *r, const char *param)
+{
+    (void)param;
+    json_t *body = parse_body(r);
+    if (!body)
+        return;
+    Job *job = parse_analysis(r, body, false);
+    json_decref(body);
+    if (!job || !submit(r, job))
+        return;
+    job_retain(job);
+    job->listener = analyse_listener;
+    job->listener_user = r;
+    r->pending = job;
+    http_suspend(r);
+}
+
+static void on_job_create(Request *r, const char *param)
+{
+    (void)param;
+    json_t *body = parse_body(r);
+    if (!body)
+        return;
+    Job *job = parse_analysis(r, body, false);
+    json_decref(body);
+    if (!job || !submit(r, job))
+        return;
+    http_reply_json(r, 202, json_pack("{s:s, s:s}", "id", job->id, "status", "queued"));
+}
+
+static void on_job_get(Request *r, const char *id)
+{
+    Job *job = jobs_find(id);
+    if (!job) {
+        http_reply_error(r, 404, "unknown_job", NULL, "no job with id '%.40s'", id);
+        return;
+    }
+    json_t *o = job->result && job->status == JOB_DONE ? json_deep_copy(job->result) : json_object();
+    json_object_set_new(o, "id", json_string(job->id));
+    json_object_set_new(o, "status", json_string(JobStatusNames[job->status]));
+    http_reply_json(r, 200, o);
+}
+
+static void on_job_delete(Request *r, const char *id)
+{
+    Job *job = jobs_find(id);
+    if (!job) {
+        http_reply_error(r, 404, "unknown_job", NULL, "no job with id '%.40s'", id);
+        return;
+    }
+    jobs_cancel(job);
+    http_reply_json(r, 200, json_pack("{s:s, s:s}", "id", job->id, "status",
+                                      job->status == JOB_RUNNING ? "cancelling" : JobStatusNames[job->status]));
+}
+
+static void on_openapi(Request *r, const char *param)
+{
+    (void)param;
+    http_reply_json(r, 200, api_openapi());
+}
+
+static void on_metrics(Request *r, const char *param);
+
+const Route Routes[] = {
+    {"GET", "/api/health", on_health, "Server status, workers and queue"},
+    {"GET", "/api/config", on_config, "Every limit and setting in force"},
+    {"POST", "/api/analyse", on_analyse, "Analyse one position and answer when done"},
+    {"POST", "/api/jobs", on_job_create, "Queue an analysis; answers 202 with its id at once"},
+    {"GET", "/api/jobs/{id}", on_job_get, "A job's status, and its result when done"},
+    {"DELETE", "/api/jobs/{id}", on_job_delete, "Cancel a queued or running job"},
+    {"GET", "/api/openapi.json", on_openapi, "This API, as OpenAPI 3"},
+    {"GET", "/metrics", on_metrics, "Prometheus metrics"},
+};
+const int RouteCount = (int)(sizeof Routes / sizeof Routes[0]);
+
+/* Matches path against a pattern with at most one {param} segment at the end. */
+static bool match_path(const char *pattern, const char *path, const char **param)
+{
+    const char *brace = strchr(pattern, '{');
+    if (!brace)
+        return !strcmp(pattern, path);
+    size_t n = (size_t)(brace - pattern);
+    if (strncmp(pattern, path, n) || !path[n] || strchr(path + n, '/'))
+        return false;
+    *param = path + n;
+    return true;
+}
+
+void api_handle(Request *r)
+{
+    bool path_known = false;
+    for (int i = 0; i < RouteCount; i++) {
+        const char *param = NULL;
+        if (!match_path(Routes[i].path, r->path, &param))
+            continue;
+        path_known = true;
+        if (strcmp(Routes[i].method, r->method))
+            continue;
+        Routes[i].handler(r, param);
+        return;
+    }
+    if (path_known) {
+        char allow[64] = "";
+        for (int i = 0; i < RouteCount; i++) {
+            const char *param = NULL;
+            if (match_path(Routes[i].path, r->path, &param)) {
+                if (allow[0])
+                    strcat(allow, ", ");
+                strcat(allow, Routes[i].method);
+            }
+        }
+        http_add_header(r, "Allow", allow);
+        http_reply_error(r, 405, "method_not_allowed", NULL, "%s is not allowed here; use %s", r->method, allow);
+        return;
+    }
+    http_reply_error(r, 404, "not_found", NULL, "no such endpoint: %.200s", r->path);
+}
+
+void api_request_done(Request *r)
+{
+    Job *job = r->pending;
+    if (!job)
+        return;
+    /* The client left before the answer: stop its search, the worker is freed for others. */
+    job->listener = NULL;
+    r->pending = NULL;
+    jobs_cancel(job);
+    job_release(job);
+}
+
+static int route_index(const Request *r)
+{
+    for (int i = 0; i < RouteCount; i++) {
+        const char *param;
+        if (match_path(Routes[i].path, r->path, &param) && !strcmp(Routes[i].method, r->method))
+            return i;
+    }
+    return RouteCount; /* "other" */
+}
+
+void api_count_request(const Request *r)
+{
+    int slot = STATUS_SLOTS;
+    for (int i = 0; i < STATUS_SLOTS; i++)
+        if (CountedStatus[i] == r->status)
+            slot = i;
+    RouteHits[route_index(r)][slot]++;
+    double ms = (double)uv_hrtime() / 1e6 - r->start_ms;
+    int b = 0;
+    while (b < 11 && ms > LatencyBounds[b])
+        b++;
+    LatencyBuckets[b]++;
+    LatencySum += ms;
+    LatencyCount++;
+}
+
+void api_on_job_event(Job *job, json_t *event, bool final)
+{
+    (void)job, (void)event, (void)final;
+}
+
+static void on_metrics(Request *r, const char *param)
+{
+    (void)param;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) {
+        http_reply_error(r, 503, "overloaded", NULL, "out of memory");
+        return;
+    }
+    fprintf(f, "# HELP feelfish_http_requests_total HTTP requests by route and status.\n"
+               "# TYPE feelfish_http_requests_total counter\n");
+    for (int i = 0; i <= RouteCount; i++)
+        for (int s = 0; s <= STATUS_SLOTS; s++)
+            if (RouteHits[i][s])
+                fprintf(f, "feelfish_http_requests_total{route=\"%s %s\",status=\"%s%d\"} %llu\n",
+                        i < RouteCount ? Routes[i].method : "any", i < RouteCount ? Routes[i].path : "other",
+                        s < STATUS_SLOTS ? "" : "other", s < STATUS_SLOTS ? CountedStatus[s] : 0, RouteHits[i][s]);
+    fprintf(f, "# HELP feelfish_http_request_duration_ms HTTP request latency.\n"
+               "# TYPE feelfish_http_request_duration_ms histogram\n");
+    unsigned long long cumulative = 0;
+    for (int b = 0; b < 11; b++) {
+        cumulative += LatencyBuckets[b];
+        fprintf(f, "feelfish_http_request_duration_ms_bucket{le=\"%g\"} %llu\n", LatencyBounds[b], cumulative);
+    }
+    cumulative += LatencyBuckets[11];
+    fprintf(f, "feelfish_http_request_duration_ms_bucket{le=\"+Inf\"} %llu\n", cumulative);
+    fprintf(f, "feelfish_http_request_duration_ms_sum %.3f\nfeelfish_http_request_duration_ms_count %llu\n",
+            LatencySum, LatencyCount);
+    JobsStats st;
+    jobs_stats(&st);
+    fprintf(f, "# TYPE feelfish_jobs gauge\nfeelfish_jobs{state=\"queued\"} %d\nfeelfish_jobs{state=\"running\"} %d\n",
+            st.queued, st.busy);
+    fprintf(f, "# TYPE feelfish_jobs_finished_total counter\n"
+               "feelfish_jobs_finished_total{status=\"done\"} %llu\n"
+               "feelfish_jobs_finished_total{status=\"cancelled\"} %llu\n"
+               "feelfish_jobs_finished_total{status=\"failed\"} %llu\n",
+            st.done, st.cancelled, st.failed);
+    fprintf(f, "# TYPE feelfish_nodes_searched_total counter\nfeelfish_nodes_searched_total %llu\n", st.nodes);
+    fclose(f);
+    http_reply(r, 200, "text/plain; version=0.0.4", buf, len);
+    free(buf);
+}
+
+json_t *api_openapi(void)
+{
+    json_t *paths = json_object();
+    for (int i = 0; i < RouteCount; i++) {
+        json_t *item = json_object_get(paths, Routes[i].path);
+        if (!item) {
+            item = json_object();
+            json_object_set_new(paths, Routes[i].path, item);
+        }
+        char method[16];
+        snprintf(method, sizeof method, "%s", Routes[i].method);
+        for (char *c = method; *c; c++)
+            *c = (char)tolower((unsigned char)*c);
+        json_t *op = json_pack("{s:s, s:{s:{s:s}}}", "summary", Routes[i].summary, "responses", "200", "description",
+                               "success");
+        if (strchr(Routes[i].path, '{'))
+            json_object_set_new(op, "parameters",
+                                json_pack("[{s:s, s:s, s:b, s:{s:s}}]", "name", "id", "in", "path", "required", 1,
+                                          "schema", "type", "string"));
+        json_object_set_new(item, method, op);
+    }
+    return json_pack("{s:s, s:{s:s, s:s}, s:o}", "openapi", "3.0.3", "info", "title", "feelfish", "version", VERSION,
+                     "paths", paths);
+}
+
+void api_init(const ServerConfig *cfg, int http_port, int ws_port)
+{
+    Cfg = cfg;
+    HttpPort = http_port;
+    WsPort = ws_port;
+    StartedMs = time_now_ms();
+}

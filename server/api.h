@@ -1,0 +1,34 @@
+/* The REST API: the route table (from which the OpenAPI document also comes), request parsing
+ * and validation, and the JSON of search results. */
+#ifndef FEELFISH_API_H
+#define FEELFISH_API_H
+
+#include <jansson.h>
+
+#include "config.h"
+#include "http.h"
+#include "jobs.h"
+
+typedef struct {
+    const char *method;
+    const char *path; /* "/api/jobs/{id}" */
+    void (*handler)(Request *r, const char *param);
+    const char *summary;
+} Route;
+
+extern const Route Routes[];
+extern const int RouteCount;
+
+void api_init(const ServerConfig *cfg, int http_port, int ws_port);
+void api_handle(Request *r);
+void api_request_done(Request *r);
+void api_count_request(const Request *r);
+json_t *api_openapi(void);
+
+/* Worker threads: the JSON of an info event and of a finished search (scores from White's view). */
+json_t *api_info_json(const Job *job, const SearchInfo *info);
+json_t *api_result_json(const Job *job, const SearchResult *r, bool cancelled);
+/* The loop's hook for every job event (metrics). */
+void api_on_job_event(Job *job, json_t *event, bool final);
+
+#endif

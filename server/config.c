@@ -1,0 +1,135 @@
+/* The settings table and its loading. */
+#include "config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define F(field) offsetof(ServerConfig, field)
+
+const Setting Settings[] = {
+    {"--http", "FEELFISH_HTTP_PORT", "httpPort", SETTING_NUMBER, "8080", 0, 65535, F(http_port),
+     "REST API, static page and /metrics port (0: any free port)"},
+    {"--ws", "FEELFISH_WS_PORT", "wsPort", SETTING_NUMBER, "8081", 0, 65535, F(ws_port),
+     "WebSocket port (0: any free port)"},
+    {"--workers", "FEELFISH_WORKERS", "workers", SETTING_NUMBER, "0", 0, 256, F(workers),
+     "search workers (0: one per core)"},
+    {"--hash", "FEELFISH_HASH_MB", "hashMb", SETTING_NUMBER, "64", 1, 32768, F(hash_mb),
+     "transposition table per worker, MB"},
+    {"--queue", "FEELFISH_QUEUE", "queueCapacity", SETTING_NUMBER, "64", 1, 100000, F(queue),
+     "jobs that may wait for a worker; more get 503"},
+    {"--db", "FEELFISH_DB", "db", SETTING_TEXT, "data/feelfish.db", 0, 0, F(db), "SQLite database file"},
+    {"--web", "FEELFISH_WEB", "web", SETTING_TEXT, "web/dist", 0, 0, F(web), "folder of the static page"},
+    {"--bind", "FEELFISH_BIND", "bind", SETTING_TEXT, "0.0.0.0", 0, 0, F(bind), "address to listen on"},
+    {"--log-level", "FEELFISH_LOG_LEVEL", "logLevel", SETTING_TEXT, "info", 0, 0, F(log_level),
+     "error, warn, info or debug"},
+    {"--body-max", "FEELFISH_BODY_MAX", "bodyMaxBytes", SETTING_NUMBER, "1048576", 1024, 67108864, F(body_max),
+     "largest request body, bytes (413 beyond)"},
+    {"--ws-message-max", "FEELFISH_WS_MESSAGE_MAX", "wsMessageMaxBytes", SETTING_NUMBER, "65536", 1024, 16777216,
+     F(ws_message_max), "largest WebSocket message, bytes"},
+    {"--ws-searches-max", "FEELFISH_WS_SEARCHES_MAX", "wsSearchesPerConnection", SETTING_NUMBER, "4", 1, 1000,
+     F(ws_searches_max), "analyses one WebSocket connection may run at once"},
+    {"--max-depth", "FEELFISH_MAX_DEPTH", "maxDepth", SETTING_NUMBER, "40", 1, 119, F(max_depth),
+     "largest depth a request may ask for"},
+    {"--max-nodes", "FEELFISH_MAX_NODES", "maxNodes", SETTING_NUMBER, "200000000", 1, 1000000000000LL,
+     F(max_nodes), "largest node count a request may ask for"},
+    {"--max-movetime", "FEELFISH_MAX_MOVETIME", "maxMovetimeMs", SETTING_NUMBER, "60000", 1, 3600000,
+     F(max_movetime), "longest move time a request may ask for, ms"},
+    {"--max-multipv", "FEELFISH_MAX_MULTIPV", "maxMultiPv", SETTING_NUMBER, "10", 1, 64, F(max_multipv),
+     "most lines a request may ask for"},
+    {"--job-timeout", "FEELFISH_JOB_TIMEOUT", "jobTimeoutMs", SETTING_NUMBER, "300000", 1000, 86400000,
+     F(job_timeout), "a search still running after this is stopped, ms"},
+};
+const int SettingCount = (int)(sizeof Settings / sizeof Settings[0]);
+
+static bool set_value(ServerConfig *c, const Setting *s, const char *value, const char *from, char *err, size_t size)
+{
+    char *field = (char *)c + s->offset;
+    if (s->type == SETTING_TEXT) {
+        size_t cap = s->offset == offsetof(ServerConfig, bind)        ? sizeof c->bind
+                     : s->offset == offsetof(ServerConfig, log_level) ? sizeof c->log_level
+                                                                      : sizeof c->db;
+        if (strlen(value) >= cap) {
+            snprintf(err, size, "%s: value longer than %zu characters", from, cap - 1);
+            return false;
+        }
+        strcpy(field, value);
+        return true;
+    }
+    char *end;
+    errno = 0;
+    long long v = strtoll(value, &end, 10);
+    if (errno || end == value || *end || v < s->min || v > s->max) {
+        snprintf(err, size, "%s: '%s' is not a whole number from %lld to %lld", from, value, s->min, s->max);
+        return false;
+    }
+    if (s->offset == offsetof(ServerConfig, max_nodes))
+        *(long long *)field = v;
+    else
+        *(long *)field = (long)v;
+    return true;
+}
+
+bool config_load(ServerConfig *c, int argc, char **argv, bool *help, char *err, size_t err_size)
+{
+    memset(c, 0, sizeof *c);
+    *help = false;
+    for (int i = 0; i < SettingCount; i++)
+        if (!set_value(c, &Settings[i], Settings[i].def, Settings[i].flag, err, err_size))
+            return false;
+    for (int i = 0; i < SettingCount; i++) {
+        const char *v = getenv(Settings[i].env);
+        if (v && *v && !set_value(c, &Settings[i], v, Settings[i].env, err, err_size))
+            return false;
+    }
+    for (int a = 0; a < argc; a++) {
+        if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
+            *help = true;
+            return true;
+        }
+        const Setting *s = NULL;
+        const char *value = NULL;
+        for (int i = 0; i < SettingCount && !s; i++) {
+            size_t n = strlen(Settings[i].flag);
+            if (!strncmp(argv[a], Settings[i].flag, n) && (argv[a][n] == 0 || argv[a][n] == '=')) {
+                s = &Settings[i];
+                value = argv[a][n] == '=' ? argv[a] + n + 1 : (a + 1 < argc ? argv[++a] : NULL);
+            }
+        }
+        if (!s) {
+            snprintf(err, err_size, "unknown option '%s' (see feelfish serve --help)", argv[a]);
+            return false;
+        }
+        if (!value) {
+            snprintf(err, err_size, "%s needs a value", s->flag);
+            return false;
+        }
+        if (!set_value(c, s, value, s->flag, err, err_size))
+            return false;
+    }
+    const char *levels[] = {"error", "warn", "info", "debug"};
+    bool level_ok = false;
+    for (int i = 0; i < 4; i++)
+        level_ok |= !strcmp(c->log_level, levels[i]);
+    if (!level_ok) {
+        snprintf(err, err_size, "--log-level: '%s' is not one of error, warn, info, debug", c->log_level);
+        return false;
+    }
+    if (c->workers == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        c->workers = n > 0 ? n : 1;
+    }
+    return true;
+}
+
+void config_usage(FILE *f)
+{
+    fprintf(f, "usage: feelfish serve [OPTIONS]\n\nEvery option can also come from its environment variable;"
+               " flags win.\n\n");
+    for (int i = 0; i < SettingCount; i++) {
+        const Setting *s = &Settings[i];
+        fprintf(f, "  %-20s %-26s %s (default %s)\n", s->flag, s->env, s->help, s->def);
+    }
+}

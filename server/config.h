@@ -1,0 +1,39 @@
+/* Server settings: one table gives each its flag, environment variable, default, range and help,
+ * so `--help`, validation and GET /api/config all come from the same place. */
+#ifndef FEELFISH_CONFIG_H
+#define FEELFISH_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct {
+    long http_port, ws_port, workers, hash_mb, queue;
+    long body_max, ws_message_max, ws_searches_max;
+    long max_depth, max_movetime, max_multipv, job_timeout;
+    long long max_nodes;
+    char db[512], web[512], bind[64], log_level[16];
+} ServerConfig;
+
+typedef enum { SETTING_NUMBER, SETTING_TEXT } SettingType;
+
+typedef struct {
+    const char *flag;     /* --http */
+    const char *env;      /* FEELFISH_HTTP_PORT */
+    const char *json;     /* httpPort: the key in GET /api/config */
+    SettingType type;
+    const char *def;
+    long long min, max;
+    size_t offset;        /* into ServerConfig */
+    const char *help;
+} Setting;
+
+extern const Setting Settings[];
+extern const int SettingCount;
+
+/* Defaults, then environment, then flags. False with a one-line reason on a bad value or flag;
+ * *help is set when --help was asked for. */
+bool config_load(ServerConfig *c, int argc, char **argv, bool *help, char *err, size_t err_size);
+void config_usage(FILE *f);
+
+#endif

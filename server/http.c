@@ -1,0 +1,276 @@
+/* libmicrohttpd driven from the libuv loop. Every MHD callback runs on the loop thread (we call
+ * MHD_run from it), so request state needs no locking. */
+#include "http.h"
+
+#include <arpa/inet.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../engine/search.h"
+#include "api.h"
+#include "log.h"
+
+static struct {
+    struct MHD_Daemon *daemon;
+    uv_poll_t poll;
+    uv_timer_t timer;
+    const ServerConfig *cfg;
+    bool running;
+} H;
+
+static void schedule(void);
+
+static void on_timer(uv_timer_t *t)
+{
+    (void)t;
+    MHD_run(H.daemon);
+    schedule();
+}
+
+static void on_poll(uv_poll_t *p, int status, int events)
+{
+    (void)p, (void)status, (void)events;
+    MHD_run(H.daemon);
+    schedule();
+}
+
+/* Re-arms the timer from MHD's own timeout (connection timeouts, resumed connections). */
+static void schedule(void)
+{
+    if (!H.running)
+        return;
+    MHD_UNSIGNED_LONG_LONG ms;
+    if (MHD_get_timeout(H.daemon, &ms) == MHD_YES)
+        uv_timer_start(&H.timer, on_timer, ms > 60000 ? 60000 : ms, 0);
+    else
+        uv_timer_stop(&H.timer);
+}
+
+void http_reply(Request *r, int status, const char *content_type, const char *body, size_t len)
+{
+    free(r->response);
+    r->response = malloc(len + 1);
+    if (!r->response)
+        abort();
+    memcpy(r->response, body, len);
+    r->response[len] = 0;
+    r->response_len = len;
+    r->status = status;
+    r->content_type = content_type;
+}
+
+void http_reply_json(Request *r, int status, json_t *body)
+{
+    char *text = json_dumps(body, JSON_COMPACT | JSON_ENSURE_ASCII);
+    json_decref(body);
+    if (!text)
+        text = strdup("{}");
+    http_reply(r, status, "application/json", text, strlen(text));
+    free(text);
+}
+
+void http_reply_error(Request *r, int status, const char *code, const char *field, const char *fmt, ...)
+{
+    char message[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    json_t *err = json_pack("{s:s, s:s}", "code", code, "message", message);
+    if (field)
+        json_object_set_new(err, "field", json_string(field));
+    http_reply_json(r, status, json_pack("{s:o}", "error", err));
+}
+
+void http_add_header(Request *r, const char *name, const char *value)
+{
+    free(r->extra_header_name);
+    free(r->extra_header_value);
+    r->extra_header_name = strdup(name);
+    r->extra_header_value = strdup(value);
+}
+
+static void free_handle(uv_handle_t *h) { free(h); }
+
+static void stop_watch(Request *r)
+{
+    if (!r->watch)
+        return;
+    uv_poll_stop(r->watch);
+    uv_close((uv_handle_t *)r->watch, free_handle);
+    r->watch = NULL;
+}
+
+/* A suspended connection is not polled by MHD, so a client that gives up would keep its search
+ * running: we watch for the hang-up ourselves and stop what it waited for. */
+static void on_hangup(uv_poll_t *p, int status, int events)
+{
+    (void)status, (void)events;
+    Request *r = p->data;
+    r->client_gone = true;
+    stop_watch(r);
+    api_request_done(r);
+    http_resume(r);
+}
+
+void http_suspend(Request *r)
+{
+    r->suspended = true;
+    MHD_suspend_connection(r->conn);
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    r->watch = ci ? malloc(sizeof *r->watch) : NULL;
+    if (r->watch && uv_poll_init(H.poll.loop, r->watch, ci->connect_fd) == 0) {
+        r->watch->data = r;
+        uv_poll_start(r->watch, UV_DISCONNECT, on_hangup);
+    } else {
+        free(r->watch);
+        r->watch = NULL;
+    }
+}
+
+void http_resume(Request *r)
+{
+    if (!r->suspended)
+        return;
+    stop_watch(r);
+    r->suspended = false;
+    MHD_resume_connection(r->conn);
+    uv_timer_start(&H.timer, on_timer, 0, 0); /* let MHD pick it up on this loop turn */
+}
+
+const char *http_header(Request *r, const char *name)
+{
+    return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+}
+
+const char *http_query(Request *r, const char *name)
+{
+    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+static enum MHD_Result send_reply(Request *r)
+{
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(r->response_len, r->response, MHD_RESPMEM_MUST_COPY);
+    if (!resp)
+        return MHD_NO;
+    if (r->content_type)
+        MHD_add_response_header(resp, "Content-Type", r->content_type);
+    if (r->extra_header_name)
+        MHD_add_response_header(resp, r->extra_header_name, r->extra_header_value);
+    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)r->status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+                                  const char *version, const char *upload, size_t *upload_size, void **ctx)
+{
+    (void)cls, (void)version;
+    Request *r = *ctx;
+    if (!r) {
+        r = calloc(1, sizeof *r);
+        if (!r)
+            return MHD_NO;
+        r->conn = conn;
+        snprintf(r->method, sizeof r->method, "%s", method);
+        snprintf(r->path, sizeof r->path, "%s", url);
+        r->start_ms = (double)uv_hrtime() / 1e6;
+        *ctx = r;
+        const char *length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+        if (length && strtoull(length, NULL, 10) > (unsigned long long)H.cfg->body_max)
+            r->too_large = true;
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        if (!r->too_large && r->body_len + *upload_size <= (size_t)H.cfg->body_max) {
+            char *b = realloc(r->body, r->body_len + *upload_size + 1);
+            if (!b)
+                return MHD_NO;
+            memcpy(b + r->body_len, upload, *upload_size);
+            r->body = b;
+            r->body_len += *upload_size;
+            r->body[r->body_len] = 0;
+        } else
+            r->too_large = true;
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    if (r->client_gone)
+        return MHD_NO; /* nobody to answer: close */
+    if (r->response)
+        return send_reply(r); /* resumed with its answer, or answered at once */
+    if (r->too_large)
+        http_reply_error(r, 413, "body_too_large", NULL, "the request body is larger than %ld bytes",
+                         H.cfg->body_max);
+    else
+        api_handle(r);
+    if (r->suspended)
+        return MHD_YES;
+    if (!r->response)
+        http_reply_error(r, 500, "internal", NULL, "the request was not answered");
+    return send_reply(r);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **ctx, enum MHD_RequestTerminationCode why)
+{
+    (void)cls, (void)conn, (void)why;
+    Request *r = *ctx;
+    if (!r)
+        return;
+    stop_watch(r);
+    api_request_done(r); /* a request that goes away stops what it waited for */
+    log_access(r->method, r->path, r->status, (double)uv_hrtime() / 1e6 - r->start_ms);
+    api_count_request(r);
+    free(r->body);
+    free(r->response);
+    free(r->extra_header_name);
+    free(r->extra_header_value);
+    free(r);
+    *ctx = NULL;
+}
+
+bool http_start(uv_loop_t *loop, const ServerConfig *cfg, int *bound_port)
+{
+    H.cfg = cfg;
+    struct sockaddr_in addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons((uint16_t)cfg->http_port);
+    if (inet_pton(AF_INET, cfg->bind, &addr.sin_addr) != 1) {
+        log_msg(LOG_ERROR, "--bind: '%s' is not an IPv4 address", cfg->bind);
+        return false;
+    }
+    H.daemon = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO, (uint16_t)cfg->http_port,
+                                NULL, NULL, on_request, NULL, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+                                MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_TIMEOUT,
+                                (unsigned)60, MHD_OPTION_CONNECTION_LIMIT, (unsigned)20000, MHD_OPTION_END);
+    if (!H.daemon) {
+        log_msg(LOG_ERROR, "cannot listen for HTTP on %s:%ld (in use?)", cfg->bind, cfg->http_port);
+        return false;
+    }
+    const union MHD_DaemonInfo *fd = MHD_get_daemon_info(H.daemon, MHD_DAEMON_INFO_EPOLL_FD);
+    const union MHD_DaemonInfo *port = MHD_get_daemon_info(H.daemon, MHD_DAEMON_INFO_BIND_PORT);
+    *bound_port = port ? port->port : (int)cfg->http_port;
+    uv_poll_init(loop, &H.poll, fd->epoll_fd);
+    uv_poll_start(&H.poll, UV_READABLE, on_poll);
+    uv_timer_init(loop, &H.timer);
+    H.running = true;
+    schedule();
+    return true;
+}
+
+void http_stop(void)
+{
+    if (!H.running)
+        return;
+    H.running = false;
+    uv_poll_stop(&H.poll);
+    uv_timer_stop(&H.timer);
+    uv_close((uv_handle_t *)&H.poll, NULL);
+    uv_close((uv_handle_t *)&H.timer, NULL);
+    MHD_stop_daemon(H.daemon);
+    H.daemon = NULL;
+}

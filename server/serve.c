@@ -1,0 +1,84 @@
+/* The server's life: settings, the loop, workers, HTTP, and a graceful shutdown on SIGINT/SIGTERM
+ * (stop accepting, stop the searches, answer what waits, then exit 0). */
+#include "serve.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "config.h"
+#include "http.h"
+#include "jobs.h"
+#include "log.h"
+
+static uv_signal_t SigInt, SigTerm;
+static uv_timer_t DrainTimer;
+static bool ShuttingDown;
+
+static void on_drained(uv_timer_t *t)
+{
+    (void)t;
+    http_stop();
+    uv_close((uv_handle_t *)&DrainTimer, NULL);
+}
+
+static void on_signal(uv_signal_t *s, int signum)
+{
+    (void)s;
+    if (ShuttingDown)
+        return;
+    ShuttingDown = true;
+    log_msg(LOG_INFO, "%s: shutting down", signum == SIGINT ? "SIGINT" : "SIGTERM");
+    uv_signal_stop(&SigInt);
+    uv_signal_stop(&SigTerm);
+    uv_close((uv_handle_t *)&SigInt, NULL);
+    uv_close((uv_handle_t *)&SigTerm, NULL);
+    /* Searches stop and their waiting requests get answers; give those a moment to be written. */
+    jobs_shutdown();
+    uv_timer_init(uv_default_loop(), &DrainTimer);
+    uv_timer_start(&DrainTimer, on_drained, 150, 0);
+}
+
+int serve_command(int argc, char **argv)
+{
+    ServerConfig cfg;
+    bool help;
+    char err[300];
+    if (!config_load(&cfg, argc, argv, &help, err, sizeof err)) {
+        fprintf(stderr, "feelfish serve: %s\n", err);
+        return 2;
+    }
+    if (help) {
+        config_usage(stdout);
+        return 0;
+    }
+    log_set_level(cfg.log_level);
+    signal(SIGPIPE, SIG_IGN);
+    srand((unsigned)uv_hrtime());
+    uv_loop_t *loop = uv_default_loop();
+    JobsHooks hooks = {api_on_job_event};
+    if (!jobs_start(loop, (int)cfg.workers, (size_t)cfg.hash_mb, (int)cfg.queue, cfg.job_timeout, &hooks)) {
+        fprintf(stderr, "feelfish serve: cannot start %ld workers with %ld MB each\n", cfg.workers, cfg.hash_mb);
+        return 1;
+    }
+    int port;
+    if (!http_start(loop, &cfg, &port)) {
+        jobs_shutdown();
+        return 1;
+    }
+    api_init(&cfg, port, (int)cfg.ws_port);
+    uv_signal_init(loop, &SigInt);
+    uv_signal_init(loop, &SigTerm);
+    uv_signal_start(&SigInt, on_signal, SIGINT);
+    uv_signal_start(&SigTerm, on_signal, SIGTERM);
+    log_msg(LOG_INFO, "feelfish serving http://%s:%d/ with %ld workers (%ld MB hash each), queue %ld", cfg.bind, port,
+            cfg.workers, cfg.hash_mb, cfg.queue);
+    /* The port line on stdout lets scripts and tests started with --http 0 find the server. */
+    printf("listening http %d\n", port);
+    fflush(stdout);
+    uv_run(loop, UV_RUN_DEFAULT);
+    uv_loop_close(loop);
+    log_msg(LOG_INFO, "stopped");
+    return 0;
+}

@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""Integration tests of `feelfish serve`: the real binary on a free port, spoken to over HTTP.
+Standard library only. Prints 'ok NAME' / 'FAIL NAME' and 'integration: N passed, N failed'."""
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+FF = os.environ.get("FEELFISH", "./feelfish")
+passed = failed = 0
+
+
+def check(name, cond, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+        print("ok   " + name)
+    else:
+        failed += 1
+        print("FAIL " + name + ("\n    " + str(detail)[:600] if detail else ""))
+
+
+class Server:
+    def __init__(self, *args):
+        self.proc = subprocess.Popen([FF, "serve", "--http", "0", "--bind", "127.0.0.1", "--hash", "16", *args],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        if not line.startswith("listening http "):
+            raise RuntimeError("server did not start: " + line + self.proc.stderr.read())
+        self.port = int(line.split()[2])
+
+    def request(self, method, path, body=None, headers=None, timeout=30):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        hdrs = dict(headers or {})
+        if body is not None and not isinstance(body, (bytes, str)):
+            body = json.dumps(body)
+            hdrs.setdefault("Content-Type", "application/json")
+        conn.request(method, path, body=body, headers=hdrs)
+        resp = conn.getresponse()
+        data = resp.read()
+        conn.close()
+        try:
+            parsed = json.loads(data) if data else None
+        except ValueError:
+            parsed = data.decode(errors="replace")
+        return resp.status, parsed, resp
+
+    def stop(self, sig=signal.SIGTERM, timeout=5):
+        t0 = time.time()
+        self.proc.send_signal(sig)
+        try:
+            rc = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            rc = None
+        return rc, time.time() - t0
+
+
+def error_code(result):
+    return result[1]["error"]["code"] if isinstance(result[1], dict) and "error" in result[1] else None
+
+
+def main():
+    s = Server("--workers", "2", "--queue", "8")
+    try:
+        st, body, _ = s.request("GET", "/api/health")
+        check("health", st == 200 and body["status"] == "ok" and body["workers"]["total"] == 2
+              and body["queue"]["capacity"] == 8 and "uptimeMs" in body, body)
+        st, cfg, _ = s.request("GET", "/api/config")
+        check("config_lists_limits", st == 200 and cfg["bodyMaxBytes"] == 1048576 and cfg["maxMultiPv"] == 10
+              and cfg["queueCapacity"] == 8 and cfg["httpPort"] == s.port and "maxDepth" in cfg, cfg)
+
+        fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+        st, r, _ = s.request("POST", "/api/analyse", {"fen": fen, "limits": {"depth": 8}, "multiPv": 3})
+        check("analyse_fen", st == 200 and r["status"] == "done" and r["depth"] == 8 and len(r["pvs"]) == 3
+              and r["bestMove"] == r["pvs"][0]["moves"][0] and r["bestMoveSan"] == r["pvs"][0]["san"][0]
+              and all("cp" in p or "mate" in p for p in r["pvs"]), r)
+        # Black to move, a rook down: White's view is positive.
+        st, r, _ = s.request("POST", "/api/analyse", {"fen": "6k1/5ppp/8/8/8/8/5PPP/3R2K1 b - - 0 1",
+                                                      "limits": {"depth": 6}})
+        check("scores_from_white", st == 200 and r["pvs"][0].get("cp", 0) > 300, r)
+        st, r, _ = s.request("POST", "/api/analyse", {"fen": "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
+                                                      "limits": {"depth": 4}})
+        check("mate_score", st == 200 and r["pvs"][0].get("mate") == 1 and r["bestMove"] == "d1d8", r)
+        st, r, _ = s.request("POST", "/api/analyse", {"moves": ["e2e4", "e7e5", "g1f3"], "limits": {"nodes": 20000}})
+        check("analyse_moves", st == 200 and r["fen"].startswith("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b"), r)
+        st, r, _ = s.request("POST", "/api/analyse", {"pgn": "[Event \"x\"]\n\n1. e4 e5 2. Nf3 Nc6 *", "limits": {"depth": 5}})
+        check("analyse_pgn", st == 200 and r["fen"].startswith("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2"), r)
+        st, r, _ = s.request("POST", "/api/analyse", {"fen": "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
+                                                      "limits": {"depth": 5}})
+        check("analyse_mated", st == 200 and r["bestMove"] is None and r["gameStatus"] == "mate", r)
+
+        bad = [
+            ("bad_json", {"body": b"{not json", "headers": {"Content-Type": "application/json"}}, 400, "bad_json"),
+            ("empty_body", {"body": b"", "headers": {"Content-Type": "application/json"}}, 400, "bad_json"),
+            ("json_array", {"body": b"[1,2]", "headers": {"Content-Type": "application/json"}}, 400, "bad_json"),
+            ("duplicate_keys", {"body": b'{"fen":"a","fen":"b"}', "headers": {"Content-Type": "application/json"}}, 400, "bad_json"),
+            ("not_json_type", {"body": b"fen=x", "headers": {"Content-Type": "application/x-www-form-urlencoded"}}, 415, "unsupported_media_type"),
+            ("no_position", {"body": {"limits": {"depth": 3}}}, 400, "position_missing"),
+            ("no_limits", {"body": {"fen": fen}}, 400, "limits_missing"),
+            ("empty_limits", {"body": {"fen": fen, "limits": {}}}, 400, "limits_missing"),
+            ("limits_wrong_type", {"body": {"fen": fen, "limits": [3]}}, 400, "bad_type"),
+            ("negative_depth", {"body": {"fen": fen, "limits": {"depth": -3}}}, 400, "bad_limit"),
+            ("string_depth", {"body": {"fen": fen, "limits": {"depth": "10"}}}, 400, "bad_limit"),
+            ("float_nodes", {"body": {"fen": fen, "limits": {"nodes": 1.5}}}, 400, "bad_limit"),
+            ("infinite_over_rest", {"body": {"fen": fen, "limits": {"infinite": True}}}, 400, "bad_limit"),
+            ("fen_type", {"body": {"fen": 42, "limits": {"depth": 3}}}, 400, "bad_type"),
+            ("fen_two_kings", {"body": {"fen": "4k3/8/8/8/8/8/8/K3k3 w - - 0 1", "limits": {"depth": 3}}}, 400, "fen_too_many_kings"),
+            ("fen_check", {"body": {"fen": "4k3/8/8/8/8/8/4R3/4K3 w - - 0 1", "limits": {"depth": 3}}}, 400, "fen_opponent_in_check"),
+            ("fen_garbage", {"body": {"fen": "x" * 5000, "limits": {"depth": 3}}}, 400, "fen_too_long"),
+            ("illegal_move", {"body": {"moves": ["e2e4", "e2e4"], "limits": {"depth": 3}}}, 400, "bad_move"),
+            ("moves_type", {"body": {"moves": "e2e4", "limits": {"depth": 3}}}, 400, "bad_type"),
+            ("bad_pgn", {"body": {"pgn": "1. e4 e5 2. Ke3 *", "limits": {"depth": 3}}}, 400, "bad_pgn"),
+            ("fen_and_pgn", {"body": {"fen": fen, "pgn": "1. e4 *", "limits": {"depth": 3}}}, 400, "position_ambiguous"),
+            ("unknown_field", {"body": {"fen": fen, "limits": {"depth": 3}, "multipv": 2}}, 400, "unknown_field"),
+            ("bad_mode", {"body": {"fen": fen, "limits": {"depth": 3}, "mode": "telepathic"}}, 400, "bad_mode"),
+            ("multipv_zero", {"body": {"fen": fen, "limits": {"depth": 3}, "multiPv": 0}}, 400, "bad_type"),
+        ]
+        for name, req, want_status, want_code in bad:
+            res = s.request("POST", "/api/analyse", req["body"], req.get("headers"))
+            check("error_" + name, res[0] == want_status and error_code(res) == want_code
+                  and res[1]["error"]["message"], res[1])
+        res = s.request("POST", "/api/analyse", {"fen": fen, "limits": {"depth": 3}, "multipv": 2})
+        check("did_you_mean", "did you mean 'multiPv'" in res[1]["error"]["message"], res[1])
+        big = {"fen": fen, "limits": {"depth": 3}, "pad": "x" * (2 * 1024 * 1024)}
+        res = s.request("POST", "/api/analyse", big)
+        check("body_too_large", res[0] == 413 and error_code(res) == "body_too_large", res[1])
+        res = s.request("GET", "/api/nope")
+        check("unknown_route", res[0] == 404 and error_code(res) == "not_found", res[1])
+        res = s.request("DELETE", "/api/health")
+        check("wrong_method", res[0] == 405 and res[2].getheader("Allow") == "GET", res[1])
+        res = s.request("POST", "/api/analyse", {"fen": fen, "limits": {"depth": 99, "movetime": 50}, "multiPv": 99})
+        check("limits_capped", res[0] == 200 and len(res[1]["pvs"]) <= 10, res[1])
+
+        # Jobs: created at once, polled to the end, cancelled, unknown ids.
+        st, j, _ = s.request("POST", "/api/jobs", {"fen": fen, "limits": {"depth": 9}})
+        check("job_created", st == 202 and j["status"] == "queued" and len(j["id"]) >= 8, j)
+        for _ in range(100):
+            st, g, _ = s.request("GET", "/api/jobs/" + j["id"])
+            if g["status"] == "done":
+                break
+            time.sleep(0.05)
+        check("job_done", g["status"] == "done" and g["depth"] == 9 and g["bestMove"], g)
+        st, j2, _ = s.request("POST", "/api/jobs", {"fen": fen, "limits": {"movetime": 20000}})
+        time.sleep(0.3)
+        st, d, _ = s.request("DELETE", "/api/jobs/" + j2["id"])
+        time.sleep(0.3)
+        st, g, _ = s.request("GET", "/api/jobs/" + j2["id"])
+        check("job_cancelled", g["status"] == "cancelled", g)
+        res = s.request("GET", "/api/jobs/doesnotexist")
+        check("job_unknown", res[0] == 404 and error_code(res) == "unknown_job", res[1])
+        res = s.request("DELETE", "/api/jobs/doesnotexist")
+        check("job_delete_unknown", res[0] == 404, res[1])
+
+        # A client that closes mid-search stops that search: the worker is free again.
+        sock = socket.create_connection(("127.0.0.1", s.port))
+        payload = json.dumps({"fen": fen, "limits": {"movetime": 20000}}).encode()
+        sock.sendall(b"POST /api/analyse HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
+                     + str(len(payload)).encode() + b"\r\n\r\n" + payload)
+        time.sleep(0.5)
+        busy_before = s.request("GET", "/api/health")[1]["workers"]["busy"]
+        sock.close()
+        busy_after = None
+        for _ in range(40):
+            time.sleep(0.05)
+            busy_after = s.request("GET", "/api/health")[1]["workers"]["busy"]
+            if busy_after == 0:
+                break
+        check("disconnect_stops_search", busy_before == 1 and busy_after == 0, (busy_before, busy_after))
+
+        st, spec, _ = s.request("GET", "/api/openapi.json")
+        paths = spec.get("paths", {}) if isinstance(spec, dict) else {}
+        want = [("get", "/api/health"), ("get", "/api/config"), ("post", "/api/analyse"), ("post", "/api/jobs"),
+                ("get", "/api/jobs/{id}"), ("delete", "/api/jobs/{id}"), ("get", "/api/openapi.json"),
+                ("get", "/metrics")]
+        check("openapi_has_every_route", st == 200 and spec["openapi"].startswith("3.")
+              and all(m in paths.get(p, {}) for m, p in want), list(paths))
+        st, metrics, _ = s.request("GET", "/metrics")
+        check("metrics", st == 200 and 'feelfish_http_requests_total{route="POST /api/analyse",status="400"}' in metrics
+              and "feelfish_nodes_searched_total" in metrics and "feelfish_jobs_finished_total" in metrics, metrics[:300])
+        st, body, _ = s.request("GET", "/api/health")
+        check("still_serving_after_bad_input", st == 200 and body["status"] == "ok", body)
+    finally:
+        rc, secs = s.stop()
+    check("sigterm_idle_exit_0", rc == 0 and secs < 2, (rc, secs))
+
+    # A full queue answers 503 with Retry-After; SIGTERM during searches answers the waiting requests
+    # and exits 0 promptly.
+    s = Server("--workers", "1", "--queue", "1")
+    try:
+        long_job = {"fen": fen, "limits": {"movetime": 20000}}
+        a = s.request("POST", "/api/jobs", long_job)
+        for _ in range(100):  # until the worker has taken it: then the queue is empty again
+            if s.request("GET", "/api/health")[1]["workers"]["busy"] == 1:
+                break
+            time.sleep(0.02)
+        b = s.request("POST", "/api/jobs", long_job)
+        c = s.request("POST", "/api/jobs", long_job)
+        check("queue_full_503", a[0] == 202 and b[0] == 202 and c[0] == 503 and error_code(c) == "queue_full"
+              and c[2].getheader("Retry-After") == "1", (a[0], b[0], c[0], c[1]))
+        sock = socket.create_connection(("127.0.0.1", s.port))
+        payload = json.dumps({"fen": fen, "limits": {"movetime": 20000}}).encode()
+        sock.sendall(b"POST /api/analyse HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
+                     + str(len(payload)).encode() + b"\r\n\r\n" + payload)
+        time.sleep(0.2)
+    finally:
+        rc, secs = s.stop()
+    sock.settimeout(2)
+    try:
+        answer = sock.recv(4096).decode(errors="replace")
+    except OSError:
+        answer = ""
+    check("sigterm_busy_exit_0_fast", rc == 0 and secs < 2, (rc, secs))
+    check("sigterm_answers_waiting", answer.startswith("HTTP/1.1 503") or answer.startswith("HTTP/1.1 200"), answer[:200])
+
+    print("integration: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
