@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "store.h"
 
 #define VERSION "0.1.0"
 
@@ -459,9 +460,49 @@ static void on_job_create(Request *r, const char *param)
     http_reply_json(r, 202, json_pack("{s:s, s:s}", "id", job->id, "status", "queued"));
 }
 
+typedef struct {
+    Request *r; /* NULL once the client has gone */
+    char id[64];
+} LoadWait;
+
+static void on_job_loaded(json_t *result, void *user)
+{
+    LoadWait *w = user;
+    Request *r = w->r;
+    free(w);
+    if (!r) {
+        json_decref(result);
+        return;
+    }
+    r->pending_load = NULL;
+    if (result)
+        http_reply_json(r, 200, result);
+    else
+        http_reply_error(r, 404, "unknown_job", NULL, "no job with that id");
+    http_resume(r);
+}
+
+static bool valid_id(const char *id)
+{
+    size_t n = strlen(id);
+    return n > 0 && n < 40 && strspn(id, "0123456789abcdef") == n;
+}
+
 static void on_job_get(Request *r, const char *id)
 {
     Job *job = jobs_find(id);
+    if (!job && valid_id(id)) {
+        /* Not in memory: finished jobs are answerable from storage, even after a restart. */
+        LoadWait *w = malloc(sizeof *w);
+        if (w) {
+            w->r = r;
+            snprintf(w->id, sizeof w->id, "%s", id);
+            r->pending_load = w;
+            http_suspend(r);
+            store_load_job(id, on_job_loaded, w);
+            return;
+        }
+    }
     if (!job) {
         http_reply_error(r, 404, "unknown_job", NULL, "no job with id '%.40s'", id);
         return;
@@ -549,6 +590,10 @@ void api_handle(Request *r)
 
 void api_request_done(Request *r)
 {
+    if (r->pending_load) {
+        ((LoadWait *)r->pending_load)->r = NULL; /* the look-up finishes on its own, answering nobody */
+        r->pending_load = NULL;
+    }
     Job *job = r->pending;
     if (!job)
         return;
@@ -587,7 +632,8 @@ void api_count_request(const Request *r)
 
 void api_on_job_event(Job *job, json_t *event, bool final)
 {
-    (void)job, (void)event, (void)final;
+    if (final && job->status == JOB_DONE)
+        store_save_job(job->id, JobStatusNames[job->status], job->created_ms, job->finished_ms, json_incref(event));
 }
 
 static void on_metrics(Request *r, const char *param)

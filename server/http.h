@@ -27,7 +27,8 @@ typedef struct Request {
     bool suspended;
     bool client_gone;    /* the peer hung up while we were waiting */
     uv_poll_t *watch;    /* while suspended: notices the peer hanging up (MHD does not) */
-    void *pending; /* the job this request waits for (api.c) */
+    void *pending;      /* the job this request waits for (api.c) */
+    void *pending_load; /* a storage look-up this request waits for (api.c) */
 } Request;
 
 bool http_start(uv_loop_t *loop, const ServerConfig *cfg, int *bound_port);

@@ -1,5 +1,5 @@
-/* The server's life: settings, the loop, workers, HTTP, and a graceful shutdown on SIGINT/SIGTERM
- * (stop accepting, stop the searches, answer what waits, then exit 0). */
+/* The server's life: settings, storage, the loop, workers, HTTP, and a graceful shutdown on
+ * SIGINT/SIGTERM (stop the searches, answer what waits, flush storage, then exit 0). */
 #include "serve.h"
 
 #include <signal.h>
@@ -11,6 +11,7 @@
 #include "http.h"
 #include "jobs.h"
 #include "log.h"
+#include "store.h"
 
 static uv_signal_t SigInt, SigTerm;
 static uv_timer_t DrainTimer;
@@ -57,14 +58,20 @@ int serve_command(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     srand((unsigned)uv_hrtime());
     uv_loop_t *loop = uv_default_loop();
+    if (!store_open(loop, cfg.db, err, sizeof err)) {
+        fprintf(stderr, "feelfish serve: storage: %s\n", err);
+        return 1;
+    }
     JobsHooks hooks = {api_on_job_event};
     if (!jobs_start(loop, (int)cfg.workers, (size_t)cfg.hash_mb, (int)cfg.queue, cfg.job_timeout, &hooks)) {
         fprintf(stderr, "feelfish serve: cannot start %ld workers with %ld MB each\n", cfg.workers, cfg.hash_mb);
+        store_close();
         return 1;
     }
     int port;
     if (!http_start(loop, &cfg, &port)) {
         jobs_shutdown();
+        store_close();
         return 1;
     }
     api_init(&cfg, port, (int)cfg.ws_port);
@@ -78,6 +85,7 @@ int serve_command(int argc, char **argv)
     printf("listening http %d\n", port);
     fflush(stdout);
     uv_run(loop, UV_RUN_DEFAULT);
+    store_close(); /* everything finished has been queued for writing: flush it */
     uv_loop_close(loop);
     log_msg(LOG_INFO, "stopped");
     return 0;

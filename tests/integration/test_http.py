@@ -24,9 +24,15 @@ def check(name, cond, detail=""):
         print("FAIL " + name + ("\n    " + str(detail)[:600] if detail else ""))
 
 
+import tempfile
+TMPDIR = tempfile.mkdtemp(prefix="feelfish-test-")
+DB = os.path.join(TMPDIR, "data", "test.db")
+
+
 class Server:
     def __init__(self, *args):
-        self.proc = subprocess.Popen([FF, "serve", "--http", "0", "--bind", "127.0.0.1", "--hash", "16", *args],
+        self.proc = subprocess.Popen([FF, "serve", "--http", "0", "--bind", "127.0.0.1", "--hash", "16",
+                                      "--db", DB, *args],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         if not line.startswith("listening http "):
@@ -187,6 +193,24 @@ def main():
     finally:
         rc, secs = s.stop()
     check("sigterm_idle_exit_0", rc == 0 and secs < 2, (rc, secs))
+
+    # Finished jobs stay answerable after a restart (SQLite, schema versioned).
+    s = Server("--workers", "1")
+    try:
+        st, g2, _ = s.request("GET", "/api/jobs/" + j["id"])
+        check("job_survives_restart", st == 200 and g2.get("id") == j["id"] and g2.get("status") == "done"
+              and g2.get("depth") == 9 and g2.get("bestMove"), g2)
+        res = s.request("GET", "/api/jobs/0123456789abcdef")
+        check("stored_unknown_job", res[0] == 404 and error_code(res) == "unknown_job", res[1])
+    finally:
+        s.stop()
+    import sqlite3
+    con = sqlite3.connect(DB)
+    version = con.execute("PRAGMA user_version").fetchone()[0]
+    mode = con.execute("PRAGMA journal_mode").fetchone()[0]
+    rows = con.execute("SELECT COUNT(*) FROM jobs WHERE status = 'done'").fetchone()[0]
+    con.close()
+    check("db_schema_wal", version == 1 and mode == "wal" and rows >= 5, (version, mode, rows))
 
     # A full queue answers 503 with Retry-After; SIGTERM during searches answers the waiting requests
     # and exits 0 promptly.

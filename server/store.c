@@ -1,0 +1,255 @@
+/* SQLite storage.
+ * Design: `writer` owns the write connection; the loop thread (or any) appends to `pending` under
+ * `lock` and signals `cond`; the writer takes the whole list and writes it in one transaction.
+ * Reads use a second connection opened in serialized mode, from uv_queue_work callbacks. WAL
+ * mode lets them proceed while the writer writes. */
+#include "store.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "log.h"
+
+typedef struct Pending {
+    char id[24];
+    char status[16];
+    long long created_ms, finished_ms;
+    char *result;
+    struct Pending *next;
+} Pending;
+
+static struct {
+    uv_loop_t *loop;
+    sqlite3 *writer_db, *reader_db;
+    pthread_t writer;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    Pending *pending, *tail;
+    bool quit, open;
+} S;
+
+/* Each entry moves the schema from version i to i + 1. */
+static const char *const Migrations[STORE_SCHEMA_VERSION] = {
+    "CREATE TABLE jobs ("
+    "  id TEXT PRIMARY KEY,"
+    "  status TEXT NOT NULL,"
+    "  created_ms INTEGER NOT NULL,"
+    "  finished_ms INTEGER NOT NULL,"
+    "  result TEXT NOT NULL);"
+    "CREATE INDEX jobs_finished ON jobs(finished_ms);",
+};
+
+static bool exec(sqlite3 *db, const char *sql, char *err, size_t size)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
+        return true;
+    snprintf(err, size, "%s", msg ? msg : sqlite3_errmsg(db));
+    sqlite3_free(msg);
+    return false;
+}
+
+static bool migrate(sqlite3 *db, char *err, size_t size)
+{
+    sqlite3_stmt *st;
+    int version = 0;
+    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (version > STORE_SCHEMA_VERSION) {
+        snprintf(err, size, "the database has schema version %d, newer than this server's %d", version,
+                 STORE_SCHEMA_VERSION);
+        return false;
+    }
+    for (; version < STORE_SCHEMA_VERSION; version++) {
+        char sql[4096];
+        snprintf(sql, sizeof sql, "BEGIN; %s PRAGMA user_version = %d; COMMIT;", Migrations[version], version + 1);
+        if (!exec(db, sql, err, size)) {
+            exec(db, "ROLLBACK", err + strlen(err), 0);
+            return false;
+        }
+        log_msg(LOG_INFO, "database migrated to schema version %d", version + 1);
+    }
+    return true;
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    sqlite3_stmt *insert = NULL;
+    sqlite3_prepare_v2(S.writer_db,
+                       "INSERT OR REPLACE INTO jobs(id, status, created_ms, finished_ms, result) VALUES (?,?,?,?,?)",
+                       -1, &insert, NULL);
+    for (;;) {
+        pthread_mutex_lock(&S.lock);
+        while (!S.quit && !S.pending)
+            pthread_cond_wait(&S.cond, &S.lock);
+        Pending *batch = S.pending;
+        S.pending = S.tail = NULL;
+        bool quit = S.quit;
+        pthread_mutex_unlock(&S.lock);
+        if (batch) {
+            char err[256];
+            exec(S.writer_db, "BEGIN", err, sizeof err);
+            for (Pending *p = batch; p; p = p->next) {
+                sqlite3_bind_text(insert, 1, p->id, -1, SQLITE_STATIC);
+                sqlite3_bind_text(insert, 2, p->status, -1, SQLITE_STATIC);
+                sqlite3_bind_int64(insert, 3, p->created_ms);
+                sqlite3_bind_int64(insert, 4, p->finished_ms);
+                sqlite3_bind_text(insert, 5, p->result, -1, SQLITE_STATIC);
+                if (sqlite3_step(insert) != SQLITE_DONE)
+                    log_msg(LOG_ERROR, "storing job %s: %s", p->id, sqlite3_errmsg(S.writer_db));
+                sqlite3_reset(insert);
+            }
+            if (!exec(S.writer_db, "COMMIT", err, sizeof err))
+                log_msg(LOG_ERROR, "storing jobs: %s", err);
+            while (batch) {
+                Pending *next = batch->next;
+                free(batch->result);
+                free(batch);
+                batch = next;
+            }
+        }
+        if (quit)
+            break;
+    }
+    sqlite3_finalize(insert);
+    return NULL;
+}
+
+/* Creates the database's folder if needed (one level, like data/). */
+static void make_parent(const char *path)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return;
+    *slash = 0;
+    if (mkdir(dir, 0755) && errno != EEXIST)
+        log_msg(LOG_WARN, "cannot create %s: %s", dir, strerror(errno));
+}
+
+bool store_open(uv_loop_t *loop, const char *path, char *err, size_t size)
+{
+    memset(&S, 0, sizeof S);
+    S.loop = loop;
+    make_parent(path);
+    if (sqlite3_open_v2(path, &S.writer_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
+        SQLITE_OK) {
+        snprintf(err, size, "cannot open %s: %s", path, sqlite3_errmsg(S.writer_db));
+        sqlite3_close(S.writer_db);
+        return false;
+    }
+    sqlite3_busy_timeout(S.writer_db, 5000);
+    if (!exec(S.writer_db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err, size) ||
+        !migrate(S.writer_db, err, size)) {
+        sqlite3_close(S.writer_db);
+        return false;
+    }
+    if (sqlite3_open_v2(path, &S.reader_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
+        snprintf(err, size, "cannot open %s for reading: %s", path, sqlite3_errmsg(S.reader_db));
+        sqlite3_close(S.reader_db);
+        sqlite3_close(S.writer_db);
+        return false;
+    }
+    sqlite3_busy_timeout(S.reader_db, 5000);
+    pthread_mutex_init(&S.lock, NULL);
+    pthread_cond_init(&S.cond, NULL);
+    if (pthread_create(&S.writer, NULL, writer_main, NULL)) {
+        snprintf(err, size, "cannot start the storage thread");
+        return false;
+    }
+    S.open = true;
+    return true;
+}
+
+void store_close(void)
+{
+    if (!S.open)
+        return;
+    pthread_mutex_lock(&S.lock);
+    S.quit = true;
+    pthread_cond_signal(&S.cond);
+    pthread_mutex_unlock(&S.lock);
+    pthread_join(S.writer, NULL);
+    sqlite3_close(S.reader_db);
+    sqlite3_close(S.writer_db);
+    S.open = false;
+}
+
+void store_save_job(const char *id, const char *status, long long created_ms, long long finished_ms, json_t *result)
+{
+    if (!S.open) {
+        json_decref(result);
+        return;
+    }
+    Pending *p = calloc(1, sizeof *p);
+    char *text = json_dumps(result, JSON_COMPACT);
+    json_decref(result);
+    if (!p || !text) {
+        free(p);
+        free(text);
+        return;
+    }
+    snprintf(p->id, sizeof p->id, "%s", id);
+    snprintf(p->status, sizeof p->status, "%s", status);
+    p->created_ms = created_ms;
+    p->finished_ms = finished_ms;
+    p->result = text;
+    pthread_mutex_lock(&S.lock);
+    if (S.tail)
+        S.tail->next = p;
+    else
+        S.pending = p;
+    S.tail = p;
+    pthread_cond_signal(&S.cond);
+    pthread_mutex_unlock(&S.lock);
+}
+
+typedef struct {
+    uv_work_t work;
+    char id[64];
+    json_t *result;
+    StoreJobCallback done;
+    void *user;
+} Load;
+
+static void load_work(uv_work_t *w)
+{
+    Load *l = w->data;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(S.reader_db, "SELECT result FROM jobs WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_text(st, 1, l->id, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        l->result = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
+    sqlite3_finalize(st);
+}
+
+static void load_done(uv_work_t *w, int status)
+{
+    (void)status;
+    Load *l = w->data;
+    l->done(l->result, l->user);
+    free(l);
+}
+
+void store_load_job(const char *id, StoreJobCallback done, void *user)
+{
+    Load *l = calloc(1, sizeof *l);
+    if (!l || !S.open) {
+        free(l);
+        done(NULL, user);
+        return;
+    }
+    snprintf(l->id, sizeof l->id, "%s", id);
+    l->done = done;
+    l->user = user;
+    l->work.data = l;
+    uv_queue_work(S.loop, &l->work, load_work, load_done);
+}

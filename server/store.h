@@ -1,0 +1,24 @@
+/* Storage in one SQLite file: a versioned schema migrated at start, writes on a writer thread in
+ * transactions, reads on libuv's thread pool, so the loop thread never touches the disk. */
+#ifndef FEELFISH_STORE_H
+#define FEELFISH_STORE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <uv.h>
+
+#define STORE_SCHEMA_VERSION 1
+
+bool store_open(uv_loop_t *loop, const char *path, char *err, size_t err_size);
+/* Writes what is queued and closes. Loop thread, at shutdown. */
+void store_close(void);
+
+/* Queues a finished job's result for writing (takes the reference). Any thread. */
+void store_save_job(const char *id, const char *status, long long created_ms, long long finished_ms, json_t *result);
+
+/* Looks a job up off the loop thread; `done` is called on the loop thread with the stored result
+ * (NULL if unknown; the callee owns it). */
+typedef void (*StoreJobCallback)(json_t *result, void *user);
+void store_load_job(const char *id, StoreJobCallback done, void *user);
+
+#endif
