@@ -8,7 +8,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototy
 OPT      ?= -O3 -flto=auto -fno-plt
 CFLAGS   += $(CSTD) $(WARN)
 LDLIBS   += -lm -lpthread
-SERVER_PKGS := libuv libmicrohttpd jansson sqlite3
+SERVER_PKGS := libuv libmicrohttpd libwebsockets jansson sqlite3
 SERVER_CFLAGS = $(shell pkg-config --cflags $(SERVER_PKGS) 2>/dev/null)
 SERVER_LIBS = $(shell pkg-config --libs $(SERVER_PKGS) 2>/dev/null)
 
@@ -24,7 +24,7 @@ TSAN_FLAGS := -O1 -g -fsanitize=thread
 TSAN_OBJ   := $(patsubst %.c,build/tsan/%.o,$(ENGINE_SRC) $(UNIT_SRC))
 
 # Debian packages each step needs; `deps-*` installs the missing ones (as root, with apt-get).
-DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libjansson-dev libsqlite3-dev
+DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libwebsockets-dev libjansson-dev libsqlite3-dev
 DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish
 DEB_BENCH := $(DEB_BUILD) stockfish
 

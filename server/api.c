@@ -4,11 +4,13 @@
 #include "api.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
 #include "store.h"
+#include "ws.h"
 
 #define VERSION "0.1.0"
 
@@ -25,6 +27,32 @@ static unsigned long long LatencyBuckets[12];
 static double LatencySum;
 static unsigned long long LatencyCount;
 static const double LatencyBounds[11] = {1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 5000};
+
+/* ---- errors ---- */
+
+void api_error_set(ApiError *e, int status, const char *code, const char *field, const char *fmt, ...)
+{
+    e->status = status;
+    snprintf(e->code, sizeof e->code, "%s", code);
+    snprintf(e->field, sizeof e->field, "%s", field ? field : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->message, sizeof e->message, fmt, ap);
+    va_end(ap);
+}
+
+json_t *api_error_json(const ApiError *e)
+{
+    json_t *err = json_pack("{s:s, s:s}", "code", e->code, "message", e->message);
+    if (e->field[0])
+        json_object_set_new(err, "field", json_string(e->field));
+    return err;
+}
+
+static void reply_api_error(Request *r, const ApiError *e)
+{
+    http_reply_json(r, e->status, json_pack("{s:o}", "error", api_error_json(e)));
+}
 
 /* ---- JSON helpers ---- */
 
@@ -55,7 +83,7 @@ static int distance(const char *a, const char *b)
 }
 
 /* Rejects keys not in `allowed`, suggesting the nearest allowed one. */
-static bool check_keys(Request *r, json_t *obj, const char *const *allowed, const char *prefix)
+static bool check_keys(ApiError *r, json_t *obj, const char *const *allowed, const char *prefix)
 {
     const char *key;
     json_t *v;
@@ -76,13 +104,33 @@ static bool check_keys(Request *r, json_t *obj, const char *const *allowed, cons
         char field[128];
         snprintf(field, sizeof field, "%s%s", prefix, key);
         if (best && best_d <= 3)
-            http_reply_error(r, 400, "unknown_field", field, "unknown field '%.60s': did you mean '%s%s'?", key, prefix,
-                             best);
+            api_error_set(r, 400, "unknown_field", field, "unknown field '%.60s': did you mean '%s%s'?", key, prefix,
+                          best);
         else
-            http_reply_error(r, 400, "unknown_field", field, "unknown field '%.60s'", key);
+            api_error_set(r, 400, "unknown_field", field, "unknown field '%.60s'", key);
         return false;
     }
     return true;
+}
+
+json_t *api_parse_json_text(ApiError *e, const char *text, size_t len)
+{
+    if (!text || !len) {
+        api_error_set(e, 400, "bad_json", NULL, "the message is empty; send a JSON object");
+        return NULL;
+    }
+    json_error_t je;
+    json_t *body = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (!body) {
+        api_error_set(e, 400, "bad_json", NULL, "malformed JSON at line %d, column %d: %s", je.line, je.column, je.text);
+        return NULL;
+    }
+    if (!json_is_object(body)) {
+        json_decref(body);
+        api_error_set(e, 400, "bad_json", NULL, "send a JSON object");
+        return NULL;
+    }
+    return body;
 }
 
 static json_t *parse_body(Request *r)
@@ -93,38 +141,26 @@ static json_t *parse_body(Request *r)
                          "send the body as JSON with 'Content-Type: application/json'");
         return NULL;
     }
-    if (!r->body || !r->body_len) {
-        http_reply_error(r, 400, "bad_json", NULL, "the request body is empty; send a JSON object");
-        return NULL;
-    }
-    json_error_t e;
-    json_t *body = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES, &e);
-    if (!body) {
-        http_reply_error(r, 400, "bad_json", NULL, "malformed JSON at line %d, column %d: %s", e.line, e.column,
-                         e.text);
-        return NULL;
-    }
-    if (!json_is_object(body)) {
-        json_decref(body);
-        http_reply_error(r, 400, "bad_json", NULL, "the body must be a JSON object");
-        return NULL;
-    }
+    ApiError e;
+    json_t *body = api_parse_json_text(&e, r->body, r->body_len);
+    if (!body)
+        reply_api_error(r, &e);
     return body;
 }
 
 /* The position of a request: exactly one of fen (+ moves), moves alone, or pgn. */
-static bool parse_position(Request *r, json_t *body, Position *p)
+static bool parse_position(ApiError *r, json_t *body, Position *p)
 {
     json_t *fen = json_object_get(body, "fen"), *moves = json_object_get(body, "moves"),
            *pgn = json_object_get(body, "pgn");
     if (fen && pgn) {
-        http_reply_error(r, 400, "position_ambiguous", "pgn", "give either 'fen' (with optional 'moves') or 'pgn', not both");
+        api_error_set(r, 400, "position_ambiguous", "pgn", "give either 'fen' (with optional 'moves') or 'pgn', not both");
         return false;
     }
     char msg[256];
     if (pgn) {
         if (!json_is_string(pgn)) {
-            http_reply_error(r, 400, "bad_type", "pgn", "'pgn' must be a string");
+            api_error_set(r, 400, "bad_type", "pgn", "'pgn' must be a string");
             return false;
         }
         PgnReader *rd = pgn_reader_open_string(json_string_value(pgn));
@@ -141,31 +177,31 @@ static bool parse_position(Request *r, json_t *body, Position *p)
         pgn_game_free(&g);
         pgn_reader_close(rd);
         if (!ok) {
-            http_reply_error(r, 400, "bad_pgn", "pgn", "%s", res == PGN_END ? "the PGN has no game" : err);
+            api_error_set(r, 400, "bad_pgn", "pgn", "%s", res == PGN_END ? "the PGN has no game" : err);
             return false;
         }
         if (moves) {
-            http_reply_error(r, 400, "position_ambiguous", "moves", "'moves' goes with 'fen' or alone, not with 'pgn'");
+            api_error_set(r, 400, "position_ambiguous", "moves", "'moves' goes with 'fen' or alone, not with 'pgn'");
             return false;
         }
         return true;
     }
     if (fen && !json_is_string(fen)) {
-        http_reply_error(r, 400, "bad_type", "fen", "'fen' must be a string");
+        api_error_set(r, 400, "bad_type", "fen", "'fen' must be a string");
         return false;
     }
     FenError e = fen_read(p, fen ? json_string_value(fen) : FEN_STARTPOS, msg, sizeof msg);
     if (e != FEN_OK) {
-        http_reply_error(r, 400, fen_error_code(e), "fen", "%s", msg);
+        api_error_set(r, 400, fen_error_code(e), "fen", "%s", msg);
         return false;
     }
     if (!fen && !moves) {
-        http_reply_error(r, 400, "position_missing", "fen", "give a position: 'fen', 'moves' or 'pgn'");
+        api_error_set(r, 400, "position_missing", "fen", "give a position: 'fen', 'moves' or 'pgn'");
         return false;
     }
     if (moves) {
         if (!json_is_array(moves) || json_array_size(moves) > 2000) {
-            http_reply_error(r, 400, "bad_type", "moves", "'moves' must be an array of UCI moves (at most 2000)");
+            api_error_set(r, 400, "bad_type", "moves", "'moves' must be an array of UCI moves (at most 2000)");
             return false;
         }
         size_t i;
@@ -177,7 +213,7 @@ static bool parse_position(Request *r, json_t *body, Position *p)
                 char shown[16] = "?";
                 if (json_is_string(m))
                     snprintf(shown, sizeof shown, "%s", json_string_value(m));
-                http_reply_error(r, 400, "bad_move", "moves", "moves[%zu] '%s' is not a legal move in UCI notation here",
+                api_error_set(r, 400, "bad_move", "moves", "moves[%zu] '%s' is not a legal move in UCI notation here",
                                  i, shown);
                 return false;
             }
@@ -194,7 +230,7 @@ static const char *const AnalyseKeys[] = {"fen", "moves", "pgn", "mode", "limits
 static const char *const LimitKeys[] = {"depth", "nodes", "movetime", "infinite", NULL};
 
 /* Parses an analysis request into a job (not yet submitted). ws: infinite allowed. */
-static Job *parse_analysis(Request *r, json_t *body, bool allow_infinite)
+Job *api_parse_analysis(ApiError *r, json_t *body, bool allow_infinite)
 {
     if (!check_keys(r, body, AnalyseKeys, ""))
         return NULL;
@@ -202,13 +238,13 @@ static Job *parse_analysis(Request *r, json_t *body, bool allow_infinite)
     const char *mode_name = "classical";
     if (mode) {
         if (!json_is_string(mode)) {
-            http_reply_error(r, 400, "bad_type", "mode", "'mode' must be a string");
+            api_error_set(r, 400, "bad_type", "mode", "'mode' must be a string");
             return NULL;
         }
         mode_name = json_string_value(mode);
         if (strcmp(mode_name, "classical")) {
             bool later = !strcmp(mode_name, "affective") || !strcmp(mode_name, "bayesian");
-            http_reply_error(r, 400, later ? "mode_unavailable" : "bad_mode", "mode",
+            api_error_set(r, 400, later ? "mode_unavailable" : "bad_mode", "mode",
                              later ? "mode '%s' is not available on this server yet (modes: classical)"
                                    : "mode '%.40s' is not one of classical, affective, bayesian",
                              mode_name);
@@ -219,7 +255,7 @@ static Job *parse_analysis(Request *r, json_t *body, bool allow_infinite)
     search_limits_init(&l);
     json_t *limits = json_object_get(body, "limits");
     if (!json_is_object(limits)) {
-        http_reply_error(r, 400, limits ? "bad_type" : "limits_missing", "limits",
+        api_error_set(r, 400, limits ? "bad_type" : "limits_missing", "limits",
                          "give 'limits' as an object with at least one of depth, nodes, movetime");
         return NULL;
     }
@@ -228,49 +264,49 @@ static Job *parse_analysis(Request *r, json_t *body, bool allow_infinite)
     json_t *v;
     if ((v = json_object_get(limits, "depth"))) {
         if (!is_uint(v) || json_integer_value(v) < 1) {
-            http_reply_error(r, 400, "bad_limit", "limits.depth", "'limits.depth' must be a whole number >= 1");
+            api_error_set(r, 400, "bad_limit", "limits.depth", "'limits.depth' must be a whole number >= 1");
             return NULL;
         }
         l.depth = (int)(json_integer_value(v) > Cfg->max_depth ? Cfg->max_depth : json_integer_value(v));
     }
     if ((v = json_object_get(limits, "nodes"))) {
         if (!is_uint(v) || json_integer_value(v) < 1) {
-            http_reply_error(r, 400, "bad_limit", "limits.nodes", "'limits.nodes' must be a whole number >= 1");
+            api_error_set(r, 400, "bad_limit", "limits.nodes", "'limits.nodes' must be a whole number >= 1");
             return NULL;
         }
         l.nodes = (uint64_t)(json_integer_value(v) > Cfg->max_nodes ? Cfg->max_nodes : json_integer_value(v));
     }
     if ((v = json_object_get(limits, "movetime"))) {
         if (!is_uint(v) || json_integer_value(v) < 1) {
-            http_reply_error(r, 400, "bad_limit", "limits.movetime", "'limits.movetime' must be milliseconds >= 1");
+            api_error_set(r, 400, "bad_limit", "limits.movetime", "'limits.movetime' must be milliseconds >= 1");
             return NULL;
         }
         l.movetime = json_integer_value(v) > Cfg->max_movetime ? Cfg->max_movetime : json_integer_value(v);
     }
     if ((v = json_object_get(limits, "infinite"))) {
         if (!json_is_boolean(v) || (json_is_true(v) && !allow_infinite)) {
-            http_reply_error(r, 400, "bad_limit", "limits.infinite",
+            api_error_set(r, 400, "bad_limit", "limits.infinite",
                              "'limits.infinite' is for WebSocket analyses; over REST give depth, nodes or movetime");
             return NULL;
         }
         l.infinite = json_is_true(v);
     }
     if (!l.depth && !l.nodes && !l.movetime && !l.infinite) {
-        http_reply_error(r, 400, "limits_missing", "limits", "give at least one of limits.depth, nodes, movetime");
+        api_error_set(r, 400, "limits_missing", "limits", "give at least one of limits.depth, nodes, movetime");
         return NULL;
     }
     if (!l.infinite && !l.movetime)
         l.movetime = Cfg->max_movetime; /* every search ends: the cap bounds depth and node limits too */
     if ((v = json_object_get(body, "multiPv"))) {
         if (!is_uint(v) || json_integer_value(v) < 1) {
-            http_reply_error(r, 400, "bad_type", "multiPv", "'multiPv' must be a whole number >= 1");
+            api_error_set(r, 400, "bad_type", "multiPv", "'multiPv' must be a whole number >= 1");
             return NULL;
         }
         l.multipv = (int)(json_integer_value(v) > Cfg->max_multipv ? Cfg->max_multipv : json_integer_value(v));
     }
     Position *p = malloc(sizeof *p);
     if (!p) {
-        http_reply_error(r, 503, "overloaded", NULL, "out of memory");
+        api_error_set(r, 503, "overloaded", NULL, "out of memory");
         return NULL;
     }
     Job *job = NULL;
@@ -279,7 +315,7 @@ static Job *parse_analysis(Request *r, json_t *body, bool allow_infinite)
         evaluator_classical(&e);
         job = job_new(p, &l, &e, mode_name);
         if (!job)
-            http_reply_error(r, 503, "overloaded", NULL, "out of memory");
+            api_error_set(r, 503, "overloaded", NULL, "out of memory");
     }
     free(p);
     return job;
@@ -410,7 +446,7 @@ static void analyse_listener(Job *job, json_t *event, bool final, void *user)
     Request *r = user;
     if (!final)
         return;
-    job->listener = NULL;
+    job_remove_listener(job, analyse_listener, r);
     r->pending = NULL;
     if (job->status == JOB_DONE)
         http_reply_json(r, 200, json_incref(event));
@@ -436,13 +472,17 @@ static void on_analyse(Request *r, const char *param)
     json_t *body = parse_body(r);
     if (!body)
         return;
-    Job *job = parse_analysis(r, body, false);
+    ApiError e;
+    Job *job = api_parse_analysis(&e, body, false);
     json_decref(body);
-    if (!job || !submit(r, job))
+    if (!job) {
+        reply_api_error(r, &e);
+        return;
+    }
+    if (!submit(r, job))
         return;
     job_retain(job);
-    job->listener = analyse_listener;
-    job->listener_user = r;
+    job_add_listener(job, analyse_listener, r);
     r->pending = job;
     http_suspend(r);
 }
@@ -453,9 +493,14 @@ static void on_job_create(Request *r, const char *param)
     json_t *body = parse_body(r);
     if (!body)
         return;
-    Job *job = parse_analysis(r, body, false);
+    ApiError e;
+    Job *job = api_parse_analysis(&e, body, false);
     json_decref(body);
-    if (!job || !submit(r, job))
+    if (!job) {
+        reply_api_error(r, &e);
+        return;
+    }
+    if (!submit(r, job))
         return;
     http_reply_json(r, 202, json_pack("{s:s, s:s}", "id", job->id, "status", "queued"));
 }
@@ -598,7 +643,7 @@ void api_request_done(Request *r)
     if (!job)
         return;
     /* The client left before the answer: stop its search, the worker is freed for others. */
-    job->listener = NULL;
+    job_remove_listener(job, analyse_listener, r);
     r->pending = NULL;
     jobs_cancel(job);
     job_release(job);
@@ -675,6 +720,15 @@ static void on_metrics(Request *r, const char *param)
                "feelfish_jobs_finished_total{status=\"failed\"} %llu\n",
             st.done, st.cancelled, st.failed);
     fprintf(f, "# TYPE feelfish_nodes_searched_total counter\nfeelfish_nodes_searched_total %llu\n", st.nodes);
+    WsStats ws;
+    ws_stats(&ws);
+    fprintf(f, "# TYPE feelfish_websocket_clients gauge\nfeelfish_websocket_clients %d\n", ws.clients);
+    fprintf(f, "# TYPE feelfish_websocket_frames_sent_total counter\nfeelfish_websocket_frames_sent_total %llu\n",
+            ws.frames_sent);
+    fprintf(f, "# HELP feelfish_websocket_frames_coalesced_total info frames replaced by newer ones before a slow client"
+               " read them\n# TYPE feelfish_websocket_frames_coalesced_total counter\n"
+               "feelfish_websocket_frames_coalesced_total %llu\n",
+            ws.frames_coalesced);
     fclose(f);
     http_reply(r, 200, "text/plain; version=0.0.4", buf, len);
     free(buf);

@@ -9,6 +9,21 @@
 #include "http.h"
 #include "jobs.h"
 
+/* A rejected request: what REST answers and what a WebSocket error frame carries. */
+typedef struct {
+    int status;
+    char code[48];
+    char field[64];
+    char message[512];
+} ApiError;
+
+void api_error_set(ApiError *e, int status, const char *code, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+json_t *api_error_json(const ApiError *e); /* {"code", "message", "field"?} */
+json_t *api_parse_json_text(ApiError *e, const char *text, size_t len);
+/* Validates an analysis request (REST body or WebSocket op) into a new job, not yet submitted. */
+Job *api_parse_analysis(ApiError *e, json_t *body, bool allow_infinite);
+
 typedef struct {
     const char *method;
     const char *path; /* "/api/jobs/{id}" */

@@ -81,10 +81,29 @@ static void table_remove(Job *job)
 
 void job_retain(Job *job) { job->refs++; }
 
+void job_add_listener(Job *job, JobListener fn, void *user)
+{
+    struct JobListenerEntry *l = realloc(job->listeners, (size_t)(job->listener_count + 1) * sizeof *l);
+    if (!l)
+        abort();
+    l[job->listener_count++] = (struct JobListenerEntry){fn, user};
+    job->listeners = l;
+}
+
+void job_remove_listener(Job *job, JobListener fn, void *user)
+{
+    for (int i = 0; i < job->listener_count; i++)
+        if (job->listeners[i].fn == fn && job->listeners[i].user == user) {
+            job->listeners[i] = job->listeners[--job->listener_count];
+            return;
+        }
+}
+
 void job_release(Job *job)
 {
     if (--job->refs > 0)
         return;
+    free(job->listeners);
     free(job->pos);
     json_decref(job->result);
     free(job);
@@ -157,8 +176,14 @@ static void deliver(Job *job, json_t *body, bool final)
 {
     if (P.hooks.on_event)
         P.hooks.on_event(job, body, final);
-    if (job->listener)
-        job->listener(job, body, final, job->listener_user);
+    /* Listeners may remove themselves while called: walk a copy. */
+    int n = job->listener_count;
+    if (!n)
+        return;
+    struct JobListenerEntry copy[n];
+    memcpy(copy, job->listeners, (size_t)n * sizeof copy[0]);
+    for (int i = 0; i < n; i++)
+        copy[i].fn(job, body, final, copy[i].user);
 }
 
 static void finish(Job *job, JobStatus status, json_t *result)

@@ -27,8 +27,11 @@ struct Job {
     atomic_bool cancel;
     struct Worker *worker; /* while running; guarded by the pool lock */
     /* Who hears about this job (loop thread only): a waiting HTTP request, WebSocket subscribers. */
-    JobListener listener;
-    void *listener_user;
+    struct JobListenerEntry {
+        JobListener fn;
+        void *user;
+    } *listeners;
+    int listener_count;
     int refs; /* loop thread only: the table's reference plus one per listener */
     Job *next_in_table;
 };
@@ -51,6 +54,8 @@ bool jobs_submit(Job *job);
 void jobs_cancel(Job *job);
 Job *jobs_find(const char *id);
 void job_retain(Job *job);
+void job_add_listener(Job *job, JobListener fn, void *user);
+void job_remove_listener(Job *job, JobListener fn, void *user);
 void job_release(Job *job);
 
 typedef struct {

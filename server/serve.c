@@ -12,6 +12,7 @@
 #include "jobs.h"
 #include "log.h"
 #include "store.h"
+#include "ws.h"
 
 static uv_signal_t SigInt, SigTerm;
 static uv_timer_t DrainTimer;
@@ -20,6 +21,7 @@ static bool ShuttingDown;
 static void on_drained(uv_timer_t *t)
 {
     (void)t;
+    ws_stop();
     http_stop();
     uv_close((uv_handle_t *)&DrainTimer, NULL);
 }
@@ -74,15 +76,23 @@ int serve_command(int argc, char **argv)
         store_close();
         return 1;
     }
-    api_init(&cfg, port, (int)cfg.ws_port);
+    int ws_port;
+    if (!ws_start(loop, &cfg, &ws_port)) {
+        http_stop();
+        jobs_shutdown();
+        uv_run(loop, UV_RUN_NOWAIT);
+        store_close();
+        return 1;
+    }
+    api_init(&cfg, port, ws_port);
     uv_signal_init(loop, &SigInt);
     uv_signal_init(loop, &SigTerm);
     uv_signal_start(&SigInt, on_signal, SIGINT);
     uv_signal_start(&SigTerm, on_signal, SIGTERM);
-    log_msg(LOG_INFO, "feelfish serving http://%s:%d/ with %ld workers (%ld MB hash each), queue %ld", cfg.bind, port,
-            cfg.workers, cfg.hash_mb, cfg.queue);
-    /* The port line on stdout lets scripts and tests started with --http 0 find the server. */
-    printf("listening http %d\n", port);
+    log_msg(LOG_INFO, "feelfish serving http://%s:%d/ and ws://%s:%d/ with %ld workers (%ld MB hash each), queue %ld",
+            cfg.bind, port, cfg.bind, ws_port, cfg.workers, cfg.hash_mb, cfg.queue);
+    /* The port line on stdout lets scripts and tests started with --http 0 --ws 0 find the server. */
+    printf("listening http %d ws %d\n", port, ws_port);
     fflush(stdout);
     uv_run(loop, UV_RUN_DEFAULT);
     store_close(); /* everything finished has been queued for writing: flush it */

@@ -31,13 +31,13 @@ DB = os.path.join(TMPDIR, "data", "test.db")
 
 class Server:
     def __init__(self, *args):
-        self.proc = subprocess.Popen([FF, "serve", "--http", "0", "--bind", "127.0.0.1", "--hash", "16",
+        self.proc = subprocess.Popen([FF, "serve", "--http", "0", "--ws", "0", "--bind", "127.0.0.1", "--hash", "16",
                                       "--db", DB, *args],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         if not line.startswith("listening http "):
             raise RuntimeError("server did not start: " + line + self.proc.stderr.read())
-        self.port = int(line.split()[2])
+        self.port = int(line.split()[2])  # "listening http PORT ws PORT"
 
     def request(self, method, path, body=None, headers=None, timeout=30):
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)

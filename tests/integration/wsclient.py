@@ -1,0 +1,98 @@
+"""A small WebSocket client (RFC 6455) for the tests: standard library only."""
+import base64
+import json
+import os
+import socket
+import struct
+import time
+
+
+class WebSocket:
+    def __init__(self, port, host="127.0.0.1", timeout=10):
+        self.sock = socket.create_connection((host, port), timeout=timeout)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall(("GET / HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                           "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % (host, port, key)).encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise ConnectionError("handshake: connection closed")
+            head += chunk
+        status, _, self.buf = head.partition(b"\r\n\r\n")
+        if b" 101 " not in status.split(b"\r\n")[0]:
+            raise ConnectionError("handshake refused: " + status.decode(errors="replace"))
+
+    def send_frame(self, payload, opcode=1, fin=True):
+        if isinstance(payload, str):
+            payload = payload.encode()
+        mask = os.urandom(4)
+        n = len(payload)
+        head = bytes([(0x80 if fin else 0) | opcode])
+        if n < 126:
+            head += bytes([0x80 | n])
+        elif n < 65536:
+            head += bytes([0x80 | 126]) + struct.pack(">H", n)
+        else:
+            head += bytes([0x80 | 127]) + struct.pack(">Q", n)
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+        self.sock.sendall(head + mask + masked)
+
+    def send(self, obj):
+        self.send_frame(json.dumps(obj))
+
+    def _read(self, n):
+        while len(self.buf) < n:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("closed")
+            self.buf += chunk
+        data, self.buf = self.buf[:n], self.buf[n:]
+        return data
+
+    def recv(self, timeout=10):
+        """The next text message (str), or None when the server closed."""
+        deadline = time.time() + timeout
+        while True:
+            self.sock.settimeout(max(0.01, deadline - time.time()))
+            try:
+                b0, b1 = self._read(2)
+            except ConnectionError:
+                return None
+            n = b1 & 0x7F
+            if n == 126:
+                n = struct.unpack(">H", self._read(2))[0]
+            elif n == 127:
+                n = struct.unpack(">Q", self._read(8))[0]
+            payload = self._read(n)
+            opcode = b0 & 0x0F
+            if opcode == 1:
+                return payload.decode()
+            if opcode == 8:
+                return None
+            if opcode == 9:
+                self.send_frame(payload, opcode=10)
+
+    def recv_json(self, timeout=10):
+        text = self.recv(timeout)
+        return json.loads(text) if text is not None else None
+
+    def until(self, pred, timeout=30):
+        """Messages until one satisfies pred; returns (that message, all received)."""
+        seen = []
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            m = self.recv_json(max(0.05, deadline - time.time()))
+            if m is None:
+                break
+            seen.append(m)
+            if pred(m):
+                return m, seen
+        return None, seen
+
+    def close(self):
+        try:
+            self.send_frame(b"\x03\xe8", opcode=8)
+        except OSError:
+            pass
+        self.sock.close()
