@@ -34,7 +34,7 @@ all: feelfish
 
 help:
 	@echo "make           build ./feelfish"
-	@echo "make run       install what is missing, build, start feelfish (UCI on the terminal for now)"
+	@echo "make run       install what is missing, build, start the server (REST :8080, WebSocket :8081)"
 	@echo "make test      install what is missing, build, run every test (last line: N passed, N failed)"
 	@echo "make bench     benchmarks against Stockfish on this machine (perft, search, WAC; ~10 min)"
 	@echo "make bench-strength  matches against Stockfish at UCI_Elo 2000/2400/2850 (hours)"
@@ -88,8 +88,7 @@ build/unit: $(patsubst %.c,build/release/%.o,$(ENGINE_SRC) $(UNIT_SRC))
 	$(CC) $(CFLAGS) $(OPT) $(ARCH) -o $@ $^ $(LDLIBS)
 
 run: deps-build feelfish
-	@echo "feelfish speaks UCI on this terminal (the server arrives with its issue); type 'quit' to leave."
-	./feelfish
+	./feelfish serve
 
 test: deps-test
 	@$(MAKE) --no-print-directory feelfish build/unit build/unit-asan build/unit-tsan build/feelfish-asan

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "static.h"
 #include "store.h"
 #include "ws.h"
 
@@ -570,6 +571,82 @@ static void on_job_delete(Request *r, const char *id)
                                       job->status == JOB_RUNNING ? "cancelling" : JobStatusNames[job->status]));
 }
 
+/* Lichess's cloud-eval shape, so existing Lichess clients can point at this server:
+ * {"fen", "knodes", "depth", "pvs": [{"moves": "e2e4 e7e5", "cp": 20}]}. */
+static void cloud_eval_listener(Job *job, json_t *event, bool final, void *user)
+{
+    Request *r = user;
+    if (!final)
+        return;
+    job_remove_listener(job, cloud_eval_listener, r);
+    r->pending = NULL;
+    if (job->status == JOB_DONE) {
+        json_t *pvs = json_array(), *lines = json_object_get(event, "pvs");
+        size_t i;
+        json_t *line;
+        json_array_foreach(lines, i, line)
+        {
+            json_t *moves = json_object_get(line, "moves"), *pv = json_object();
+            char text[4096] = "";
+            size_t k;
+            json_t *m;
+            json_array_foreach(moves, k, m)
+            {
+                if (k)
+                    strncat(text, " ", sizeof text - strlen(text) - 1);
+                strncat(text, json_string_value(m), sizeof text - strlen(text) - 1);
+            }
+            json_object_set_new(pv, "moves", json_string(text));
+            if (json_object_get(line, "mate"))
+                json_object_set(pv, "mate", json_object_get(line, "mate"));
+            else
+                json_object_set(pv, "cp", json_object_get(line, "cp"));
+            json_array_append_new(pvs, pv);
+        }
+        http_reply_json(r, 200,
+                        json_pack("{s:O, s:I, s:O, s:o}", "fen", json_object_get(event, "fen"), "knodes",
+                                  (json_int_t)(json_integer_value(json_object_get(event, "nodes")) / 1000), "depth",
+                                  json_object_get(event, "depth"), "pvs", pvs));
+    } else
+        http_reply_error(r, 503, "cancelled", NULL, "the analysis was stopped before it finished");
+    http_resume(r);
+    job_release(job);
+}
+
+static void on_cloud_eval(Request *r, const char *param)
+{
+    (void)param;
+    const char *fen = http_query(r, "fen"), *multi = http_query(r, "multiPv");
+    if (!fen) {
+        http_reply_error(r, 400, "position_missing", "fen", "give the position as ?fen=...");
+        return;
+    }
+    json_t *body = json_pack("{s:s, s:{s:i, s:i}}", "fen", fen, "limits", "depth", 18, "movetime", 2000);
+    if (multi) {
+        char *end;
+        long n = strtol(multi, &end, 10);
+        if (*end || n < 1) {
+            json_decref(body);
+            http_reply_error(r, 400, "bad_type", "multiPv", "multiPv must be a whole number >= 1");
+            return;
+        }
+        json_object_set_new(body, "multiPv", json_integer(n));
+    }
+    ApiError e;
+    Job *job = api_parse_analysis(&e, body, false);
+    json_decref(body);
+    if (!job) {
+        reply_api_error(r, &e);
+        return;
+    }
+    if (!submit(r, job))
+        return;
+    job_retain(job);
+    job_add_listener(job, cloud_eval_listener, r);
+    r->pending = job;
+    http_suspend(r);
+}
+
 static void on_openapi(Request *r, const char *param)
 {
     (void)param;
@@ -585,6 +662,7 @@ const Route Routes[] = {
     {"POST", "/api/jobs", on_job_create, "Queue an analysis; answers 202 with its id at once"},
     {"GET", "/api/jobs/{id}", on_job_get, "A job's status, and its result when done"},
     {"DELETE", "/api/jobs/{id}", on_job_delete, "Cancel a queued or running job"},
+    {"GET", "/api/cloud-eval", on_cloud_eval, "Analysis in Lichess's cloud-eval shape (?fen=&multiPv=)"},
     {"GET", "/api/openapi.json", on_openapi, "This API, as OpenAPI 3"},
     {"GET", "/metrics", on_metrics, "Prometheus metrics"},
 };
@@ -630,7 +708,9 @@ void api_handle(Request *r)
         http_reply_error(r, 405, "method_not_allowed", NULL, "%s is not allowed here; use %s", r->method, allow);
         return;
     }
-    http_reply_error(r, 404, "not_found", NULL, "no such endpoint: %.200s", r->path);
+    if (strncmp(r->path, "/api/", 5) && static_serve(r))
+        return;
+    http_reply_error(r, 404, "not_found", NULL, "no such endpoint or file: %.200s", r->path);
 }
 
 void api_request_done(Request *r)
@@ -644,6 +724,7 @@ void api_request_done(Request *r)
         return;
     /* The client left before the answer: stop its search, the worker is freed for others. */
     job_remove_listener(job, analyse_listener, r);
+    job_remove_listener(job, cloud_eval_listener, r);
     r->pending = NULL;
     jobs_cancel(job);
     job_release(job);

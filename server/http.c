@@ -159,7 +159,7 @@ static enum MHD_Result send_reply(Request *r)
         MHD_add_response_header(resp, "Content-Type", r->content_type);
     if (r->extra_header_name)
         MHD_add_response_header(resp, r->extra_header_name, r->extra_header_value);
-    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    MHD_add_response_header(resp, "Cache-Control", r->cacheable || r->status == 304 ? "no-cache" : "no-store");
     enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)r->status, resp);
     MHD_destroy_response(resp);
     return ret;
@@ -232,6 +232,30 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **ctx, enu
     *ctx = NULL;
 }
 
+static int hex_value(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* URL and argument decoding: %xx as usual, but a decoded NUL becomes DEL, so "/app.js%00.html"
+ * stays one string that names no file instead of being cut short to "/app.js". */
+static size_t unescape(void *cls, struct MHD_Connection *conn, char *s)
+{
+    (void)cls, (void)conn;
+    char *o = s;
+    for (const char *c = s; *c; c++) {
+        int a, b;
+        if (*c == '%' && (a = hex_value(c[1])) >= 0 && (b = hex_value(c[2])) >= 0) {
+            char ch = (char)(a * 16 + b);
+            *o++ = ch ? ch : '\x7f';
+            c += 2;
+        } else
+            *o++ = *c;
+    }
+    *o = 0;
+    return (size_t)(o - s);
+}
+
 bool http_start(uv_loop_t *loop, const ServerConfig *cfg, int *bound_port)
 {
     H.cfg = cfg;
@@ -246,7 +270,8 @@ bool http_start(uv_loop_t *loop, const ServerConfig *cfg, int *bound_port)
     H.daemon = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO, (uint16_t)cfg->http_port,
                                 NULL, NULL, on_request, NULL, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
                                 MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_TIMEOUT,
-                                (unsigned)60, MHD_OPTION_CONNECTION_LIMIT, (unsigned)20000, MHD_OPTION_END);
+                                (unsigned)60, MHD_OPTION_CONNECTION_LIMIT, (unsigned)20000, MHD_OPTION_UNESCAPE_CALLBACK,
+                                unescape, NULL, MHD_OPTION_END);
     if (!H.daemon) {
         log_msg(LOG_ERROR, "cannot listen for HTTP on %s:%ld (in use?)", cfg->bind, cfg->http_port);
         return false;

@@ -24,6 +24,7 @@ typedef struct Request {
     size_t response_len;
     const char *content_type;
     char *extra_header_name, *extra_header_value;
+    bool cacheable; /* static files: revalidate with the ETag instead of no-store */
     bool suspended;
     bool client_gone;    /* the peer hung up while we were waiting */
     uv_poll_t *watch;    /* while suspended: notices the peer hanging up (MHD does not) */

@@ -11,6 +11,7 @@
 #include "http.h"
 #include "jobs.h"
 #include "log.h"
+#include "static.h"
 #include "store.h"
 #include "ws.h"
 
@@ -59,6 +60,7 @@ int serve_command(int argc, char **argv)
     log_set_level(cfg.log_level);
     signal(SIGPIPE, SIG_IGN);
     srand((unsigned)uv_hrtime());
+    static_load(cfg.web);
     uv_loop_t *loop = uv_default_loop();
     if (!store_open(loop, cfg.db, err, sizeof err)) {
         fprintf(stderr, "feelfish serve: storage: %s\n", err);
@@ -96,6 +98,7 @@ int serve_command(int argc, char **argv)
     fflush(stdout);
     uv_run(loop, UV_RUN_DEFAULT);
     store_close(); /* everything finished has been queued for writing: flush it */
+    static_free();
     uv_loop_close(loop);
     log_msg(LOG_INFO, "stopped");
     return 0;

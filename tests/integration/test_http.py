@@ -70,8 +70,24 @@ def error_code(result):
     return result[1]["error"]["code"] if isinstance(result[1], dict) and "error" in result[1] else None
 
 
+def make_web_root():
+    root = os.path.join(TMPDIR, "web")
+    os.makedirs(os.path.join(root, "sub"), exist_ok=True)
+    with open(os.path.join(root, "index.html"), "w") as f:
+        f.write("<!doctype html><title>feelfish</title>")
+    with open(os.path.join(root, "app.js"), "w") as f:
+        f.write("console.log('hi');")
+    with open(os.path.join(root, "sub", "style.css"), "w") as f:
+        f.write("body{}")
+    with open(os.path.join(TMPDIR, "secret.txt"), "w") as f:
+        f.write("outside the root")
+    os.symlink(os.path.join(TMPDIR, "secret.txt"), os.path.join(root, "leak.txt"))
+    os.symlink(os.path.join(root, "app.js"), os.path.join(root, "alias.js"))
+    return root
+
+
 def main():
-    s = Server("--workers", "2", "--queue", "8")
+    s = Server("--workers", "2", "--queue", "8", "--web", make_web_root())
     try:
         st, body, _ = s.request("GET", "/api/health")
         check("health", st == 200 and body["status"] == "ok" and body["workers"]["total"] == 2
@@ -181,6 +197,7 @@ def main():
         st, spec, _ = s.request("GET", "/api/openapi.json")
         paths = spec.get("paths", {}) if isinstance(spec, dict) else {}
         want = [("get", "/api/health"), ("get", "/api/config"), ("post", "/api/analyse"), ("post", "/api/jobs"),
+                ("get", "/api/cloud-eval"),
                 ("get", "/api/jobs/{id}"), ("delete", "/api/jobs/{id}"), ("get", "/api/openapi.json"),
                 ("get", "/metrics")]
         check("openapi_has_every_route", st == 200 and spec["openapi"].startswith("3.")
@@ -188,6 +205,38 @@ def main():
         st, metrics, _ = s.request("GET", "/metrics")
         check("metrics", st == 200 and 'feelfish_http_requests_total{route="POST /api/analyse",status="400"}' in metrics
               and "feelfish_nodes_searched_total" in metrics and "feelfish_jobs_finished_total" in metrics, metrics[:300])
+        # Static files from memory, with types, ETags, and nothing outside the root.
+        st, page, resp = s.request("GET", "/")
+        etag = resp.getheader("ETag")
+        check("static_index", st == 200 and "<title>feelfish</title>" in page
+              and resp.getheader("Content-Type").startswith("text/html") and etag, (st, page))
+        st, js, resp = s.request("GET", "/app.js")
+        check("static_mime_js", st == 200 and resp.getheader("Content-Type").startswith("text/javascript"), resp.getheaders())
+        st, css, resp = s.request("GET", "/sub/style.css")
+        check("static_subdir_css", st == 200 and resp.getheader("Content-Type").startswith("text/css"), st)
+        st, _, resp = s.request("GET", "/", headers={"If-None-Match": etag})
+        check("static_etag_304", st == 304 and resp.getheader("ETag") == etag, st)
+        st, _, _ = s.request("GET", "/alias.js")
+        check("static_symlink_inside_ok", st == 200, st)
+        for attack in ["/../secret.txt", "/%2e%2e/secret.txt", "/sub/../app.js", "/sub/%2e%2e/%2e%2e/secret.txt",
+                       "//etc/passwd", "/%2fetc%2fpasswd", "/leak.txt", "/etc/passwd", "/./app.js", "/app.js%00.html",
+                       "/..%2fsecret.txt", "/sub%2f..%2f..%2fsecret.txt"]:
+            st, body, _ = s.request("GET", attack)
+            check("static_refuses " + attack, st == 404 and "outside" not in str(body), (st, body))
+        st, body, _ = s.request("POST", "/app.js", {"x": 1})
+        check("static_post_404", st == 404, st)
+
+        # Lichess cloud-eval shape.
+        from urllib.parse import quote
+        st, ce, _ = s.request("GET", "/api/cloud-eval?fen=" + quote(fen) + "&multiPv=2")
+        check("cloud_eval_shape", st == 200 and ce["fen"] == fen and ce["depth"] >= 1 and isinstance(ce["knodes"], int)
+              and len(ce["pvs"]) == 2 and isinstance(ce["pvs"][0]["moves"], str) and " " in ce["pvs"][0]["moves"]
+              and ("cp" in ce["pvs"][0] or "mate" in ce["pvs"][0]), ce)
+        res = s.request("GET", "/api/cloud-eval")
+        check("cloud_eval_needs_fen", res[0] == 400 and error_code(res) == "position_missing", res[1])
+        res = s.request("GET", "/api/cloud-eval?fen=" + quote("8/8/8 w - -"))
+        check("cloud_eval_bad_fen", res[0] == 400 and error_code(res) == "fen_rank_count", res[1])
+
         st, body, _ = s.request("GET", "/api/health")
         check("still_serving_after_bad_input", st == 200 and body["status"] == "ok", body)
     finally:
