@@ -26,7 +26,7 @@ TSAN_OBJ   := $(patsubst %.c,build/tsan/%.o,$(ENGINE_SRC) $(UNIT_SRC))
 # Debian packages each step needs; `deps-*` installs the missing ones (as root, with apt-get).
 DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libwebsockets-dev libjansson-dev libsqlite3-dev
 DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish
-DEB_BENCH := $(DEB_BUILD) stockfish
+DEB_BENCH := $(DEB_BUILD) stockfish python3 wrk nginx-light
 
 .PHONY: all help deps-build deps-test deps-bench run test test-unit bench bench-strength format clean
 
@@ -98,6 +98,7 @@ bench: deps-bench feelfish
 	@tests/bench/perft.sh
 	@tests/bench/search.sh
 	@tests/bench/wac.sh
+	@python3 tests/bench/server.py
 
 bench-strength: deps-bench feelfish
 	@tests/bench/strength.sh

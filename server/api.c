@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "log.h"
 #include "static.h"
@@ -377,6 +378,11 @@ json_t *api_info_json(const Job *job, const SearchInfo *info)
     json_object_set_new(o, "nps", json_integer((json_int_t)info->nps));
     json_object_set_new(o, "time", json_integer(info->time_ms));
     json_object_set_new(o, "hashfull", json_integer(info->hashfull));
+    /* When the worker published it (wall clock, microseconds): lets a client on the same machine
+     * measure how long an info event takes to reach it. */
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    json_object_set_new(o, "publishedUs", json_integer((json_int_t)now.tv_sec * 1000000 + now.tv_nsec / 1000));
     return o;
 }
 

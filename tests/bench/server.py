@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""Server benchmarks (make bench): ratios and percentiles printed, no pass/fail on timing.
+ 1. wrk on GET /api/health vs nginx (one worker process, like our one loop thread) serving a static
+    JSON file, same machine, same run: target ratio >= 0.8.
+ 2. POST /api/analyse at depth 1, sequential on one keep-alive connection: p50 round trip, target < 2 ms.
+ 3. 1,000 WebSocket clients each running a short analysis: latency from a worker publishing an
+    info event to the client receiving it, p50/p99: target p99 < 20 ms.
+ 4. 10,000 idle WebSocket connections: server RSS, target < 300 MB.
+Standard library only; wrk and nginx from Debian."""
+import asyncio
+import base64
+import http.client
+import json
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+FF = os.environ.get("FEELFISH", "./feelfish")
+FEN = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+DATA = os.environ.get("FEELFISH_DATA", "../shared/data")
+try:
+    with open(os.path.join(DATA, "openings.epd")) as f:
+        OPENINGS = [" ".join(line.split()[:4]) for line in f if line.strip()]
+except OSError:
+    OPENINGS = [FEN]
+TMP = tempfile.mkdtemp(prefix="feelfish-bench-")
+
+
+def raise_fd_limit(n=65536):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(n, hard), hard))
+
+
+def start_server(*args):
+    p = subprocess.Popen([FF, "serve", "--http", "0", "--ws", "0", "--bind", "127.0.0.1", "--log-level", "warn",
+                          "--db", os.path.join(TMP, "b.db"), *args], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True, preexec_fn=raise_fd_limit)
+    w = p.stdout.readline().split()
+    return p, int(w[2]), int(w[4])
+
+
+def stop(p):
+    p.terminate()
+    p.wait(10)
+
+
+def rss_mb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def wrk(url, seconds=5, conns=50):
+    out = subprocess.run(["wrk", "-t1", "-c%d" % conns, "-d%ds" % seconds, "--latency", url],
+                         capture_output=True, text=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    p99 = re.search(r"99%\s+([\d.]+\w+)", out)
+    return rps, p99.group(1) if p99 else "?"
+
+
+def bench_wrk():
+    print("== 1. GET /api/health vs nginx static JSON (wrk, 1 thread, 50 connections, 5 s each)")
+    if not shutil.which("wrk") or not shutil.which("nginx"):
+        print("wrk or nginx missing (apt-get install wrk nginx-light): skipped")
+        return
+    root = os.path.join(TMP, "nginx")
+    os.makedirs(os.path.join(root, "html"), exist_ok=True)
+    with open(os.path.join(root, "html", "health.json"), "w") as f:
+        f.write('{"status":"ok","version":"0.1.0","workers":{"busy":0,"total":2},"queue":{"depth":0,"capacity":64}}')
+    port = 18780
+    conf = os.path.join(root, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write("worker_processes 1; pid %s/nginx.pid; error_log %s/error.log;\n"
+                "events { worker_connections 4096; }\n"
+                "http { access_log off; default_type application/json; keepalive_requests 100000;\n"
+                "  client_body_temp_path %s; proxy_temp_path %s; fastcgi_temp_path %s; uwsgi_temp_path %s;"
+                " scgi_temp_path %s;\n"
+                "  server { listen 127.0.0.1:%d; root %s/html; } }\n" % ((root,) * 7 + (port, root)))
+    ng = subprocess.Popen(["nginx", "-c", conf, "-g", "daemon off;"], stderr=subprocess.DEVNULL)
+    time.sleep(0.5)
+    p, http_port, _ = start_server("--workers", "1")
+    try:
+        wrk("http://127.0.0.1:%d/health.json" % port, 1)  # warm-up
+        wrk("http://127.0.0.1:%d/api/health" % http_port, 1)
+        ngx, ngx_p99 = wrk("http://127.0.0.1:%d/health.json" % port)
+        ff, ff_p99 = wrk("http://127.0.0.1:%d/api/health" % http_port)
+    finally:
+        stop(p)
+        ng.terminate()
+        ng.wait(5)
+    print("nginx:    %9.0f requests/s  (p99 %s)" % (ngx, ngx_p99))
+    print("feelfish: %9.0f requests/s  (p99 %s)" % (ff, ff_p99))
+    print("ratio feelfish/nginx: %.2f (target >= 0.8)" % (ff / ngx))
+
+
+def bench_analyse_depth1():
+    print("\n== 2. POST /api/analyse at depth 1 (sequential, one keep-alive connection, 500 requests)")
+    p, http_port, _ = start_server("--workers", "2")
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", http_port)
+        body = json.dumps({"fen": FEN, "limits": {"depth": 1}})
+        times = []
+        for i in range(550):
+            t0 = time.perf_counter()
+            conn.request("POST", "/api/analyse", body, {"Content-Type": "application/json"})
+            r = conn.getresponse()
+            r.read()
+            if i >= 50:
+                times.append((time.perf_counter() - t0) * 1000)
+        conn.close()
+    finally:
+        stop(p)
+    times.sort()
+    print("p50 %.3f ms, p90 %.3f ms, p99 %.3f ms (target p50 < 2 ms)" % (
+        times[len(times) // 2], times[int(len(times) * 0.9)], times[int(len(times) * 0.99)]))
+
+
+async def ws_open(port):
+    r, w = await asyncio.open_connection("127.0.0.1", port, limit=1 << 20)
+    key = base64.b64encode(os.urandom(16)).decode()
+    w.write(("GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+             "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % key).encode())
+    await w.drain()
+    head = await r.readuntil(b"\r\n\r\n")
+    if b" 101 " not in head.split(b"\r\n")[0]:
+        raise ConnectionError(head[:80])
+    return r, w
+
+
+def ws_frame(text):
+    payload = text.encode()
+    mask = os.urandom(4)
+    n = len(payload)
+    head = bytes([0x81]) + (bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + n.to_bytes(2, "big"))
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+async def ws_recv(r):
+    b0, b1 = await r.readexactly(2)
+    n = b1 & 0x7F
+    if n == 126:
+        n = int.from_bytes(await r.readexactly(2), "big")
+    elif n == 127:
+        n = int.from_bytes(await r.readexactly(8), "big")
+    data = await r.readexactly(n)
+    return (b0 & 0x0F), data
+
+
+CLIENTS = int(os.environ.get("BENCH_CLIENTS", "1000"))
+IDLE = int(os.environ.get("BENCH_IDLE", "10000"))
+
+
+async def thousand_clients(port, n=CLIENTS):
+    latencies, done = [], 0
+
+    async def client(i):
+        nonlocal done
+        r, w = await ws_open(port)
+        fen = OPENINGS[i % len(OPENINGS)]  # different positions: no answer straight from a warm table
+        w.write(ws_frame(json.dumps({"op": "analyse", "id": "c%d" % i, "fen": fen, "limits": {"depth": 7}})))
+        await w.drain()
+        while True:
+            op, data = await ws_recv(r)
+            if op != 1:
+                continue
+            now = time.time_ns() // 1000
+            m = json.loads(data)
+            if m["type"] == "info":
+                latencies.append((now - m["publishedUs"]) / 1000)
+            elif m["type"] in ("bestmove", "error"):
+                done += m["type"] == "bestmove"
+                break
+        w.close()
+
+    t0 = time.time()
+    await asyncio.gather(*(client(i) for i in range(n)))
+    return latencies, done, time.time() - t0
+
+
+def bench_thousand():
+    print("\n== 3. %d WebSocket clients, each a depth-7 analysis (2 workers, queue 2000)" % CLIENTS)
+    raise_fd_limit()
+    p, _, ws_port = start_server("--workers", "2", "--queue", "2000", "--hash", "16")
+    try:
+        lat, done, secs = asyncio.run(thousand_clients(ws_port))
+    finally:
+        stop(p)
+    lat.sort()
+    print("%d of %d analyses finished in %.1f s; %d info events received" % (done, CLIENTS, secs, len(lat)))
+    if lat:
+        print("publish-to-receive latency: p50 %.2f ms, p99 %.2f ms, max %.2f ms (target p99 < 20 ms)" % (
+            lat[len(lat) // 2], lat[int(len(lat) * 0.99)], lat[-1]))
+
+
+async def idle_connections(port, n):
+    conns = []
+    for start in range(0, n, 500):
+        conns += await asyncio.gather(*(ws_open(port) for _ in range(min(500, n - start))))
+    return conns
+
+
+def bench_idle():
+    print("\n== 4. %d idle WebSocket connections" % IDLE)
+    raise_fd_limit()
+    p, _, ws_port = start_server("--workers", "2", "--hash", "16")
+    try:
+        base = rss_mb(p.pid)
+
+        async def run():
+            conns = await idle_connections(ws_port, IDLE)
+            await asyncio.sleep(1)
+            rss = rss_mb(p.pid)
+            for _, w in conns:
+                w.close()
+            return len(conns), rss
+
+        n, rss = asyncio.run(run())
+    finally:
+        stop(p)
+    print("%d connections open: server RSS %.1f MB (%.1f MB before, %.1f KB per connection; target < 300 MB)" % (
+        n, rss, base, (rss - base) * 1024 / max(n, 1)))
+
+
+if __name__ == "__main__":
+    parts = sys.argv[1:] or ["wrk", "analyse", "clients", "idle"]
+    for name, fn in [("wrk", bench_wrk), ("analyse", bench_analyse_depth1), ("clients", bench_thousand),
+                     ("idle", bench_idle)]:
+        if name in parts:
+            fn()
