@@ -64,15 +64,30 @@ static int terminal_value(Lab *lab, int ply)
     return in_check(&lab->pos) ? -VALUE_MATE + ply : VALUE_DRAW;
 }
 
-static int minimax(Lab *lab, int depth, int ply)
+/* Every algorithm's node: counts it, and answers at once (returns true, *value set) when it is a
+ * leaf: no legal move, or the depth is used up. Otherwise list holds the moves. */
+static bool lab_leaf(Lab *lab, int depth, int ply, MoveList *list, int *value)
 {
     lab->nodes++;
+    if (movegen_legal(&lab->pos, list, GEN_ALL) == 0) {
+        *value = terminal_value(lab, ply);
+        return true;
+    }
+    if (depth == 0) {
+        lab->leaves++;
+        *value = evaluate(&lab->pos, lab->eval);
+        return true;
+    }
+    return false;
+}
+
+static int minimax(Lab *lab, int depth, int ply)
+{
     Position *p = &lab->pos;
     MoveList list;
-    if (movegen_legal(p, &list, GEN_ALL) == 0)
-        return terminal_value(lab, ply);
-    if (depth == 0)
-        return (lab->leaves++, evaluate(p, lab->eval));
+    int leaf;
+    if (lab_leaf(lab, depth, ply, &list, &leaf))
+        return leaf;
     int best = -VALUE_INFINITE;
     for (int i = 0; i < list.count; i++) {
         position_make_move(p, list.moves[i]);
@@ -90,13 +105,11 @@ static int minimax(Lab *lab, int depth, int ply)
 /* Fail-soft alpha-beta: the value returned may lie outside the window, which MTD(f) needs. */
 static int alphabeta(Lab *lab, int alpha, int beta, int depth, int ply)
 {
-    lab->nodes++;
     Position *p = &lab->pos;
     MoveList list;
-    if (movegen_legal(p, &list, GEN_ALL) == 0)
-        return terminal_value(lab, ply);
-    if (depth == 0)
-        return (lab->leaves++, evaluate(p, lab->eval));
+    int leaf;
+    if (lab_leaf(lab, depth, ply, &list, &leaf))
+        return leaf;
     order_moves(p, &list);
     int best = -VALUE_INFINITE;
     for (int i = 0; i < list.count; i++) {
@@ -118,13 +131,11 @@ static int alphabeta(Lab *lab, int alpha, int beta, int depth, int ply)
  * only when they prove better. */
 static int negascout(Lab *lab, int alpha, int beta, int depth, int ply)
 {
-    lab->nodes++;
     Position *p = &lab->pos;
     MoveList list;
-    if (movegen_legal(p, &list, GEN_ALL) == 0)
-        return terminal_value(lab, ply);
-    if (depth == 0)
-        return (lab->leaves++, evaluate(p, lab->eval));
+    int leaf;
+    if (lab_leaf(lab, depth, ply, &list, &leaf))
+        return leaf;
     order_moves(p, &list);
     int best = -VALUE_INFINITE;
     for (int i = 0; i < list.count; i++) {
@@ -170,14 +181,12 @@ static int ab_memory(Lab *lab, int alpha, int beta, int depth, int ply)
         if (e->upper < beta)
             beta = e->upper;
     }
-    lab->nodes++; /* an answer from memory is a look-up, not a node searched */
+    /* (an answer from memory above is a look-up, not a node searched) */
     MoveList list;
     int best;
     Move best_move = MOVE_NONE;
-    if (movegen_legal(p, &list, GEN_ALL) == 0)
-        best = terminal_value(lab, ply);
-    else if (depth == 0)
-        best = (lab->leaves++, evaluate(p, lab->eval));
+    if (lab_leaf(lab, depth, ply, &list, &best))
+        list.count = 0; /* stored as exact below */
     else {
         order_moves(p, &list);
         /* Try the move that was best here before first. */
@@ -208,7 +217,7 @@ static int ab_memory(Lab *lab, int alpha, int beta, int depth, int ply)
         e->move = MOVE_NONE;
     }
     /* A leaf's value is exact whatever the window; an inner node's is a bound outside it. */
-    if (depth == 0 || list.count == 0 || (best > alpha && best < beta))
+    if (list.count == 0 || (best > alpha && best < beta))
         e->lower = e->upper = best;
     else if (best <= alpha)
         e->upper = best;

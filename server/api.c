@@ -473,41 +473,42 @@ static bool submit(Request *r, Job *job)
     return false;
 }
 
-static void on_analyse(Request *r, const char *param)
+/* Validates body (consumed) into a job and queues it; NULL when the request already has its error
+ * answer. With `listener`, the request then waits, suspended, for the job's final event. */
+static Job *start_analysis(Request *r, json_t *body, JobListener listener)
 {
-    (void)param;
-    json_t *body = parse_body(r);
-    if (!body)
-        return;
     ApiError e;
     Job *job = api_parse_analysis(&e, body, false);
     json_decref(body);
     if (!job) {
         reply_api_error(r, &e);
-        return;
+        return NULL;
     }
     if (!submit(r, job))
-        return;
-    job_retain(job);
-    job_add_listener(job, analyse_listener, r);
-    r->pending = job;
-    http_suspend(r);
+        return NULL;
+    if (listener) {
+        job_retain(job);
+        job_add_listener(job, listener, r);
+        r->pending = job;
+        http_suspend(r);
+    }
+    return job;
+}
+
+static void on_analyse(Request *r, const char *param)
+{
+    (void)param;
+    json_t *body = parse_body(r);
+    if (body)
+        start_analysis(r, body, analyse_listener);
 }
 
 static void on_job_create(Request *r, const char *param)
 {
     (void)param;
     json_t *body = parse_body(r);
-    if (!body)
-        return;
-    ApiError e;
-    Job *job = api_parse_analysis(&e, body, false);
-    json_decref(body);
-    if (!job) {
-        reply_api_error(r, &e);
-        return;
-    }
-    if (!submit(r, job))
+    Job *job = body ? start_analysis(r, body, NULL) : NULL;
+    if (!job)
         return;
     http_reply_json(r, 202, json_pack("{s:s, s:s}", "id", job->id, "status", "queued"));
 }
@@ -638,19 +639,7 @@ static void on_cloud_eval(Request *r, const char *param)
         }
         json_object_set_new(body, "multiPv", json_integer(n));
     }
-    ApiError e;
-    Job *job = api_parse_analysis(&e, body, false);
-    json_decref(body);
-    if (!job) {
-        reply_api_error(r, &e);
-        return;
-    }
-    if (!submit(r, job))
-        return;
-    job_retain(job);
-    job_add_listener(job, cloud_eval_listener, r);
-    r->pending = job;
-    http_suspend(r);
+    start_analysis(r, body, cloud_eval_listener);
 }
 
 static void on_openapi(Request *r, const char *param)

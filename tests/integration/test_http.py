@@ -10,18 +10,11 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, summary  # noqa: E402
+
 FF = os.environ.get("FEELFISH", "./feelfish")
-passed = failed = 0
 
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok   " + name)
-    else:
-        failed += 1
-        print("FAIL " + name + ("\n    " + str(detail)[:600] if detail else ""))
 
 
 import tempfile
@@ -290,8 +283,7 @@ def main():
     check("sigterm_busy_exit_0_fast", rc == 0 and secs < 2, (rc, secs))
     check("sigterm_answers_waiting", answer.startswith("HTTP/1.1 503") or answer.startswith("HTTP/1.1 200"), answer[:200])
 
-    print("integration: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return summary("integration")
 
 
 if __name__ == "__main__":

@@ -13,21 +13,12 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, summary  # noqa: E402
 from wsclient import WebSocket  # noqa: E402
 
 FF = os.environ.get("FEELFISH", "./feelfish")
-passed = failed = 0
 FEN = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
 
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok   " + name)
-    else:
-        failed += 1
-        print("FAIL " + name + ("\n    " + str(detail)[:600] if detail else ""))
 
 
 def start(*args):
@@ -166,8 +157,7 @@ def main():
             proc.kill()
             rc = None
     check("sigterm_with_ws_searches", rc == 0 and time.time() - t0 < 2, (rc, time.time() - t0))
-    print("websocket: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return summary("websocket")
 
 
 if __name__ == "__main__":
