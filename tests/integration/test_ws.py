@@ -144,6 +144,20 @@ def main():
         check("ws_metrics", "feelfish_websocket_clients" in metrics and "feelfish_websocket_frames_sent_total" in metrics,
               metrics[-400:])
 
+        # A slow reader: frames queue on the server and info frames are coalesced (latest wins); when it
+        # reads again it gets the newest lines and the final bestmove, never an unbounded backlog.
+        slow = WebSocket(ws_port, rcvbuf=2048)
+        slow.send({"op": "analyse", "id": "slow", "fen": FEN, "limits": {"movetime": 2500}, "multiPv": 8})
+        time.sleep(3.5)
+        best, seen = slow.until(lambda m: m.get("type") == "bestmove", timeout=10)
+        slow.close()
+        with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % http_port, timeout=5) as r:
+            coalesced = int([l for l in r.read().decode().splitlines()
+                             if l.startswith("feelfish_websocket_frames_coalesced_total ")][0].split()[1])
+        infos = [m for m in seen if m.get("type") == "info"]
+        check("slow_reader_coalesced", best and best["id"] == "slow" and coalesced > 0 and infos
+              and max(m["depth"] for m in infos) >= best["depth"] - 1, (coalesced, len(infos), best and best["depth"]))
+
         # SIGTERM with analyses running over WebSocket: they end, the process exits 0 promptly.
         ws = WebSocket(ws_port)
         ws.send({"op": "analyse", "id": "t1", "fen": FEN, "limits": {"infinite": True}})
@@ -157,6 +171,20 @@ def main():
             proc.kill()
             rc = None
     check("sigterm_with_ws_searches", rc == 0 and time.time() - t0 < 2, (rc, time.time() - t0))
+
+    # The job timeout stops a search nobody stops: an infinite analysis ends with its bestmove.
+    proc, http_port, ws_port = start("--workers", "1", "--job-timeout", "1000")
+    try:
+        ws = WebSocket(ws_port)
+        t0 = time.time()
+        ws.send({"op": "analyse", "id": "forever", "fen": FEN, "limits": {"infinite": True}})
+        best, _ = ws.until(lambda m: m.get("type") == "bestmove", timeout=10)
+        check("job_timeout", best and best["id"] == "forever" and best["move"] and 0.9 < time.time() - t0 < 3,
+              (best and best.get("status"), time.time() - t0))
+        ws.close()
+    finally:
+        proc.terminate()
+        proc.wait(5)
     return summary("websocket")
 
 
