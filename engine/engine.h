@@ -6,6 +6,7 @@
 #include "bench.h"
 #include "bitboard.h"
 #include "epd.h"
+#include "eval/affective.h"
 #include "fen.h"
 #include "lab.h"
 #include "match.h"

@@ -41,6 +41,8 @@ int main(int argc, char **argv)
         return analyse_command(argc - 2, argv + 2, stdout);
     if (!strcmp(cmd, "serve"))
         return serve_command(argc - 2, argv + 2);
+    if (!strcmp(cmd, "affective-ranges"))
+        return affective_ranges_command(argc - 2, argv + 2, stdout);
     if (!strcmp(cmd, "match"))
         return match_command(argc - 2, argv + 2, stdout);
     if (!strcmp(cmd, "epd"))

@@ -56,5 +56,6 @@ void suite_rules(void);
 void suite_pgn(void);
 void suite_fuzz(void);
 void suite_search(void);
+void suite_affective(void);
 
 #endif

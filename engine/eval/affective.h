@@ -1,0 +1,94 @@
+/* The affective evaluator (shared/spec/affective.md, after the "Deep Feeling" thesis): the board
+ * is appraised into four concepts, a fuzzy cognitive map turns them into an emotional state, the
+ * state picks a goal, and the goal re-weights the classical evaluation's groups in proportion to
+ * the emotion's intensity. With no emotion the evaluation is exactly the classical one. */
+#ifndef FEELFISH_AFFECTIVE_H
+#define FEELFISH_AFFECTIVE_H
+
+#include "eval.h"
+
+typedef enum {
+    CONCEPT_DESIRABILITY,
+    CONCEPT_RELIEF, /* relief > 0, fear < 0 */
+    CONCEPT_AROUSAL,
+    CONCEPT_MATERIAL,
+    CONCEPT_MOBILITY,
+    CONCEPT_KING_SAFETY,
+    CONCEPT_OPP_KING_EXPOSURE,
+    CONCEPT_NB
+} Concept;
+
+#define AFFECTIVE_TERM_NB 4 /* material, mobility, king safety, opp king exposure */
+#define AFFECTIVE_GOAL_MAX 12
+
+extern const char *const ConceptNames[CONCEPT_NB];
+/* The default weight matrix E (row = from, column = to; thesis Table 4.2). */
+extern const double FcmDefaultMatrix[CONCEPT_NB][CONCEPT_NB];
+
+/* The raw measurements behind the board concepts, for one side. */
+typedef struct {
+    int material;  /* pawns 1/3/3/5/9, own minus opponent */
+    int mobility;  /* legal moves of the side */
+    int shield;    /* 8*p2 + 4*p3 - 8*open files by the king, -24..24 */
+    double tropism; /* enemy pieces' closeness to the king, weighted, with bishop/rook penalties */
+    int opp_shield;
+    double opp_tropism;
+} Appraisal;
+
+typedef struct {
+    const char *name;
+    double decay; /* mood: share of the previous emotion carried into the next appraisal */
+    double bias;  /* added to relief's input each iteration: anxious < 0 < bold */
+} Temperament;
+
+extern const Temperament Temperaments[];
+extern const int TemperamentCount;
+const Temperament *temperament_find(const char *name); /* NULL if unknown */
+
+typedef struct {
+    const char *name;
+    Concept concept; /* the condition: concepts[concept] compared with threshold */
+    int below;       /* 1: true when below the threshold; 0: when above */
+    double threshold;
+    double eta[AFFECTIVE_TERM_NB]; /* desired shares of the evaluation's range (Table 4.5) */
+} Goal;
+
+extern const Goal Goals[];
+extern const int GoalCount;
+
+typedef struct {
+    double c[CONCEPT_NB]; /* every concept after the map settled (board concepts clamped) */
+    int iterations;
+    int goal;             /* index into Goals */
+    double intensity;     /* eps = |relief| */
+    double factor[AFFECTIVE_TERM_NB]; /* relevance factors r_i of the goal */
+    Appraisal raw;
+} Emotion;
+
+/* This engine's term ranges (centipawns), measured by `feelfish affective-ranges` (see the .c). */
+#define AFFECTIVE_RANGE_MATERIAL 4466.0
+#define AFFECTIVE_RANGE_MOBILITY 269.0
+#define AFFECTIVE_RANGE_KING_SAFETY 166.0
+#define AFFECTIVE_RANGE_OPP_KING 126.0
+extern const double AffectiveRanges[AFFECTIVE_TERM_NB];
+
+/* The board concepts in [-1, 1] from side's point of view (membership degrees, continuous). */
+void affective_appraise(const Position *p, Color side, double concepts[AFFECTIVE_TERM_NB], Appraisal *raw);
+/* Runs the map from the board concepts and an optional previous emotion (mood, may be NULL). */
+void affective_feel(const double board[AFFECTIVE_TERM_NB], const Emotion *previous, const Temperament *t,
+                    Emotion *out);
+/* Appraises p for the side to move and feels. */
+void affective_emotion(const Position *p, const Emotion *previous, const Temperament *t, Emotion *out);
+/* The map's squashing function S(x) = 2 / (1 + exp(-5x)) - 1. */
+double affective_squash(double x);
+/* r_i = eta_i * (sum_j range_j) / range_i - 1 (Eq. 4.6 at unit intensity). */
+double affective_factor(const double eta[AFFECTIVE_TERM_NB], const double ranges[AFFECTIVE_TERM_NB], int i);
+/* The evaluator for an emotion: classical groups weighted by 1 + r_i * eps. */
+void affective_evaluator(const Emotion *e, Evaluator *out);
+
+const char *affective_label(Concept c, double value); /* fear/neutral/relief, ... */
+
+#include <stdio.h>
+int affective_ranges_command(int argc, char **argv, FILE *out);
+
+#endif
