@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval/affective.h"
 #include "fen.h"
 #include "lab.h"
 #include "move.h"
@@ -59,7 +60,7 @@ static void write_line(FILE *out, Position *p, const SearchInfo *info)
 
 int analyse_command(int argc, char **argv, FILE *out)
 {
-    const char *fen = FEN_STARTPOS, *moves = NULL, *algorithm = NULL, *mode = "classical";
+    const char *fen = FEN_STARTPOS, *moves = NULL, *algorithm = NULL, *mode = "classical", *temper = "neutral";
     long depth = 0, movetime = 0, nodes = 0, multipv = 1, threads = 1, hash = 64;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -72,6 +73,8 @@ int analyse_command(int argc, char **argv, FILE *out)
             algorithm = v;
         else if (!strcmp(a, "--mode") && v)
             mode = v;
+        else if (!strcmp(a, "--temperament") && v)
+            temper = v;
         else if (!strcmp(a, "--depth"))
             ok = parse_long(a, v, 1, MAX_PLY - 1, &depth);
         else if (!strcmp(a, "--movetime"))
@@ -88,7 +91,8 @@ int analyse_command(int argc, char **argv, FILE *out)
             fprintf(stderr, "analyse: unknown or incomplete argument '%s'\n"
                             "usage: feelfish analyse [--fen FEN] [--moves \"e2e4 e7e5\"] [--depth D | --movetime MS |"
                             " --nodes N]\n"
-                            "                        [--multipv K] [--threads N] [--hash MB] [--mode classical]\n"
+                            "                        [--multipv K] [--threads N] [--hash MB]\n"
+                            "                        [--mode classical|affective] [--temperament neutral|calm|anxious|bold]\n"
                             "       feelfish analyse --algorithm minimax|alphabeta|negascout|mtdf|all --depth D "
                             "[--fen FEN]\n",
                             a);
@@ -98,8 +102,13 @@ int analyse_command(int argc, char **argv, FILE *out)
             return 2;
         i++;
     }
-    if (strcmp(mode, "classical")) {
-        fprintf(stderr, "analyse: mode '%s' is not available (modes: classical)\n", mode);
+    if (strcmp(mode, "classical") && strcmp(mode, "affective")) {
+        fprintf(stderr, "analyse: mode '%s' is not available (modes: classical, affective)\n", mode);
+        return 2;
+    }
+    const Temperament *temperament = temperament_find(temper);
+    if (!temperament) {
+        fprintf(stderr, "analyse: temperament '%s' is not one of neutral, calm, anxious, bold\n", temper);
         return 2;
     }
     Position *p = malloc(sizeof *p);
@@ -130,7 +139,13 @@ int analyse_command(int argc, char **argv, FILE *out)
         }
     }
     Evaluator eval;
-    evaluator_classical(&eval);
+    Emotion emotion;
+    bool affective = !strcmp(mode, "affective");
+    if (affective) {
+        affective_emotion(p, NULL, temperament, &emotion); /* once at the root, fixed for the search */
+        affective_evaluator(&emotion, &eval);
+    } else
+        evaluator_classical(&eval);
     char fen_out[FEN_BUFFER_SIZE], buf[MOVE_STRING_SIZE];
     fen_write(p, fen_out);
 
@@ -200,7 +215,12 @@ int analyse_command(int argc, char **argv, FILE *out)
         fprintf(out, "%s\n  ", i ? "," : "");
         write_line(out, p, &r.line[i]);
     }
-    fprintf(out, "\n]}\n");
+    fprintf(out, "\n]");
+    if (affective) {
+        char json[1024];
+        fprintf(out, ",\n \"emotion\": %s", affective_json(&emotion, json, sizeof json));
+    }
+    fprintf(out, "}\n");
     search_free(s);
     free(p);
     return 0;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval/affective.h"
 #include "eval/eval.h"
 #include "fen.h"
 #include "move.h"
@@ -35,6 +36,8 @@ typedef struct {
     bool searching;        /* a search thread exists and has not been joined */
     atomic_bool finished;  /* set by the search thread once its search is over, before bestmove */
     /* option values */
+    bool affective;
+    const Temperament *temperament;
     int multipv;
     bool ponder;
     bool limit_strength;
@@ -112,9 +115,15 @@ static bool apply_clear_hash(Uci *u, const char *v, long n, char *why, size_t si
 static bool apply_mode(Uci *u, const char *v, long n, char *why, size_t size)
 {
     (void)n, (void)why, (void)size;
-    if (!strcmp(v, "classical"))
-        evaluator_classical(&u->eval);
+    u->affective = !strcasecmp(v, "affective");
+    evaluator_classical(&u->eval);
     return true;
+}
+static bool apply_temperament(Uci *u, const char *v, long n, char *why, size_t size)
+{
+    (void)n, (void)why, (void)size;
+    u->temperament = temperament_find(v);
+    return u->temperament != NULL;
 }
 static bool apply_limit_strength(Uci *u, const char *v, long n, char *why, size_t size)
 {
@@ -138,7 +147,8 @@ static const Option Options[] = {
     {"Move Overhead", OPT_SPIN, "10", 0, 5000, NULL, apply_overhead},
     {"Ponder", OPT_CHECK, "false", 0, 1, NULL, apply_ponder},
     {"Clear Hash", OPT_BUTTON, NULL, 0, 0, NULL, apply_clear_hash},
-    {"Mode", OPT_COMBO, "classical", 0, 0, "classical", apply_mode},
+    {"Mode", OPT_COMBO, "classical", 0, 0, "classical affective", apply_mode},
+    {"Temperament", OPT_COMBO, "neutral", 0, 0, "neutral calm anxious bold", apply_temperament},
     {"UCI_LimitStrength", OPT_CHECK, "false", 0, 1, NULL, apply_limit_strength},
     {"UCI_Elo", OPT_SPIN, "1320", 1320, 3190, NULL, apply_elo},
 };
@@ -476,6 +486,15 @@ static void go(Uci *u, char *args)
     position_copy(copy, u->pos);
     job->u = u;
     job->pos = copy;
+    if (u->affective) {
+        /* The emotion is appraised once at the root and fixed for the whole search (spec §4). */
+        Emotion e;
+        char json[1024];
+        affective_emotion(copy, NULL, u->temperament, &e);
+        affective_evaluator(&e, &u->eval);
+        say(u, "info string emotion %s", affective_json(&e, json, sizeof json));
+    } else
+        evaluator_classical(&u->eval);
     atomic_store(&u->finished, false);
     search_prepare(u->search, l); /* a stop or ponderhit right after go must not be lost */
     if (pthread_create(&u->thread, NULL, search_thread, job)) {
@@ -533,6 +552,7 @@ int uci_loop(FILE *in, FILE *out)
     evaluator_classical(&u.eval);
     u.multipv = 1;
     u.elo = 1320;
+    u.temperament = temperament_find("neutral");
     fen_read(u.pos, FEN_STARTPOS, NULL, 0);
 
     char *line = malloc(LINE_MAX_LEN);

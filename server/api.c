@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../engine/eval/affective.h"
 #include "log.h"
 #include "static.h"
 #include "store.h"
@@ -98,6 +99,10 @@ static bool check_keys(ApiError *r, json_t *obj, const char *const *allowed, con
             if (!strcmp(key, allowed[i]))
                 known = true;
             int d = distance(key, allowed[i]);
+            /* A truncated or extended name ("temper", "depths") is as good a hint as a typo. */
+            size_t kl = strlen(key), al = strlen(allowed[i]);
+            if (kl >= 3 && al >= 3 && !strncasecmp(key, allowed[i], kl < al ? kl : al))
+                d = d < 1 ? d : 1;
             if (d < best_d)
                 best_d = d, best = allowed[i];
         }
@@ -229,6 +234,7 @@ static bool parse_position(ApiError *r, json_t *body, Position *p)
 
 static const char *const AnalyseKeys[] = {"fen", "moves", "pgn", "mode", "limits", "multiPv",
                                           "compare", "affective", "bayesian", "op", "id", NULL};
+static const char *const AffectiveKeys[] = {"temperament", NULL};
 static const char *const LimitKeys[] = {"depth", "nodes", "movetime", "infinite", NULL};
 
 /* Parses an analysis request into a job (not yet submitted). ws: infinite allowed. */
@@ -244,12 +250,28 @@ Job *api_parse_analysis(ApiError *r, json_t *body, bool allow_infinite)
             return NULL;
         }
         mode_name = json_string_value(mode);
-        if (strcmp(mode_name, "classical")) {
-            bool later = !strcmp(mode_name, "affective") || !strcmp(mode_name, "bayesian");
+        if (strcmp(mode_name, "classical") && strcmp(mode_name, "affective")) {
+            bool later = !strcmp(mode_name, "bayesian");
             api_error_set(r, 400, later ? "mode_unavailable" : "bad_mode", "mode",
-                             later ? "mode '%s' is not available on this server yet (modes: classical)"
+                             later ? "mode '%s' is not available on this server yet (modes: classical, affective)"
                                    : "mode '%.40s' is not one of classical, affective, bayesian",
                              mode_name);
+            return NULL;
+        }
+    }
+    const Temperament *temperament = temperament_find("neutral");
+    json_t *aff = json_object_get(body, "affective");
+    if (aff) {
+        if (!json_is_object(aff)) {
+            api_error_set(r, 400, "bad_type", "affective", "'affective' must be an object like {\"temperament\": \"calm\"}");
+            return NULL;
+        }
+        if (!check_keys(r, aff, AffectiveKeys, "affective."))
+            return NULL;
+        json_t *t = json_object_get(aff, "temperament");
+        if (t && (!json_is_string(t) || !(temperament = temperament_find(json_string_value(t))))) {
+            api_error_set(r, 400, "bad_temperament", "affective.temperament",
+                          "temperament must be one of neutral, calm, anxious, bold");
             return NULL;
         }
     }
@@ -314,16 +336,38 @@ Job *api_parse_analysis(ApiError *r, json_t *body, bool allow_infinite)
     Job *job = NULL;
     if (parse_position(r, body, p)) {
         Evaluator e;
-        evaluator_classical(&e);
+        Emotion emotion;
+        bool affective = !strcmp(mode_name, "affective");
+        if (affective) {
+            /* Appraised once, from the side to move at the root, fixed for the search (spec §4). */
+            affective_emotion(p, NULL, temperament, &emotion);
+            affective_evaluator(&emotion, &e);
+        } else
+            evaluator_classical(&e);
         job = job_new(p, &l, &e, mode_name);
         if (!job)
             api_error_set(r, 503, "overloaded", NULL, "out of memory");
+        else if (affective) {
+            job->has_emotion = true;
+            job->emotion = emotion;
+        }
     }
     free(p);
     return job;
 }
 
 /* ---- results (worker threads) ---- */
+
+static json_t *emotion_json(const Emotion *e)
+{
+    return json_pack("{s:f, s:f, s:f, s:s, s:f, s:s, s:{s:f, s:f, s:f, s:f}, s:{s:f, s:f, s:f, s:f}}", "relief",
+                     e->c[CONCEPT_RELIEF], "desirability", e->c[CONCEPT_DESIRABILITY], "arousal",
+                     e->c[CONCEPT_AROUSAL], "label", affective_label(CONCEPT_RELIEF, e->c[CONCEPT_RELIEF]),
+                     "intensity", e->intensity, "goal", Goals[e->goal].name, "factors", "material", e->factor[0],
+                     "mobility", e->factor[1], "kingSafety", e->factor[2], "oppKingExposure", e->factor[3], "inputs",
+                     "material", e->c[CONCEPT_MATERIAL], "mobility", e->c[CONCEPT_MOBILITY], "kingSafety",
+                     e->c[CONCEPT_KING_SAFETY], "oppKingExposure", e->c[CONCEPT_OPP_KING_EXPOSURE]);
+}
 
 static void put_score(json_t *o, int score_stm, Color side)
 {
@@ -383,6 +427,8 @@ json_t *api_info_json(const Job *job, const SearchInfo *info)
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     json_object_set_new(o, "publishedUs", json_integer((json_int_t)now.tv_sec * 1000000 + now.tv_nsec / 1000));
+    if (job->has_emotion)
+        json_object_set_new(o, "emotion", emotion_json(&job->emotion));
     return o;
 }
 
@@ -410,6 +456,8 @@ json_t *api_result_json(const Job *job, const SearchResult *r, bool cancelled)
     for (int i = 0; i < r->lines && r->best; i++)
         json_array_append_new(pvs, line_json(&scratch, &r->line[i], true));
     json_object_set_new(o, "pvs", pvs);
+    if (job->has_emotion)
+        json_object_set_new(o, "emotion", emotion_json(&job->emotion));
     return o;
 }
 
@@ -442,7 +490,7 @@ static void on_config(Request *r, const char *param)
     }
     json_object_set_new(o, "httpPort", json_integer(HttpPort));
     json_object_set_new(o, "wsPort", json_integer(WsPort));
-    json_object_set_new(o, "modes", json_pack("[s]", "classical"));
+    json_object_set_new(o, "modes", json_pack("[s, s]", "classical", "affective"));
     json_object_set_new(o, "version", json_string(VERSION));
     http_reply_json(r, 200, o);
 }

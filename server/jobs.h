@@ -22,6 +22,8 @@ struct Job {
     SearchLimits limits;
     Evaluator eval;
     char mode[16];
+    bool has_emotion; /* affective mode: the emotion appraised at the root, fixed for the search */
+    Emotion emotion;
     int64_t created_ms, started_ms, finished_ms;
     json_t *result;   /* set when done (loop thread) */
     atomic_bool cancel;

@@ -247,6 +247,20 @@ const char *affective_label(Concept c, double v)
     return Labels[row][v < -0.5 ? 0 : v > 0.5 ? 2 : 1];
 }
 
+char *affective_json(const Emotion *e, char *buf, size_t size)
+{
+    snprintf(buf, size,
+             "{\"relief\": %.4f, \"desirability\": %.4f, \"arousal\": %.4f, \"label\": \"%s\", "
+             "\"intensity\": %.4f, \"goal\": \"%s\", "
+             "\"factors\": {\"material\": %.4f, \"mobility\": %.4f, \"kingSafety\": %.4f, \"oppKingExposure\": %.4f}, "
+             "\"inputs\": {\"material\": %.4f, \"mobility\": %.4f, \"kingSafety\": %.4f, \"oppKingExposure\": %.4f}}",
+             e->c[CONCEPT_RELIEF], e->c[CONCEPT_DESIRABILITY], e->c[CONCEPT_AROUSAL],
+             affective_label(CONCEPT_RELIEF, e->c[CONCEPT_RELIEF]), e->intensity, Goals[e->goal].name, e->factor[0],
+             e->factor[1], e->factor[2], e->factor[3], e->c[CONCEPT_MATERIAL], e->c[CONCEPT_MOBILITY],
+             e->c[CONCEPT_KING_SAFETY], e->c[CONCEPT_OPP_KING_EXPOSURE]);
+    return buf;
+}
+
 /* `feelfish affective-ranges FILE.epd...`: the range (max - min) of each grouped term of the
  * classical evaluation over the positions of the files, the numbers behind AffectiveRanges. */
 int affective_ranges_command(int argc, char **argv, FILE *out)

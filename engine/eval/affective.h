@@ -88,6 +88,10 @@ void affective_evaluator(const Emotion *e, Evaluator *out);
 
 const char *affective_label(Concept c, double value); /* fear/neutral/relief, ... */
 
+/* The emotion as the API's JSON object (relief, desirability, arousal, label, intensity, goal,
+ * factors, inputs), written into buf; returns buf. */
+char *affective_json(const Emotion *e, char *buf, size_t size);
+
 #include <stdio.h>
 int affective_ranges_command(int argc, char **argv, FILE *out);
 

@@ -122,6 +122,10 @@ python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["pvs"]) == 3 a
 out=$($FF analyse --algorithm all --depth 3 --fen "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
 python3 -c 'import json,sys; a=json.load(sys.stdin)["algorithms"]; assert len(a) == 4 and len({x["value"] for x in a}) == 1 and max(x["nodes"] for x in a) == a[0]["nodes"], a' <<<"$out" \
     && ok lab_cli_agree || fail lab_cli_agree "$out"
+out=$($FF analyse --fen "6k1/5ppp/8/8/8/3q4/8/4K3 w - - 0 1" --depth 4 --mode affective)
+python3 -c 'import json,sys; e=json.load(sys.stdin)["emotion"]; assert e["label"] == "fear" and e["goal"] == "reach_safety" and e["intensity"] > 0.9, e' <<<"$out" \
+    && ok analyse_affective_emotion || fail analyse_affective_emotion "$out"
+run analyse_bad_temperament 2 "temperament 'wild' is not one of" $FF analyse --mode affective --temperament wild --depth 2
 run analyse_bad_fen 2 'bad FEN \(fen_rank_count\)' $FF analyse --fen "8/8/8 w - - 0 1"
 run analyse_bad_algorithm 2 "unknown algorithm 'bogo'" $FF analyse --algorithm bogo --depth 2
 run analyse_illegal_move 2 "illegal move 'e2e5'" $FF analyse --moves "e2e5"

@@ -50,7 +50,7 @@ send "position sideways"; check bad_position "info string position needs" 5
 send "setoption name Hash value lots"; check bad_option_value 'info string Hash takes a whole number from 1 to' 5
 send "setoption name Threads value 0"; check option_out_of_range 'info string Threads takes a whole number from 1' 5
 send "setoption name NoSuchThing value 3"; check unknown_option 'info string no such option: NoSuchThing' 5
-send "setoption name Mode value emotional"; check bad_combo 'info string Mode takes one of: classical' 5
+send "setoption name Mode value emotional"; check bad_combo 'info string Mode takes one of: classical affective' 5
 send "go depth 3 nodes zero"; check bad_go_number "info string go nodes needs a number, got 'zero'" 5
 send "setoption name Hash value 32"
 send "setoption name Clear Hash"
@@ -157,6 +157,18 @@ for i in $(seq 1 50); do
     expect '^bestmove ' 5 && answered=$((answered + 1))
 done
 [ "$answered" = 50 ] && ok instant_ponderhit || fail instant_ponderhit "$answered of 50 answered"
+
+# Mode affective: the emotion appraised at the root is reported before the search.
+send "setoption name Mode value affective"
+send "position fen 6k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1"
+send "go depth 5"
+if expect '^bestmove' 10; then
+    grep -q '^info string emotion {"relief": 0\.9.*"label": "relief".*"goal": "enclose_king"' <<<"$SEEN" && ok affective_mode_emotion \
+        || fail affective_mode_emotion "$(grep emotion <<<"$SEEN")"
+else
+    fail affective_mode_emotion "no bestmove"
+fi
+send "setoption name Mode value classical"
 
 # A very long line is rejected without harm.
 send "position startpos moves $(printf 'e2e4 %.0s' $(seq 1 15000))"

@@ -151,6 +151,29 @@ def main():
         res = s.request("POST", "/api/analyse", {"fen": fen, "limits": {"depth": 99, "movetime": 50}, "multiPv": 99})
         check("limits_capped", res[0] == 200 and len(res[1]["pvs"]) <= 10, res[1])
 
+        # Affective mode: the emotion appraised at the root comes with the result.
+        cases = [("6k1/5ppp/8/8/8/3q4/8/4K3 w - - 0 1", "fear", "reach_safety"),
+                 ("6k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1", "relief", "enclose_king"),
+                 ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", None, "gain_advantage")]
+        for cfen, label, goal in cases:
+            st, r, _ = s.request("POST", "/api/analyse", {"fen": cfen, "mode": "affective", "limits": {"depth": 5}})
+            e = r.get("emotion", {}) if isinstance(r, dict) else {}
+            check("affective_" + goal, st == 200 and r["mode"] == "affective" and e.get("goal") == goal
+                  and (label is None or e.get("label") == label)
+                  and set(e.get("factors", {})) == {"material", "mobility", "kingSafety", "oppKingExposure"}
+                  and set(e.get("inputs", {})) == {"material", "mobility", "kingSafety", "oppKingExposure"}, r)
+        res = s.request("POST", "/api/analyse", {"fen": fen, "mode": "affective", "affective": {"temperament": "zen"},
+                                                 "limits": {"depth": 3}})
+        check("affective_bad_temperament", res[0] == 400 and error_code(res) == "bad_temperament", res[1])
+        res = s.request("POST", "/api/analyse", {"fen": fen, "mode": "affective", "affective": {"temper": "calm"},
+                                                 "limits": {"depth": 3}})
+        check("affective_unknown_field", res[0] == 400 and error_code(res) == "unknown_field"
+              and "temperament" in res[1]["error"]["message"], res[1])
+        res = s.request("POST", "/api/analyse", {"fen": fen, "mode": "bayesian", "limits": {"depth": 3}})
+        check("bayesian_not_yet", res[0] == 400 and error_code(res) == "mode_unavailable", res[1])
+        st, r, _ = s.request("POST", "/api/analyse", {"fen": fen, "limits": {"depth": 3}})
+        check("classical_has_no_emotion", st == 200 and "emotion" not in r, r)
+
         # Jobs: created at once, polled to the end, cancelled, unknown ids.
         st, j, _ = s.request("POST", "/api/jobs", {"fen": fen, "limits": {"depth": 9}})
         check("job_created", st == 202 and j["status"] == "queued" and len(j["id"]) >= 8, j)

@@ -61,6 +61,12 @@ def main():
         check("analyse_bestmove", best and best["id"] == "c1" and best["move"] == best["bestMove"]
               and best["san"] and len(best["pvs"]) == 2 and best["depth"] == 8, best)
 
+        ws.send({"op": "analyse", "id": "aff", "fen": FEN, "mode": "affective", "limits": {"depth": 6}})
+        best, seen = ws.until(lambda m: m.get("type") == "bestmove")
+        infos = [m for m in seen if m.get("type") == "info"]
+        check("affective_info_has_emotion", infos and all("label" in m.get("emotion", {}) for m in infos)
+              and best.get("emotion", {}).get("goal"), seen[-1:])
+
         ws.send({"op": "analyse", "id": "inf", "fen": FEN, "limits": {"infinite": True}})
         time.sleep(0.5)
         t0 = time.time()
