@@ -79,7 +79,31 @@ def make_web_root():
     return root
 
 
+def test_settings():
+    out = subprocess.run([FF, "serve", "--help"], capture_output=True, text=True)
+    flags = ["--http", "--ws", "--workers", "--hash", "--queue", "--db", "--web", "--bind", "--log-level",
+             "--body-max", "--ws-message-max", "--ws-searches-max", "--max-depth", "--max-nodes", "--max-movetime",
+             "--max-multipv", "--job-timeout"]
+    check("serve_help_lists_flags", out.returncode == 0 and all(f in out.stdout for f in flags)
+          and "FEELFISH_HTTP_PORT" in out.stdout and "(default 8080)" in out.stdout, out.stdout[-300:])
+    for args, msg in [(["--bogus"], "unknown option '--bogus'"), (["--http", "99999"], "--http: '99999' is not a whole"),
+                      (["--workers"], "--workers needs a value"), (["--log-level", "loud"], "--log-level: 'loud'")]:
+        res = subprocess.run([FF, "serve", *args], capture_output=True, text=True, timeout=10)
+        check("serve_rejects " + " ".join(args), res.returncode == 2 and msg in res.stderr, res.stderr)
+    env = dict(os.environ, FEELFISH_QUEUE="7", FEELFISH_MAX_MULTIPV="3")
+    p = subprocess.Popen([FF, "serve", "--http", "0", "--ws", "0", "--bind", "127.0.0.1", "--hash", "16", "--db", DB,
+                          "--max-multipv", "4"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    port = int(p.stdout.readline().split()[2])
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", "/api/config")
+    cfg = json.loads(conn.getresponse().read())
+    p.terminate()
+    p.wait(5)
+    check("settings_env_then_flags", cfg["queueCapacity"] == 7 and cfg["maxMultiPv"] == 4, cfg)
+
+
 def main():
+    test_settings()
     s = Server("--workers", "2", "--queue", "8", "--web", make_web_root())
     try:
         st, body, _ = s.request("GET", "/api/health")

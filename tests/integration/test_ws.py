@@ -178,6 +178,28 @@ def main():
             rc = None
     check("sigterm_with_ws_searches", rc == 0 and time.time() - t0 < 2, (rc, time.time() - t0))
 
+    # A full queue answers with an error frame (the connection stays usable).
+    proc, http_port, ws_port = start("--workers", "1", "--queue", "1")
+    try:
+        ws = WebSocket(ws_port)
+        ws.send({"op": "analyse", "id": "q1", "fen": FEN, "limits": {"infinite": True}})
+        for _ in range(100):
+            if health(http_port)["workers"]["busy"] == 1:
+                break
+            time.sleep(0.02)
+        ws.send({"op": "analyse", "id": "q2", "fen": FEN, "limits": {"infinite": True}})
+        ws2 = WebSocket(ws_port)
+        ws2.send({"op": "analyse", "id": "q3", "fen": FEN, "limits": {"depth": 3}})
+        err, _ = ws2.until(lambda m: m.get("type") == "error", timeout=5)
+        check("ws_queue_full_error_frame", error_of(err) == "queue_full" and err.get("id") == "q3", err)
+        ws2.send({"op": "ping"})
+        check("ws_usable_after_queue_full", ws2.recv_json(5) == {"type": "pong"})
+        ws.close()
+        ws2.close()
+    finally:
+        proc.terminate()
+        proc.wait(5)
+
     # The job timeout stops a search nobody stops: an infinite analysis ends with its bestmove.
     proc, http_port, ws_port = start("--workers", "1", "--job-timeout", "1000")
     try:
