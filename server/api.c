@@ -328,6 +328,20 @@ Job *api_parse_analysis(ApiError *r, json_t *body, bool allow_infinite)
         }
         l.multipv = (int)(json_integer_value(v) > Cfg->max_multipv ? Cfg->max_multipv : json_integer_value(v));
     }
+    json_t *compare = json_object_get(body, "compare");
+    if (compare && !json_is_boolean(compare)) {
+        api_error_set(r, 400, "bad_type", "compare", "'compare' must be true or false");
+        return NULL;
+    }
+    if (json_is_true(compare) && strcmp(mode_name, "affective")) {
+        api_error_set(r, 400, "bad_compare", "compare",
+                      "'compare' sets the affective search beside the classical one: use it with \"mode\": \"affective\"");
+        return NULL;
+    }
+    if (json_is_true(compare) && l.infinite) {
+        api_error_set(r, 400, "bad_compare", "compare", "compare needs a finite budget (depth, nodes or movetime)");
+        return NULL;
+    }
     Position *p = malloc(sizeof *p);
     if (!p) {
         api_error_set(r, 503, "overloaded", NULL, "out of memory");
@@ -350,6 +364,7 @@ Job *api_parse_analysis(ApiError *r, json_t *body, bool allow_infinite)
         else if (affective) {
             job->has_emotion = true;
             job->emotion = emotion;
+            job->compare = json_is_true(compare);
         }
     }
     free(p);
@@ -432,7 +447,36 @@ json_t *api_info_json(const Job *job, const SearchInfo *info)
     return o;
 }
 
-json_t *api_result_json(const Job *job, const SearchResult *r, bool cancelled)
+/* One side of compare mode: best move, lines (SAN) and the classical grouped terms at the end of
+ * the first line (the thesis's Tables 5.2/5.4), White's point of view. */
+static json_t *compare_side(Position *p, const SearchResult *r)
+{
+    char u[MOVE_STRING_SIZE], s[SAN_STRING_SIZE];
+    json_t *o = json_object(), *pvs = json_array();
+    json_object_set_new(o, "bestMove", r->best ? json_string(move_to_uci(r->best, u)) : json_null());
+    for (int i = 0; i < r->lines && r->best; i++)
+        json_array_append_new(pvs, line_json(p, &r->line[i], true));
+    json_object_set_new(o, "pvs", pvs);
+    int made = 0;
+    for (int i = 0; r->lines && i < r->line[0].pv_length; i++, made++) {
+        (void)s;
+        position_make_move(p, r->line[0].pv[i]);
+    }
+    Evaluator classical;
+    evaluator_classical(&classical);
+    EvalTerms t;
+    evaluate_terms(p, &classical, &t);
+    while (made--)
+        position_unmake_move(p);
+    json_t *terms = json_object();
+    for (int g = 0; g < EVAL_GROUP_NB; g++)
+        json_object_set_new(terms, EvalGroupNames[g], json_integer(t.group[g]));
+    json_object_set_new(terms, "total", json_integer(t.total));
+    json_object_set_new(o, "terms", terms);
+    return o;
+}
+
+json_t *api_result_json(const Job *job, const SearchResult *r, const SearchResult *classical, bool cancelled)
 {
     static __thread Position scratch;
     position_copy(&scratch, job->pos);
@@ -458,6 +502,9 @@ json_t *api_result_json(const Job *job, const SearchResult *r, bool cancelled)
     json_object_set_new(o, "pvs", pvs);
     if (job->has_emotion)
         json_object_set_new(o, "emotion", emotion_json(&job->emotion));
+    if (classical)
+        json_object_set_new(o, "compare", json_pack("{s:o, s:o}", "classical", compare_side(&scratch, classical),
+                                                    "affective", compare_side(&scratch, r)));
     return o;
 }
 

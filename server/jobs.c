@@ -276,7 +276,20 @@ static void *worker_main(void *arg)
         SearchCallbacks cb = {on_info, &ctx};
         SearchResult r;
         search_run(w->search, job->pos, &job->limits, &job->eval, &cb, &r);
-        json_t *result = api_result_json(job, &r, atomic_load(&job->cancel));
+        /* Compare mode: the classical search on the same position and budget, silently. */
+        SearchResult classical;
+        bool compared = job->compare && !atomic_load(&job->cancel);
+        if (compared) {
+            Evaluator plain;
+            evaluator_classical(&plain);
+            pthread_mutex_lock(&P.pool_lock);
+            search_prepare(w->search, &job->limits);
+            if (atomic_load(&job->cancel))
+                search_stop(w->search);
+            pthread_mutex_unlock(&P.pool_lock);
+            search_run(w->search, job->pos, &job->limits, &plain, NULL, &classical);
+        }
+        json_t *result = api_result_json(job, &r, compared ? &classical : NULL, atomic_load(&job->cancel));
 
         pthread_mutex_lock(&P.pool_lock);
         w->job = NULL;

@@ -22,6 +22,7 @@ struct Job {
     SearchLimits limits;
     Evaluator eval;
     char mode[16];
+    bool compare;     /* also run the classical search on the same position and budget */
     bool has_emotion; /* affective mode: the emotion appraised at the root, fixed for the search */
     Emotion emotion;
     int64_t created_ms, started_ms, finished_ms;

@@ -193,6 +193,16 @@ def main():
                                                  "limits": {"depth": 3}})
         check("affective_unknown_field", res[0] == 400 and error_code(res) == "unknown_field"
               and "temperament" in res[1]["error"]["message"], res[1])
+        st, r, _ = s.request("POST", "/api/analyse", {"fen": "6k1/5ppp/8/8/8/3q4/8/4K3 w - - 0 1", "mode": "affective",
+                                                      "compare": True, "limits": {"depth": 6}})
+        c = r.get("compare", {}) if isinstance(r, dict) else {}
+        groups = {"material", "mobility", "king_safety", "opp_king_exposure", "pawn_structure", "other", "total"}
+        check("compare_mode", st == 200 and set(c) == {"classical", "affective"}
+              and all(c[k]["bestMove"] and c[k]["pvs"] and set(c[k]["terms"]) == groups for k in c)
+              and c["affective"]["bestMove"] == r["bestMove"]
+              and sum(v for k, v in c["classical"]["terms"].items() if k != "total") == c["classical"]["terms"]["total"], r)
+        res = s.request("POST", "/api/analyse", {"fen": fen, "compare": True, "limits": {"depth": 3}})
+        check("compare_needs_affective", res[0] == 400 and error_code(res) == "bad_compare", res[1])
         res = s.request("POST", "/api/analyse", {"fen": fen, "mode": "bayesian", "limits": {"depth": 3}})
         check("bayesian_not_yet", res[0] == 400 and error_code(res) == "mode_unavailable", res[1])
         st, r, _ = s.request("POST", "/api/analyse", {"fen": fen, "limits": {"depth": 3}})
