@@ -62,24 +62,27 @@ void http_reply(Request *r, int status, const char *content_type, const char *bo
 
 void http_reply_json(Request *r, int status, json_t *body)
 {
-    char *text = json_dumps(body, JSON_COMPACT | JSON_ENSURE_ASCII);
+    char *text = body ? json_dumps(body, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
     json_decref(body);
-    if (!text)
-        text = strdup("{}");
+    if (!text) { /* a body that could not be built is a bug, but the client still gets an error */
+        status = 500;
+        text = strdup("{\"error\":{\"code\":\"internal\",\"message\":\"the answer could not be encoded\"}}");
+    }
     http_reply(r, status, "application/json", text, strlen(text));
     free(text);
 }
 
 void http_reply_error(Request *r, int status, const char *code, const char *field, const char *fmt, ...)
 {
-    char message[512];
+    ApiError e;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
+    vsnprintf(e.message, sizeof e.message, fmt, ap);
     va_end(ap);
-    json_t *err = json_pack("{s:s, s:s}", "code", code, "message", message);
+    api_error_set(&e, status, code, field, "%s", e.message); /* cleans the text to valid UTF-8 */
+    json_t *err = json_pack("{s:s, s:s}", "code", e.code, "message", e.message);
     if (field)
-        json_object_set_new(err, "field", json_string(field));
+        json_object_set_new(err, "field", json_string(e.field));
     http_reply_json(r, status, json_pack("{s:o}", "error", err));
 }
 

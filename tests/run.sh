@@ -44,6 +44,8 @@ runner "server integration (HTTP)" python3 tests/integration/test_http.py
 runner "server integration (HTTP, ASan+UBSan build)" env FEELFISH=build/feelfish-asan \
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1 python3 tests/integration/test_http.py
 runner "server integration (WebSocket)" python3 tests/integration/test_ws.py
+runner "server fuzzing (HTTP and WebSocket, ASan+UBSan build)" env FEELFISH=build/feelfish-asan \
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1 python3 tests/integration/test_fuzz.py
 runner "server integration (WebSocket, ASan+UBSan build)" env FEELFISH=build/feelfish-asan \
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1 python3 tests/integration/test_ws.py
 
