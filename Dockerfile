@@ -1,6 +1,10 @@
-# Builds feelfish on Debian and runs it. The runtime image holds only the binary.
+# feelfish: build on Debian, run the server. The runtime image holds the binary and its libraries.
+# docker build -t feelfish . && docker run -p 8080:8080 -p 8081:8081 -v feelfish-data:/srv/data feelfish
 FROM debian:bookworm-slim AS build
-RUN apt-get update && apt-get install -y --no-install-recommends gcc make libc6-dev && rm -rf /var/lib/apt/lists/*
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends gcc make libc6-dev pkg-config \
+      libuv1-dev libmicrohttpd-dev libwebsockets-dev libjansson-dev libsqlite3-dev \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Makefile ./
 COPY engine engine
@@ -8,6 +12,14 @@ COPY server server
 RUN make feelfish
 
 FROM debian:bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libuv1 libmicrohttpd12 libwebsockets17 libwebsockets-evlib-uv \
+      libjansson4 libsqlite3-0 \
+ && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/feelfish /usr/local/bin/feelfish
+COPY web/dis[t] /srv/web/dist
+WORKDIR /srv
+EXPOSE 8080 8081
+VOLUME /srv/data
 ENTRYPOINT ["feelfish"]
-CMD ["help"]
+CMD ["serve", "--web", "/srv/web/dist", "--db", "/srv/data/feelfish.db"]
