@@ -17,9 +17,8 @@ RUN apt-get update \
       libjansson4 libsqlite3-0 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/feelfish /usr/local/bin/feelfish
-COPY web/dis[t] /srv/web/dist
 WORKDIR /srv
 EXPOSE 8080 8081
 VOLUME /srv/data
 ENTRYPOINT ["feelfish"]
-CMD ["serve", "--web", "/srv/web/dist", "--db", "/srv/data/feelfish.db"]
+CMD ["serve", "--db", "/srv/data/feelfish.db"]
