@@ -778,17 +778,37 @@ const Route Routes[] = {
 };
 const int RouteCount = (int)(sizeof Routes / sizeof Routes[0]);
 
-/* Matches path against a pattern with at most one {param} segment at the end. */
+/* Matches path against a pattern segment by segment; a "{name}" segment matches any one non-empty
+ * segment, and the first such is returned in *param (NUL-terminated copy in a static buffer). */
 static bool match_path(const char *pattern, const char *path, const char **param)
 {
-    const char *brace = strchr(pattern, '{');
-    if (!brace)
-        return !strcmp(pattern, path);
-    size_t n = (size_t)(brace - pattern);
-    if (strncmp(pattern, path, n) || !path[n] || strchr(path + n, '/'))
-        return false;
-    *param = path + n;
-    return true;
+    static char captured[128];
+    bool have = false;
+    const char *p = pattern, *q = path;
+    while (*p && *q) {
+        if (*p == '{') {
+            const char *end = strchr(q, '/');
+            size_t n = end ? (size_t)(end - q) : strlen(q);
+            if (n == 0 || n >= sizeof captured)
+                return false;
+            if (!have) {
+                memcpy(captured, q, n);
+                captured[n] = 0;
+                *param = captured;
+                have = true;
+            }
+            q += n;
+            p = strchr(p, '}');
+            if (!p)
+                return false;
+            p++;
+            continue;
+        }
+        if (*p != *q)
+            return false;
+        p++, q++;
+    }
+    return !*p && !*q;
 }
 
 void api_handle(Request *r)

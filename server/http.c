@@ -75,11 +75,12 @@ void http_reply_json(Request *r, int status, json_t *body)
 void http_reply_error(Request *r, int status, const char *code, const char *field, const char *fmt, ...)
 {
     ApiError e;
+    char text[sizeof e.message];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e.message, sizeof e.message, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    api_error_set(&e, status, code, field, "%s", e.message); /* cleans the text to valid UTF-8 */
+    api_error_set(&e, status, code, field, "%s", text); /* cleans the text to valid UTF-8 */
     json_t *err = json_pack("{s:s, s:s}", "code", e.code, "message", e.message);
     if (field)
         json_object_set_new(err, "field", json_string(e.field));
