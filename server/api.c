@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "../engine/eval/affective.h"
+#include "games.h"
 #include "log.h"
 #include "static.h"
 #include "store.h"
@@ -393,7 +394,7 @@ Job *api_parse_analysis(ApiError *r, json_t *body, bool allow_infinite)
 
 /* ---- results (worker threads) ---- */
 
-static json_t *emotion_json(const Emotion *e)
+json_t *api_emotion_json(const Emotion *e)
 {
     return json_pack("{s:f, s:f, s:f, s:s, s:f, s:s, s:{s:f, s:f, s:f, s:f}, s:{s:f, s:f, s:f, s:f}}", "relief",
                      e->c[CONCEPT_RELIEF], "desirability", e->c[CONCEPT_DESIRABILITY], "arousal",
@@ -463,7 +464,7 @@ json_t *api_info_json(const Job *job, const SearchInfo *info)
     clock_gettime(CLOCK_REALTIME, &now);
     json_object_set_new(o, "publishedUs", json_integer((json_int_t)now.tv_sec * 1000000 + now.tv_nsec / 1000));
     if (job->has_emotion)
-        json_object_set_new(o, "emotion", emotion_json(&job->emotion));
+        json_object_set_new(o, "emotion", api_emotion_json(&job->emotion));
     return o;
 }
 
@@ -521,7 +522,7 @@ json_t *api_result_json(const Job *job, const SearchResult *r, const SearchResul
         json_array_append_new(pvs, line_json(&scratch, &r->line[i], true));
     json_object_set_new(o, "pvs", pvs);
     if (job->has_emotion)
-        json_object_set_new(o, "emotion", emotion_json(&job->emotion));
+        json_object_set_new(o, "emotion", api_emotion_json(&job->emotion));
     if (classical)
         json_object_set_new(o, "compare", json_pack("{s:o, s:o}", "classical", compare_side(&scratch, classical),
                                                     "affective", compare_side(&scratch, r)));
@@ -773,6 +774,11 @@ const Route Routes[] = {
     {"GET", "/api/jobs/{id}", on_job_get, "A job's status, and its result when done"},
     {"DELETE", "/api/jobs/{id}", on_job_delete, "Cancel a queued or running job"},
     {"GET", "/api/cloud-eval", on_cloud_eval, "Analysis in Lichess's cloud-eval shape (?fen=&multiPv=)"},
+    {"POST", "/api/games", games_create, "Start a game against the engine (mode, color, level, temperament, fen)"},
+    {"GET", "/api/games/{id}", games_get, "A game: moves, status, emotions"},
+    {"POST", "/api/games/{id}/moves", games_move, "Play a move; answers with the engine's reply"},
+    {"GET", "/api/games/{id}/pgn", games_pgn, "The game as PGN"},
+    {"POST", "/api/games/{id}/resign", games_resign, "Resign the game"},
     {"GET", "/api/openapi.json", on_openapi, "This API, as OpenAPI 3"},
     {"GET", "/metrics", on_metrics, "Prometheus metrics"},
 };
@@ -845,6 +851,7 @@ void api_handle(Request *r)
 
 void api_request_done(Request *r)
 {
+    games_request_done(r);
     if (r->pending_load) {
         ((LoadWait *)r->pending_load)->r = NULL; /* the look-up finishes on its own, answering nobody */
         r->pending_load = NULL;

@@ -43,6 +43,8 @@ json_t *api_openapi(void);
 /* Worker threads: the JSON of an info event and of a finished search (scores from White's view). */
 json_t *api_info_json(const Job *job, const SearchInfo *info);
 json_t *api_result_json(const Job *job, const SearchResult *r, const SearchResult *classical, bool cancelled);
+/* The emotion object of the API (relief, desirability, arousal, label, intensity, goal, ...). */
+json_t *api_emotion_json(const Emotion *e);
 /* The loop's hook for every job event (metrics). */
 void api_on_job_event(Job *job, json_t *event, bool final);
 

@@ -30,6 +30,8 @@ typedef struct Request {
     uv_poll_t *watch;    /* while suspended: notices the peer hanging up (MHD does not) */
     void *pending;      /* the job this request waits for (api.c) */
     void *pending_load; /* a storage look-up this request waits for (api.c) */
+    void *pending_game;      /* the game whose engine reply this request waits for (games.c) */
+    void *pending_game_load; /* a game being loaded from storage for this request (games.c) */
 } Request;
 
 bool http_start(uv_loop_t *loop, const ServerConfig *cfg, int *bound_port);

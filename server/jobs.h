@@ -8,6 +8,7 @@
 #include <uv.h>
 
 #include "../engine/engine.h"
+#include "../engine/eval/affective.h"
 
 typedef enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_CANCELLED, JOB_FAILED } JobStatus;
 extern const char *const JobStatusNames[];

@@ -8,6 +8,7 @@
 
 #include "api.h"
 #include "config.h"
+#include "games.h"
 #include "http.h"
 #include "jobs.h"
 #include "log.h"
@@ -98,6 +99,7 @@ int serve_command(int argc, char **argv)
     fflush(stdout);
     uv_run(loop, UV_RUN_DEFAULT);
     store_close(); /* everything finished has been queued for writing: flush it */
+    games_shutdown();
     static_free();
     uv_loop_close(loop);
     log_msg(LOG_INFO, "stopped");

@@ -15,6 +15,7 @@
 #include "log.h"
 
 typedef struct Pending {
+    bool game; /* a games row (id, finished_ms = updated, result = data) rather than a jobs row */
     char id[24];
     char status[16];
     long long created_ms, finished_ms;
@@ -41,6 +42,10 @@ static const char *const Migrations[STORE_SCHEMA_VERSION] = {
     "  finished_ms INTEGER NOT NULL,"
     "  result TEXT NOT NULL);"
     "CREATE INDEX jobs_finished ON jobs(finished_ms);",
+    "CREATE TABLE games ("
+    "  id TEXT PRIMARY KEY,"
+    "  updated_ms INTEGER NOT NULL,"
+    "  data TEXT NOT NULL);",
 };
 
 static bool exec(sqlite3 *db, const char *sql, char *err, size_t size)
@@ -80,10 +85,12 @@ static bool migrate(sqlite3 *db, char *err, size_t size)
 static void *writer_main(void *arg)
 {
     (void)arg;
-    sqlite3_stmt *insert = NULL;
+    sqlite3_stmt *insert = NULL, *insert_game = NULL;
     sqlite3_prepare_v2(S.writer_db,
                        "INSERT OR REPLACE INTO jobs(id, status, created_ms, finished_ms, result) VALUES (?,?,?,?,?)",
                        -1, &insert, NULL);
+    sqlite3_prepare_v2(S.writer_db, "INSERT OR REPLACE INTO games(id, updated_ms, data) VALUES (?,?,?)", -1,
+                       &insert_game, NULL);
     for (;;) {
         pthread_mutex_lock(&S.lock);
         while (!S.quit && !S.pending)
@@ -96,6 +103,15 @@ static void *writer_main(void *arg)
             char err[256];
             exec(S.writer_db, "BEGIN", err, sizeof err);
             for (Pending *p = batch; p; p = p->next) {
+                if (p->game) {
+                    sqlite3_bind_text(insert_game, 1, p->id, -1, SQLITE_STATIC);
+                    sqlite3_bind_int64(insert_game, 2, p->finished_ms);
+                    sqlite3_bind_text(insert_game, 3, p->result, -1, SQLITE_STATIC);
+                    if (sqlite3_step(insert_game) != SQLITE_DONE)
+                        log_msg(LOG_ERROR, "storing game %s: %s", p->id, sqlite3_errmsg(S.writer_db));
+                    sqlite3_reset(insert_game);
+                    continue;
+                }
                 sqlite3_bind_text(insert, 1, p->id, -1, SQLITE_STATIC);
                 sqlite3_bind_text(insert, 2, p->status, -1, SQLITE_STATIC);
                 sqlite3_bind_int64(insert, 3, p->created_ms);
@@ -118,6 +134,7 @@ static void *writer_main(void *arg)
             break;
     }
     sqlite3_finalize(insert);
+    sqlite3_finalize(insert_game);
     return NULL;
 }
 
@@ -182,6 +199,23 @@ void store_close(void)
     S.open = false;
 }
 
+static void enqueue(Pending *p)
+{
+    pthread_mutex_lock(&S.lock);
+    if (S.tail)
+        S.tail->next = p;
+    else
+        S.pending = p;
+    S.tail = p;
+    pthread_cond_signal(&S.cond);
+    pthread_mutex_unlock(&S.lock);
+}
+
+void store_save_game(const char *id, long long updated_ms, json_t *game)
+{
+    store_save_job(id, "game", 0, updated_ms, game); /* status "game": a games row */
+}
+
 void store_save_job(const char *id, const char *status, long long created_ms, long long finished_ms, json_t *result)
 {
     if (!S.open) {
@@ -201,19 +235,14 @@ void store_save_job(const char *id, const char *status, long long created_ms, lo
     p->created_ms = created_ms;
     p->finished_ms = finished_ms;
     p->result = text;
-    pthread_mutex_lock(&S.lock);
-    if (S.tail)
-        S.tail->next = p;
-    else
-        S.pending = p;
-    S.tail = p;
-    pthread_cond_signal(&S.cond);
-    pthread_mutex_unlock(&S.lock);
+    p->game = !strcmp(status, "game");
+    enqueue(p);
 }
 
 typedef struct {
     uv_work_t work;
     char id[64];
+    bool game;
     json_t *result;
     StoreJobCallback done;
     void *user;
@@ -223,7 +252,8 @@ static void load_work(uv_work_t *w)
 {
     Load *l = w->data;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(S.reader_db, "SELECT result FROM jobs WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+    const char *sql = l->game ? "SELECT data FROM games WHERE id = ?" : "SELECT result FROM jobs WHERE id = ?";
+    if (sqlite3_prepare_v2(S.reader_db, sql, -1, &st, NULL) != SQLITE_OK)
         return;
     sqlite3_bind_text(st, 1, l->id, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW)
@@ -239,7 +269,12 @@ static void load_done(uv_work_t *w, int status)
     free(l);
 }
 
-void store_load_job(const char *id, StoreJobCallback done, void *user)
+static void load(const char *id, bool game, StoreJobCallback done, void *user);
+
+void store_load_job(const char *id, StoreJobCallback done, void *user) { load(id, false, done, user); }
+void store_load_game(const char *id, void (*done)(json_t *game, void *user), void *user) { load(id, true, done, user); }
+
+static void load(const char *id, bool game, StoreJobCallback done, void *user)
 {
     Load *l = calloc(1, sizeof *l);
     if (!l || !S.open) {
@@ -248,6 +283,7 @@ void store_load_job(const char *id, StoreJobCallback done, void *user)
         return;
     }
     snprintf(l->id, sizeof l->id, "%s", id);
+    l->game = game;
     l->done = done;
     l->user = user;
     l->work.data = l;

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <uv.h>
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 bool store_open(uv_loop_t *loop, const char *path, char *err, size_t err_size);
 /* Writes what is queued and closes. Loop thread, at shutdown. */
@@ -15,6 +15,11 @@ void store_close(void);
 
 /* Queues a finished job's result for writing (takes the reference). Any thread. */
 void store_save_job(const char *id, const char *status, long long created_ms, long long finished_ms, json_t *result);
+
+/* Queues a game's whole state for writing (takes the reference). Any thread. */
+void store_save_game(const char *id, long long updated_ms, json_t *game);
+/* Looks a game up off the loop thread, as store_load_job does. */
+void store_load_game(const char *id, void (*done)(json_t *game, void *user), void *user);
 
 /* Looks a job up off the loop thread; `done` is called on the loop thread with the stored result
  * (NULL if unknown; the callee owns it). */

@@ -121,6 +121,34 @@ def main():
             if status not in (200, 202, 400, 413, 503) or not isinstance(parsed, dict) or \
                     (status == 400 and not parsed.get("error", {}).get("code")):
                 bad.append((status, body[:200], text[:200]))
+        # Games: random creation bodies and random moves into a live game.
+        req = urllib.request.Request("http://127.0.0.1:%d/api/games" % http_port, data=b'{"level": 1}',
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=20) as r:
+            game = json.load(r)["id"]
+        for i in range(150):
+            if rng.random() < 0.5:
+                body = {k: random_value() for k in rng.sample(["mode", "color", "level", "temperament", "fen", "x"],
+                                                              rng.randrange(1, 4))}
+                path = "/api/games"
+            else:
+                body = {"move": rng.choice(["e2e4", "d2d4", "e7e5", "O-O", "Nf3", "a1a8", random_value()])}
+                path = rng.choice(["/api/games/%s/moves" % game, "/api/games/%s/resign" % game,
+                                   "/api/games/g%s/moves" % ("z" * rng.randrange(0, 60))])
+            req = urllib.request.Request("http://127.0.0.1:%d%s" % (http_port, path),
+                                         data=json.dumps(body, allow_nan=True).encode(),
+                                         headers={"Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(req, timeout=20) as r:
+                    status, text = r.status, r.read()
+            except urllib.error.HTTPError as e:
+                status, text = e.code, e.read()
+            try:
+                parsed = json.loads(text)
+            except ValueError:
+                parsed = None
+            if status not in (200, 201, 400, 404, 409, 503) or not isinstance(parsed, dict):
+                bad.append((status, path, body, text[:200]))
         check("random_json_bodies_answered", not bad, bad[:3])
         check("http_alive_after_bodies", health_ok(http_port))
 

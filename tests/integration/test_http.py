@@ -102,7 +102,11 @@ def test_settings():
     check("settings_env_then_flags", cfg["queueCapacity"] == 7 and cfg["maxMultiPv"] == 4, cfg)
 
 
+GAME_ID = None
+
+
 def main():
+    global GAME_ID
     test_settings()
     s = Server("--workers", "2", "--queue", "8", "--web", make_web_root())
     try:
@@ -208,6 +212,46 @@ def main():
         st, r, _ = s.request("POST", "/api/analyse", {"fen": fen, "limits": {"depth": 3}})
         check("classical_has_no_emotion", st == 200 and "emotion" not in r, r)
 
+        # Games against the engine.
+        st, g0, _ = s.request("POST", "/api/games", {"mode": "classical", "color": "white", "level": 1})
+        check("game_created", st == 201 and g0["status"] == "started" and g0["moves"] == [] and g0["turn"] == "white", g0)
+        st, g1, _ = s.request("POST", "/api/games/%s/moves" % g0["id"], {"move": "e2e4"})
+        check("game_engine_replies", st == 200 and len(g1["moves"]) == 2 and g1["moves"][0] == "e2e4"
+              and g1["san"][0] == "e4" and g1["turn"] == "white" and g1["status"] == "started", g1)
+        st, g2, _ = s.request("POST", "/api/games/%s/moves" % g0["id"], {"move": "Nf3"})
+        check("game_reads_san", st == 200 and g2["san"][2] == "Nf3" and len(g2["moves"]) == 4, g2)
+        res = s.request("POST", "/api/games/%s/moves" % g0["id"], {"move": "e2e5"})
+        check("game_illegal_move", res[0] == 400 and error_code(res) == "illegal_move", res[1])
+        res = s.request("POST", "/api/games/%s/moves" % g0["id"], {"mov": "e2e4"})
+        check("game_bad_body", res[0] == 400 and error_code(res) == "bad_move", res[1])
+        st, pgn, resp = s.request("GET", "/api/games/%s/pgn" % g0["id"])
+        check("game_pgn", st == 200 and resp.getheader("Content-Type") == "application/x-chess-pgn"
+              and "1. e4" in pgn and "2. Nf3" in pgn and '[Result "*"]' in pgn, pgn)
+        st, gm, _ = s.request("POST", "/api/games", {"color": "white", "level": 2, "fen": "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"})
+        st, mated, _ = s.request("POST", "/api/games/%s/moves" % gm["id"], {"move": "d1d8"})
+        check("game_mate", mated["status"] == "mate" and mated["result"] == "1-0" and len(mated["moves"]) == 1, mated)
+        res = s.request("POST", "/api/games/%s/moves" % gm["id"], {"move": "g8h8"})
+        check("game_over_409", res[0] == 409 and error_code(res) == "game_over", res[1])
+        st, gb, _ = s.request("POST", "/api/games", {"color": "black", "level": 4})
+        check("game_engine_moves_first", st == 200 and len(gb["moves"]) == 1 and gb["turn"] == "black", gb)
+        st, rs, _ = s.request("POST", "/api/games/%s/resign" % gb["id"])
+        check("game_resign", rs["status"] == "resign" and rs["result"] == "1-0", rs)
+        st, ga, _ = s.request("POST", "/api/games", {"mode": "affective", "color": "white", "level": 3,
+                                                     "temperament": "anxious"})
+        for mv in ["d2d4", "c2c4"]:
+            st, ga, _ = s.request("POST", "/api/games/%s/moves" % ga["id"], {"move": mv})
+        em = ga.get("emotions", [])
+        check("game_emotion_history", len(em) == 2 and [e["ply"] for e in em] == [1, 3]
+              and all(e["label"] and e["goal"] for e in em), em)
+        for body, code in [({"level": 9}, "bad_level"), ({"color": "purple"}, "bad_color"), ({"mode": "x"}, "bad_mode"),
+                           ({"fen": "8/8/8 w - -"}, "fen_rank_count"), ({"foo": 1}, "unknown_field"),
+                           ({"fen": "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"}, "game_over")]:
+            res = s.request("POST", "/api/games", body)
+            check("game_create_" + code, res[0] == 400 and error_code(res) == code, res[1])
+        res = s.request("GET", "/api/games/gdoesnotexist")
+        check("game_unknown", res[0] == 404 and error_code(res) == "unknown_game", res[1])
+        GAME_ID = g0["id"]
+
         # Jobs: created at once, polled to the end, cancelled, unknown ids.
         st, j, _ = s.request("POST", "/api/jobs", {"fen": fen, "limits": {"depth": 9}})
         check("job_created", st == 202 and j["status"] == "queued" and len(j["id"]) >= 8, j)
@@ -247,7 +291,8 @@ def main():
         st, spec, _ = s.request("GET", "/api/openapi.json")
         paths = spec.get("paths", {}) if isinstance(spec, dict) else {}
         want = [("get", "/api/health"), ("get", "/api/config"), ("post", "/api/analyse"), ("post", "/api/jobs"),
-                ("get", "/api/cloud-eval"),
+                ("get", "/api/cloud-eval"), ("post", "/api/games"), ("get", "/api/games/{id}"),
+                ("post", "/api/games/{id}/moves"), ("get", "/api/games/{id}/pgn"), ("post", "/api/games/{id}/resign"),
                 ("get", "/api/jobs/{id}"), ("delete", "/api/jobs/{id}"), ("get", "/api/openapi.json"),
                 ("get", "/metrics")]
         check("openapi_has_every_route", st == 200 and spec["openapi"].startswith("3.")
@@ -301,6 +346,10 @@ def main():
               and g2.get("depth") == 9 and g2.get("bestMove"), g2)
         res = s.request("GET", "/api/jobs/0123456789abcdef")
         check("stored_unknown_job", res[0] == 404 and error_code(res) == "unknown_job", res[1])
+        st, gr, _ = s.request("GET", "/api/games/" + GAME_ID)
+        check("game_survives_restart", st == 200 and len(gr["moves"]) == 4, gr)
+        st, gr, _ = s.request("POST", "/api/games/%s/moves" % GAME_ID, {"move": "d2d3"})
+        check("game_continues_after_restart", st == 200 and len(gr["moves"]) == 6, gr)
     finally:
         s.stop()
     import sqlite3
@@ -309,7 +358,7 @@ def main():
     mode = con.execute("PRAGMA journal_mode").fetchone()[0]
     rows = con.execute("SELECT COUNT(*) FROM jobs WHERE status = 'done'").fetchone()[0]
     con.close()
-    check("db_schema_wal", version == 1 and mode == "wal" and rows >= 5, (version, mode, rows))
+    check("db_schema_wal", version == 2 and mode == "wal" and rows >= 5, (version, mode, rows))
 
     # A full queue answers 503 with Retry-After; SIGTERM during searches answers the waiting requests
     # and exits 0 promptly.
