@@ -28,7 +28,7 @@ DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libwebso
 DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish
 DEB_BENCH := $(DEB_BUILD) stockfish python3 wrk nginx-light
 
-.PHONY: all help deps-build deps-test deps-bench run test test-unit bench bench-strength format clean
+.PHONY: all help deps-build deps-test deps-bench run test test-unit bench bench-strength bench-affective format clean
 
 all: feelfish
 
@@ -38,6 +38,7 @@ help:
 	@echo "make test      install what is missing, build, run every test (last line: N passed, N failed)"
 	@echo "make bench     benchmarks against Stockfish on this machine (perft, search, WAC; ~10 min)"
 	@echo "make bench-strength  matches against Stockfish at UCI_Elo 2000/2400/2850 (hours)"
+	@echo "make bench-affective speed, choices and a 200-game match of affective vs classical (hours)"
 	@echo "make format    clang-format every C file"
 
 define install_missing
@@ -102,6 +103,9 @@ bench: deps-bench feelfish
 
 bench-strength: deps-bench feelfish
 	@tests/bench/strength.sh
+
+bench-affective: deps-bench feelfish
+	@tests/bench/affective.sh
 
 format:
 	clang-format -i engine/*.c engine/*.h server/*.c tests/unit/*.c tests/unit/*.h

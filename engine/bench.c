@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval/affective.h"
 #include "fen.h"
 #include "search.h"
 
@@ -45,9 +46,17 @@ const int BenchPositionCount = (int)(sizeof BenchPositions / sizeof BenchPositio
 int bench_command(int argc, char **argv, FILE *out)
 {
     int depth = BENCH_DEFAULT_DEPTH, threads = 1;
-    bool have_depth = false;
+    bool have_depth = false, affective = false;
     for (int i = 0; i < argc; i++) {
         char *end;
+        if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
+            affective = !strcmp(argv[++i], "affective");
+            if (!affective && strcmp(argv[i], "classical")) {
+                fprintf(stderr, "bench: --mode is classical or affective\n");
+                return 2;
+            }
+            continue;
+        }
         if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
             long t = strtol(argv[++i], &end, 10);
             if (*end || t < 1 || t > MAX_THREADS) {
@@ -59,7 +68,8 @@ int bench_command(int argc, char **argv, FILE *out)
         }
         long d = strtol(argv[i], &end, 10);
         if (have_depth || end == argv[i] || *end || d < 1 || d >= MAX_PLY) {
-            fprintf(stderr, "bench: depth must be a number from 1 to %d\nusage: feelfish bench [depth] [--threads N]\n",
+            fprintf(stderr, "bench: depth must be a number from 1 to %d\n"
+                            "usage: feelfish bench [depth] [--threads N] [--mode classical|affective]\n",
                     MAX_PLY - 1);
             return 2;
         }
@@ -86,6 +96,11 @@ int bench_command(int argc, char **argv, FILE *out)
             return 1;
         }
         search_clear(s);
+        if (affective) { /* each position's own emotion, as a search in that mode would have */
+            Emotion e;
+            affective_emotion(p, NULL, NULL, &e);
+            affective_evaluator(&e, &eval);
+        }
         SearchResult r;
         search_run(s, p, &limits, &eval, NULL, &r);
         nodes += r.nodes;
