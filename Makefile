@@ -108,7 +108,7 @@ bench-affective: deps-bench feelfish
 	@tests/bench/affective.sh
 
 format:
-	clang-format -i engine/*.c engine/*.h server/*.c tests/unit/*.c tests/unit/*.h
+	clang-format -i engine/*.c engine/*.h engine/eval/*.c engine/eval/*.h server/*.c server/*.h tests/unit/*.c tests/unit/*.h
 
 clean:
 	rm -rf build feelfish

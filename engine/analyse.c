@@ -88,14 +88,15 @@ int analyse_command(int argc, char **argv, FILE *out)
         else if (!strcmp(a, "--hash"))
             ok = parse_long(a, v, 1, 32768, &hash);
         else {
-            fprintf(stderr, "analyse: unknown or incomplete argument '%s'\n"
-                            "usage: feelfish analyse [--fen FEN] [--moves \"e2e4 e7e5\"] [--depth D | --movetime MS |"
-                            " --nodes N]\n"
-                            "                        [--multipv K] [--threads N] [--hash MB]\n"
-                            "                        [--mode classical|affective] [--temperament neutral|calm|anxious|bold]\n"
-                            "       feelfish analyse --algorithm minimax|alphabeta|negascout|mtdf|all --depth D "
-                            "[--fen FEN]\n",
-                            a);
+            fprintf(stderr,
+                    "analyse: unknown or incomplete argument '%s'\n"
+                    "usage: feelfish analyse [--fen FEN] [--moves \"e2e4 e7e5\"] [--depth D | --movetime MS |"
+                    " --nodes N]\n"
+                    "                        [--multipv K] [--threads N] [--hash MB]\n"
+                    "                        [--mode classical|affective] [--temperament neutral|calm|anxious|bold]\n"
+                    "       feelfish analyse --algorithm minimax|alphabeta|negascout|mtdf|all --depth D "
+                    "[--fen FEN]\n",
+                    a);
             return 2;
         }
         if (!ok)
@@ -169,8 +170,9 @@ int analyse_command(int argc, char **argv, FILE *out)
             LabResult r;
             int64_t t0 = time_now_ms();
             lab_run((LabAlgorithm)a, p, (int)depth, &eval, &r);
-            fprintf(out, "%s\n  {\"algorithm\": \"%s\", \"value\": %d, \"bestMove\": \"%s\", \"nodes\": %" PRIu64
-                         ", \"leaves\": %" PRIu64 ", \"timeMs\": %" PRId64,
+            fprintf(out,
+                    "%s\n  {\"algorithm\": \"%s\", \"value\": %d, \"bestMove\": \"%s\", \"nodes\": %" PRIu64
+                    ", \"leaves\": %" PRIu64 ", \"timeMs\": %" PRId64,
                     first ? "" : ",", LabAlgorithmNames[a], r.value, move_to_uci(r.best, buf), r.nodes, r.leaves,
                     time_now_ms() - t0);
             if (a == LAB_MTDF)
@@ -200,8 +202,9 @@ int analyse_command(int argc, char **argv, FILE *out)
     SearchResult r;
     search_run(s, p, &l, &eval, NULL, &r);
     char san[SAN_STRING_SIZE];
-    fprintf(out, "{\"fen\": \"%s\", \"mode\": \"%s\", \"depth\": %d, \"seldepth\": %d, \"nodes\": %" PRIu64
-                 ", \"time\": %" PRId64 ", \"nps\": %" PRIu64 ",\n",
+    fprintf(out,
+            "{\"fen\": \"%s\", \"mode\": \"%s\", \"depth\": %d, \"seldepth\": %d, \"nodes\": %" PRIu64
+            ", \"time\": %" PRId64 ", \"nps\": %" PRIu64 ",\n",
             fen_out, mode, r.depth, r.lines ? r.line[0].seldepth : 0, r.nodes, r.time_ms,
             r.time_ms > 0 ? r.nodes * 1000 / (uint64_t)r.time_ms : r.nodes);
     if (r.best)

@@ -68,8 +68,9 @@ int bench_command(int argc, char **argv, FILE *out)
         }
         long d = strtol(argv[i], &end, 10);
         if (have_depth || end == argv[i] || *end || d < 1 || d >= MAX_PLY) {
-            fprintf(stderr, "bench: depth must be a number from 1 to %d\n"
-                            "usage: feelfish bench [depth] [--threads N] [--mode classical|affective]\n",
+            fprintf(stderr,
+                    "bench: depth must be a number from 1 to %d\n"
+                    "usage: feelfish bench [depth] [--threads N] [--mode classical|affective]\n",
                     MAX_PLY - 1);
             return 2;
         }

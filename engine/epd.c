@@ -170,7 +170,7 @@ int epd_command(int argc, char **argv, FILE *out)
             engine_spec = argv[++i];
             continue;
         }
-        long *target = !strcmp(argv[i], "--movetime") ? &movetime
+        long *target = !strcmp(argv[i], "--movetime")  ? &movetime
                        : !strcmp(argv[i], "--threads") ? &threads
                        : !strcmp(argv[i], "--hash")    ? &hash
                                                        : NULL;

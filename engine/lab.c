@@ -28,7 +28,7 @@ typedef struct {
         Key key;
         int depth, lower, upper;
         Move move;
-    } *table;
+    } * table;
     size_t table_size;
 } Lab;
 

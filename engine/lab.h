@@ -12,11 +12,11 @@ typedef enum { LAB_MINIMAX, LAB_ALPHABETA, LAB_NEGASCOUT, LAB_MTDF, LAB_ALGORITH
 extern const char *const LabAlgorithmNames[LAB_ALGORITHM_NB];
 
 typedef struct {
-    int value;     /* side to move's view, centipawns (mate scores as in the search) */
+    int value; /* side to move's view, centipawns (mate scores as in the search) */
     Move best;
     uint64_t nodes;  /* positions searched (a look-up in MTD(f)'s memory is not one) */
     uint64_t leaves; /* of which evaluated statically or found terminal */
-    int passes;    /* MTD(f): null-window searches made */
+    int passes;      /* MTD(f): null-window searches made */
 } LabResult;
 
 /* Runs one algorithm to depth (1..8) on a copy of p. */

@@ -304,8 +304,7 @@ static int search(SearchThread *t, Stack *ss, int alpha, int beta, int depth, bo
         }
         /* Null move: give the opponent a free move; if we still beat beta, we surely would. */
         if (ss->ply > 0 && (ss - 1)->move != MOVE_NULL && eval >= beta && ss->static_eval >= beta - 20 * depth + 160 &&
-            depth >= 3 && ply >= t->nmp_min_ply && has_non_pawn_material(p, p->side) &&
-            beta > -VALUE_MATE_IN_MAX_PLY) {
+            depth >= 3 && ply >= t->nmp_min_ply && has_non_pawn_material(p, p->side) && beta > -VALUE_MATE_IN_MAX_PLY) {
             int r = 4 + depth / 4 + ((eval - beta) / 200 < 3 ? (eval - beta) / 200 : 3);
             ss->move = MOVE_NULL;
             ss->piece = NO_PIECE;
@@ -490,7 +489,9 @@ moves_loop:;
 
     if (!excluded && !(root && t->pv_idx))
         tt_store(&s->tt, key, best_move, score_to_tt(best, ply), ss->static_eval, depth,
-                 best >= beta ? BOUND_LOWER : pv_node && best_move ? BOUND_EXACT : BOUND_UPPER);
+                 best >= beta           ? BOUND_LOWER
+                 : pv_node && best_move ? BOUND_EXACT
+                                        : BOUND_UPPER);
     return best;
 }
 

@@ -20,16 +20,16 @@
 #define VALUE_MATE_IN_MAX_PLY (VALUE_MATE - MAX_PLY)
 
 typedef struct {
-    int depth;         /* 0: no limit */
-    uint64_t nodes;    /* 0: no limit */
-    int64_t movetime;  /* ms, 0: no limit */
-    bool use_clock;    /* time/inc below are set */
+    int depth;        /* 0: no limit */
+    uint64_t nodes;   /* 0: no limit */
+    int64_t movetime; /* ms, 0: no limit */
+    bool use_clock;   /* time/inc below are set */
     int64_t time[COLOR_NB], inc[COLOR_NB];
-    int movestogo;     /* 0: sudden death */
-    int mate;          /* look for a mate in this many moves, 0: no */
-    bool infinite;     /* search until stopped */
-    bool ponder;       /* search until ponderhit or stop */
-    int multipv;       /* lines to report, >= 1 */
+    int movestogo;         /* 0: sudden death */
+    int mate;              /* look for a mate in this many moves, 0: no */
+    bool infinite;         /* search until stopped */
+    bool ponder;           /* search until ponderhit or stop */
+    int multipv;           /* lines to report, >= 1 */
     int searchmoves_count; /* 0: every legal move */
     Move searchmoves[MAX_MOVES];
 } SearchLimits;
@@ -64,7 +64,7 @@ typedef struct {
 
 typedef struct Search Search;
 
-Search *search_new(void);        /* 16 MB hash, one thread */
+Search *search_new(void); /* 16 MB hash, one thread */
 void search_free(Search *s);
 bool search_set_hash(Search *s, size_t mb);
 bool search_set_threads(Search *s, int threads);

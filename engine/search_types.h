@@ -16,7 +16,7 @@ typedef int16_t ContHist[PIECE_NB][SQUARE_NB];
 /* One ply of the current line. */
 typedef struct {
     Move move;
-    Piece piece;    /* the piece that made `move` */
+    Piece piece; /* the piece that made `move` */
     int static_eval;
     Move killer[2];
     Move excluded; /* singular-extension search skips this move */
@@ -73,8 +73,8 @@ struct Search {
     TimeManager tm;
     uint64_t node_limit;
     atomic_bool stop;
-    atomic_bool prepared;       /* search_prepare() ran for the coming search_run() */
-    atomic_bool pondering;      /* cleared by ponderhit */
+    atomic_bool prepared;  /* search_prepare() ran for the coming search_run() */
+    atomic_bool pondering; /* cleared by ponderhit */
     atomic_bool stop_on_ponderhit;
 
     /* Helper threads sleep on cond until `generation` changes; `running` counts the busy ones. */

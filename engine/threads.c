@@ -203,15 +203,9 @@ void search_clear(Search *s)
         search_thread_reset(s->threads[i]);
 }
 
-void search_stop(Search *s)
-{
-    atomic_store(&s->stop, true);
-}
+void search_stop(Search *s) { atomic_store(&s->stop, true); }
 
-void search_ponderhit(Search *s)
-{
-    atomic_store(&s->pondering, false);
-}
+void search_ponderhit(Search *s) { atomic_store(&s->pondering, false); }
 
 /* UCI_LimitStrength: shallower search, then a deliberately imperfect choice among the top lines
  * (the weaker, the further from the best move it may stray). */

@@ -42,10 +42,7 @@ void tt_clear(TT *tt)
     tt->generation = 0;
 }
 
-void tt_new_search(TT *tt)
-{
-    tt->generation = (uint8_t)((tt->generation + 1) & 63);
-}
+void tt_new_search(TT *tt) { tt->generation = (uint8_t)((tt->generation + 1) & 63); }
 
 bool tt_probe(const TT *tt, Key key, TTData *out)
 {

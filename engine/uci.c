@@ -33,8 +33,8 @@ typedef struct {
     Position *pos, *scratch;
     SearchLimits limits;
     pthread_t thread;
-    bool searching;        /* a search thread exists and has not been joined */
-    atomic_bool finished;  /* set by the search thread once its search is over, before bestmove */
+    bool searching;       /* a search thread exists and has not been joined */
+    atomic_bool finished; /* set by the search thread once its search is over, before bestmove */
     /* option values */
     bool affective;
     const Temperament *temperament;

@@ -150,7 +150,8 @@ json_t *api_parse_json_text(ApiError *e, const char *text, size_t len)
     json_error_t je;
     json_t *body = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!body) {
-        api_error_set(e, 400, "bad_json", NULL, "malformed JSON at line %d, column %d: %s", je.line, je.column, je.text);
+        api_error_set(e, 400, "bad_json", NULL, "malformed JSON at line %d, column %d: %s", je.line, je.column,
+                      je.text);
         return NULL;
     }
     if (!json_is_object(body)) {
@@ -182,7 +183,8 @@ static bool parse_position(ApiError *r, json_t *body, Position *p)
     json_t *fen = json_object_get(body, "fen"), *moves = json_object_get(body, "moves"),
            *pgn = json_object_get(body, "pgn");
     if (fen && pgn) {
-        api_error_set(r, 400, "position_ambiguous", "pgn", "give either 'fen' (with optional 'moves') or 'pgn', not both");
+        api_error_set(r, 400, "position_ambiguous", "pgn",
+                      "give either 'fen' (with optional 'moves') or 'pgn', not both");
         return false;
     }
     char msg[256];
@@ -242,7 +244,7 @@ static bool parse_position(ApiError *r, json_t *body, Position *p)
                 if (json_is_string(m))
                     snprintf(shown, sizeof shown, "%s", json_string_value(m));
                 api_error_set(r, 400, "bad_move", "moves", "moves[%zu] '%s' is not a legal move in UCI notation here",
-                                 i, shown);
+                              i, shown);
                 return false;
             }
             if (p->stack_len > POSITION_STACK_SIZE / 2)
@@ -253,8 +255,8 @@ static bool parse_position(ApiError *r, json_t *body, Position *p)
     return true;
 }
 
-static const char *const AnalyseKeys[] = {"fen", "moves", "pgn", "mode", "limits", "multiPv",
-                                          "compare", "affective", "bayesian", "op", "id", NULL};
+static const char *const AnalyseKeys[] = {"fen",     "moves",     "pgn",      "mode", "limits", "multiPv",
+                                          "compare", "affective", "bayesian", "op",   "id",     NULL};
 static const char *const AffectiveKeys[] = {"temperament", NULL};
 static const char *const LimitKeys[] = {"depth", "nodes", "movetime", "infinite", NULL};
 
@@ -274,9 +276,9 @@ Job *api_parse_analysis(ApiError *r, json_t *body, bool allow_infinite)
         if (strcmp(mode_name, "classical") && strcmp(mode_name, "affective")) {
             bool later = !strcmp(mode_name, "bayesian");
             api_error_set(r, 400, later ? "mode_unavailable" : "bad_mode", "mode",
-                             later ? "mode '%s' is not available on this server yet (modes: classical, affective)"
-                                   : "mode '%.40s' is not one of classical, affective, bayesian",
-                             mode_name);
+                          later ? "mode '%s' is not available on this server yet (modes: classical, affective)"
+                                : "mode '%.40s' is not one of classical, affective, bayesian",
+                          mode_name);
             return NULL;
         }
     }
@@ -284,7 +286,8 @@ Job *api_parse_analysis(ApiError *r, json_t *body, bool allow_infinite)
     json_t *aff = json_object_get(body, "affective");
     if (aff) {
         if (!json_is_object(aff)) {
-            api_error_set(r, 400, "bad_type", "affective", "'affective' must be an object like {\"temperament\": \"calm\"}");
+            api_error_set(r, 400, "bad_type", "affective",
+                          "'affective' must be an object like {\"temperament\": \"calm\"}");
             return NULL;
         }
         if (!check_keys(r, aff, AffectiveKeys, "affective."))
@@ -301,7 +304,7 @@ Job *api_parse_analysis(ApiError *r, json_t *body, bool allow_infinite)
     json_t *limits = json_object_get(body, "limits");
     if (!json_is_object(limits)) {
         api_error_set(r, 400, limits ? "bad_type" : "limits_missing", "limits",
-                         "give 'limits' as an object with at least one of depth, nodes, movetime");
+                      "give 'limits' as an object with at least one of depth, nodes, movetime");
         return NULL;
     }
     if (!check_keys(r, limits, LimitKeys, "limits."))
@@ -331,7 +334,7 @@ Job *api_parse_analysis(ApiError *r, json_t *body, bool allow_infinite)
     if ((v = json_object_get(limits, "infinite"))) {
         if (!json_is_boolean(v) || (json_is_true(v) && !allow_infinite)) {
             api_error_set(r, 400, "bad_limit", "limits.infinite",
-                             "'limits.infinite' is for WebSocket analyses; over REST give depth, nodes or movetime");
+                          "'limits.infinite' is for WebSocket analyses; over REST give depth, nodes or movetime");
             return NULL;
         }
         l.infinite = json_is_true(v);
@@ -355,8 +358,9 @@ Job *api_parse_analysis(ApiError *r, json_t *body, bool allow_infinite)
         return NULL;
     }
     if (json_is_true(compare) && strcmp(mode_name, "affective")) {
-        api_error_set(r, 400, "bad_compare", "compare",
-                      "'compare' sets the affective search beside the classical one: use it with \"mode\": \"affective\"");
+        api_error_set(
+            r, 400, "bad_compare", "compare",
+            "'compare' sets the affective search beside the classical one: use it with \"mode\": \"affective\"");
         return NULL;
     }
     if (json_is_true(compare) && l.infinite) {
@@ -397,12 +401,12 @@ Job *api_parse_analysis(ApiError *r, json_t *body, bool allow_infinite)
 json_t *api_emotion_json(const Emotion *e)
 {
     return json_pack("{s:f, s:f, s:f, s:s, s:f, s:s, s:{s:f, s:f, s:f, s:f}, s:{s:f, s:f, s:f, s:f}}", "relief",
-                     e->c[CONCEPT_RELIEF], "desirability", e->c[CONCEPT_DESIRABILITY], "arousal",
-                     e->c[CONCEPT_AROUSAL], "label", affective_label(CONCEPT_RELIEF, e->c[CONCEPT_RELIEF]),
-                     "intensity", e->intensity, "goal", Goals[e->goal].name, "factors", "material", e->factor[0],
-                     "mobility", e->factor[1], "kingSafety", e->factor[2], "oppKingExposure", e->factor[3], "inputs",
-                     "material", e->c[CONCEPT_MATERIAL], "mobility", e->c[CONCEPT_MOBILITY], "kingSafety",
-                     e->c[CONCEPT_KING_SAFETY], "oppKingExposure", e->c[CONCEPT_OPP_KING_EXPOSURE]);
+                     e->c[CONCEPT_RELIEF], "desirability", e->c[CONCEPT_DESIRABILITY], "arousal", e->c[CONCEPT_AROUSAL],
+                     "label", affective_label(CONCEPT_RELIEF, e->c[CONCEPT_RELIEF]), "intensity", e->intensity, "goal",
+                     Goals[e->goal].name, "factors", "material", e->factor[0], "mobility", e->factor[1], "kingSafety",
+                     e->factor[2], "oppKingExposure", e->factor[3], "inputs", "material", e->c[CONCEPT_MATERIAL],
+                     "mobility", e->c[CONCEPT_MOBILITY], "kingSafety", e->c[CONCEPT_KING_SAFETY], "oppKingExposure",
+                     e->c[CONCEPT_OPP_KING_EXPOSURE]);
 }
 
 static void put_score(json_t *o, int score_stm, Color side)
@@ -451,9 +455,10 @@ json_t *api_info_json(const Job *job, const SearchInfo *info)
     json_object_set_new(o, "depth", json_integer(info->depth));
     json_object_set_new(o, "seldepth", json_integer(info->seldepth));
     json_object_set_new(o, "multiPv", json_integer(info->multipv));
-    json_object_set_new(o, "bound", json_string(info->bound == BOUND_LOWER   ? "lower"
-                                                : info->bound == BOUND_UPPER ? "upper"
-                                                                             : "exact"));
+    json_object_set_new(o, "bound",
+                        json_string(info->bound == BOUND_LOWER   ? "lower"
+                                    : info->bound == BOUND_UPPER ? "upper"
+                                                                 : "exact"));
     json_object_set_new(o, "nodes", json_integer((json_int_t)info->nodes));
     json_object_set_new(o, "nps", json_integer((json_int_t)info->nps));
     json_object_set_new(o, "time", json_integer(info->time_ms));
@@ -503,9 +508,9 @@ json_t *api_result_json(const Job *job, const SearchResult *r, const SearchResul
     position_copy(&scratch, job->pos);
     char fen[FEN_BUFFER_SIZE], u[MOVE_STRING_SIZE], s[SAN_STRING_SIZE];
     json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:I}", "id", job->id, "status",
-                          cancelled ? "cancelled" : "done", "fen", fen_write(&scratch, fen), "mode", job->mode,
-                          "depth", r->depth, "seldepth", r->lines ? r->line[0].seldepth : 0, "nodes",
-                          (json_int_t)r->nodes, "time", (json_int_t)r->time_ms, "nps",
+                          cancelled ? "cancelled" : "done", "fen", fen_write(&scratch, fen), "mode", job->mode, "depth",
+                          r->depth, "seldepth", r->lines ? r->line[0].seldepth : 0, "nodes", (json_int_t)r->nodes,
+                          "time", (json_int_t)r->time_ms, "nps",
                           (json_int_t)(r->time_ms > 0 ? r->nodes * 1000 / (uint64_t)r->time_ms : r->nodes));
     if (r->best) {
         json_object_set_new(o, "bestMove", json_string(move_to_uci(r->best, u)));
@@ -524,8 +529,9 @@ json_t *api_result_json(const Job *job, const SearchResult *r, const SearchResul
     if (job->has_emotion)
         json_object_set_new(o, "emotion", api_emotion_json(&job->emotion));
     if (classical)
-        json_object_set_new(o, "compare", json_pack("{s:o, s:o}", "classical", compare_side(&scratch, classical),
-                                                    "affective", compare_side(&scratch, r)));
+        json_object_set_new(o, "compare",
+                            json_pack("{s:o, s:o}", "classical", compare_side(&scratch, classical), "affective",
+                                      compare_side(&scratch, r)));
     return o;
 }
 
@@ -538,8 +544,8 @@ static void on_health(Request *r, const char *param)
     jobs_stats(&st);
     http_reply_json(r, 200,
                     json_pack("{s:s, s:s, s:{s:i, s:i}, s:{s:i, s:i}, s:I}", "status", "ok", "version", VERSION,
-                              "workers", "busy", st.busy, "total", st.workers, "queue", "depth", st.queued,
-                              "capacity", st.capacity, "uptimeMs", (json_int_t)(time_now_ms() - StartedMs)));
+                              "workers", "busy", st.busy, "total", st.workers, "queue", "depth", st.queued, "capacity",
+                              st.capacity, "uptimeMs", (json_int_t)(time_now_ms() - StartedMs)));
 }
 
 static void on_config(Request *r, const char *param)
@@ -574,7 +580,8 @@ static void analyse_listener(Job *job, json_t *event, bool final, void *user)
     if (job->status == JOB_DONE)
         http_reply_json(r, 200, json_incref(event));
     else
-        http_reply_error(r, 503, "cancelled", NULL, "the analysis was stopped before it finished (server shutting down?)");
+        http_reply_error(r, 503, "cancelled", NULL,
+                         "the analysis was stopped before it finished (server shutting down?)");
     http_resume(r);
     job_release(job);
 }
@@ -690,8 +697,9 @@ static void on_job_delete(Request *r, const char *id)
         return;
     }
     jobs_cancel(job);
-    http_reply_json(r, 200, json_pack("{s:s, s:s}", "id", job->id, "status",
-                                      job->status == JOB_RUNNING ? "cancelling" : JobStatusNames[job->status]));
+    http_reply_json(r, 200,
+                    json_pack("{s:s, s:s}", "id", job->id, "status",
+                              job->status == JOB_RUNNING ? "cancelling" : JobStatusNames[job->status]));
 }
 
 /* Lichess's cloud-eval shape, so existing Lichess clients can point at this server:
@@ -926,16 +934,17 @@ static void on_metrics(Request *r, const char *param)
     }
     cumulative += LatencyBuckets[11];
     fprintf(f, "feelfish_http_request_duration_ms_bucket{le=\"+Inf\"} %llu\n", cumulative);
-    fprintf(f, "feelfish_http_request_duration_ms_sum %.3f\nfeelfish_http_request_duration_ms_count %llu\n",
-            LatencySum, LatencyCount);
+    fprintf(f, "feelfish_http_request_duration_ms_sum %.3f\nfeelfish_http_request_duration_ms_count %llu\n", LatencySum,
+            LatencyCount);
     JobsStats st;
     jobs_stats(&st);
     fprintf(f, "# TYPE feelfish_jobs gauge\nfeelfish_jobs{state=\"queued\"} %d\nfeelfish_jobs{state=\"running\"} %d\n",
             st.queued, st.busy);
-    fprintf(f, "# TYPE feelfish_jobs_finished_total counter\n"
-               "feelfish_jobs_finished_total{status=\"done\"} %llu\n"
-               "feelfish_jobs_finished_total{status=\"cancelled\"} %llu\n"
-               "feelfish_jobs_finished_total{status=\"failed\"} %llu\n",
+    fprintf(f,
+            "# TYPE feelfish_jobs_finished_total counter\n"
+            "feelfish_jobs_finished_total{status=\"done\"} %llu\n"
+            "feelfish_jobs_finished_total{status=\"cancelled\"} %llu\n"
+            "feelfish_jobs_finished_total{status=\"failed\"} %llu\n",
             st.done, st.cancelled, st.failed);
     fprintf(f, "# TYPE feelfish_nodes_searched_total counter\nfeelfish_nodes_searched_total %llu\n", st.nodes);
     WsStats ws;
@@ -943,9 +952,10 @@ static void on_metrics(Request *r, const char *param)
     fprintf(f, "# TYPE feelfish_websocket_clients gauge\nfeelfish_websocket_clients %d\n", ws.clients);
     fprintf(f, "# TYPE feelfish_websocket_frames_sent_total counter\nfeelfish_websocket_frames_sent_total %llu\n",
             ws.frames_sent);
-    fprintf(f, "# HELP feelfish_websocket_frames_coalesced_total info frames replaced by newer ones before a slow client"
-               " read them\n# TYPE feelfish_websocket_frames_coalesced_total counter\n"
-               "feelfish_websocket_frames_coalesced_total %llu\n",
+    fprintf(f,
+            "# HELP feelfish_websocket_frames_coalesced_total info frames replaced by newer ones before a slow client"
+            " read them\n# TYPE feelfish_websocket_frames_coalesced_total counter\n"
+            "feelfish_websocket_frames_coalesced_total %llu\n",
             ws.frames_coalesced);
     fclose(f);
     http_reply(r, 200, "text/plain; version=0.0.4", buf, len);
@@ -965,8 +975,8 @@ json_t *api_openapi(void)
         snprintf(method, sizeof method, "%s", Routes[i].method);
         for (char *c = method; *c; c++)
             *c = (char)tolower((unsigned char)*c);
-        json_t *op = json_pack("{s:s, s:{s:{s:s}}}", "summary", Routes[i].summary, "responses", "200", "description",
-                               "success");
+        json_t *op =
+            json_pack("{s:s, s:{s:{s:s}}}", "summary", Routes[i].summary, "responses", "200", "description", "success");
         if (strchr(Routes[i].path, '{'))
             json_object_set_new(op, "parameters",
                                 json_pack("[{s:s, s:s, s:b, s:{s:s}}]", "name", "id", "in", "path", "required", 1,

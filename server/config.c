@@ -33,14 +33,14 @@ const Setting Settings[] = {
      F(ws_searches_max), "analyses one WebSocket connection may run at once"},
     {"--max-depth", "FEELFISH_MAX_DEPTH", "maxDepth", SETTING_NUMBER, "40", 1, 119, F(max_depth),
      "largest depth a request may ask for"},
-    {"--max-nodes", "FEELFISH_MAX_NODES", "maxNodes", SETTING_NUMBER, "200000000", 1, 1000000000000LL,
-     F(max_nodes), "largest node count a request may ask for"},
-    {"--max-movetime", "FEELFISH_MAX_MOVETIME", "maxMovetimeMs", SETTING_NUMBER, "60000", 1, 3600000,
-     F(max_movetime), "longest move time a request may ask for, ms"},
+    {"--max-nodes", "FEELFISH_MAX_NODES", "maxNodes", SETTING_NUMBER, "200000000", 1, 1000000000000LL, F(max_nodes),
+     "largest node count a request may ask for"},
+    {"--max-movetime", "FEELFISH_MAX_MOVETIME", "maxMovetimeMs", SETTING_NUMBER, "60000", 1, 3600000, F(max_movetime),
+     "longest move time a request may ask for, ms"},
     {"--max-multipv", "FEELFISH_MAX_MULTIPV", "maxMultiPv", SETTING_NUMBER, "10", 1, 64, F(max_multipv),
      "most lines a request may ask for"},
-    {"--job-timeout", "FEELFISH_JOB_TIMEOUT", "jobTimeoutMs", SETTING_NUMBER, "300000", 1000, 86400000,
-     F(job_timeout), "a search still running after this is stopped, ms"},
+    {"--job-timeout", "FEELFISH_JOB_TIMEOUT", "jobTimeoutMs", SETTING_NUMBER, "300000", 1000, 86400000, F(job_timeout),
+     "a search still running after this is stopped, ms"},
 };
 const int SettingCount = (int)(sizeof Settings / sizeof Settings[0]);
 

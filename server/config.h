@@ -18,13 +18,13 @@ typedef struct {
 typedef enum { SETTING_NUMBER, SETTING_TEXT } SettingType;
 
 typedef struct {
-    const char *flag;     /* --http */
-    const char *env;      /* FEELFISH_HTTP_PORT */
-    const char *json;     /* httpPort: the key in GET /api/config */
+    const char *flag; /* --http */
+    const char *env;  /* FEELFISH_HTTP_PORT */
+    const char *json; /* httpPort: the key in GET /api/config */
     SettingType type;
     const char *def;
     long long min, max;
-    size_t offset;        /* into ServerConfig */
+    size_t offset; /* into ServerConfig */
     const char *help;
 } Setting;
 

@@ -31,7 +31,7 @@ typedef struct Game {
     bool thinking;
     Request *waiting;
     bool has_emotion;
-    Emotion emotion; /* the engine's last emotion: the mood carried into its next appraisal */
+    Emotion emotion;  /* the engine's last emotion: the mood carried into its next appraisal */
     json_t *emotions; /* history, one per engine move */
     long long created_ms, updated_ms;
     struct Game *next;
@@ -43,10 +43,10 @@ static unsigned long long Serial;
 static const struct {
     int depth;
     int movetime;
-    int multipv;  /* lines to choose among */
-    int margin;   /* centipawns behind the best a chosen line may be */
-} Levels[9] = {{0, 0, 0, 0}, {1, 0, 4, 250}, {2, 0, 4, 150}, {3, 0, 3, 100}, {5, 0, 3, 60},
-               {7, 0, 2, 30}, {10, 300, 1, 0},  {0, 600, 1, 0},   {0, 1500, 1, 0}};
+    int multipv; /* lines to choose among */
+    int margin;  /* centipawns behind the best a chosen line may be */
+} Levels[9] = {{0, 0, 0, 0},  {1, 0, 4, 250},  {2, 0, 4, 150}, {3, 0, 3, 100}, {5, 0, 3, 60},
+               {7, 0, 2, 30}, {10, 300, 1, 0}, {0, 600, 1, 0}, {0, 1500, 1, 0}};
 
 static long long wall_ms(void)
 {
@@ -113,11 +113,11 @@ static void update_status(Game *g, Position *p)
 static json_t *game_json(const Game *g)
 {
     static Position p;
-    json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:I, s:I, s:b}", "id", g->id, "mode", g->mode,
-                          "color", g->human == WHITE ? "white" : "black", "level", g->level, "temperament",
-                          g->temperament->name, "initialFen", g->initial_fen, "status", g->status, "result",
-                          g->result, "createdMs", (json_int_t)g->created_ms, "updatedMs", (json_int_t)g->updated_ms,
-                          "thinking", g->thinking);
+    json_t *o =
+        json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:I, s:I, s:b}", "id", g->id, "mode", g->mode, "color",
+                  g->human == WHITE ? "white" : "black", "level", g->level, "temperament", g->temperament->name,
+                  "initialFen", g->initial_fen, "status", g->status, "result", g->result, "createdMs",
+                  (json_int_t)g->created_ms, "updatedMs", (json_int_t)g->updated_ms, "thinking", g->thinking);
     if (g->reason[0])
         json_object_set_new(o, "reason", json_string(g->reason));
     json_t *uci = json_array(), *san = json_array();
@@ -249,8 +249,8 @@ void games_create(Request *r, const char *param)
     (void)param;
     ApiError e;
     const char *type = http_header(r, "Content-Type");
-    json_t *body = type && !strncasecmp(type, "application/json", 16) ? api_parse_json_text(&e, r->body, r->body_len)
-                                                                       : NULL;
+    json_t *body =
+        type && !strncasecmp(type, "application/json", 16) ? api_parse_json_text(&e, r->body, r->body_len) : NULL;
     if (!body) {
         if (!type || strncasecmp(type, "application/json", 16))
             http_reply_error(r, 415, "unsupported_media_type", NULL, "send the body as JSON");

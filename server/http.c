@@ -155,8 +155,7 @@ const char *http_query(Request *r, const char *name)
 
 static enum MHD_Result send_reply(Request *r)
 {
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer(r->response_len, r->response, MHD_RESPMEM_MUST_COPY);
+    struct MHD_Response *resp = MHD_create_response_from_buffer(r->response_len, r->response, MHD_RESPMEM_MUST_COPY);
     if (!resp)
         return MHD_NO;
     if (r->content_type)
@@ -207,8 +206,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (r->response)
         return send_reply(r); /* resumed with its answer, or answered at once */
     if (r->too_large)
-        http_reply_error(r, 413, "body_too_large", NULL, "the request body is larger than %ld bytes",
-                         H.cfg->body_max);
+        http_reply_error(r, 413, "body_too_large", NULL, "the request body is larger than %ld bytes", H.cfg->body_max);
     else
         api_handle(r);
     if (r->suspended)
@@ -238,7 +236,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **ctx, enu
 
 static int hex_value(char c)
 {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
 }
 
 /* URL and argument decoding: %xx as usual, but a decoded NUL becomes DEL, so "/app.js%00.html"
@@ -274,8 +275,8 @@ bool http_start(uv_loop_t *loop, const ServerConfig *cfg, int *bound_port)
     H.daemon = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO, (uint16_t)cfg->http_port,
                                 NULL, NULL, on_request, NULL, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
                                 MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_TIMEOUT,
-                                (unsigned)60, MHD_OPTION_CONNECTION_LIMIT, (unsigned)20000, MHD_OPTION_UNESCAPE_CALLBACK,
-                                unescape, NULL, MHD_OPTION_END);
+                                (unsigned)60, MHD_OPTION_CONNECTION_LIMIT, (unsigned)20000,
+                                MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
     if (!H.daemon) {
         log_msg(LOG_ERROR, "cannot listen for HTTP on %s:%ld (in use?)", cfg->bind, cfg->http_port);
         return false;

@@ -26,10 +26,10 @@ typedef struct Request {
     char *extra_header_name, *extra_header_value;
     bool cacheable; /* static files: revalidate with the ETag instead of no-store */
     bool suspended;
-    bool client_gone;    /* the peer hung up while we were waiting */
-    uv_poll_t *watch;    /* while suspended: notices the peer hanging up (MHD does not) */
-    void *pending;      /* the job this request waits for (api.c) */
-    void *pending_load; /* a storage look-up this request waits for (api.c) */
+    bool client_gone;        /* the peer hung up while we were waiting */
+    uv_poll_t *watch;        /* while suspended: notices the peer hanging up (MHD does not) */
+    void *pending;           /* the job this request waits for (api.c) */
+    void *pending_load;      /* a storage look-up this request waits for (api.c) */
     void *pending_game;      /* the game whose engine reply this request waits for (games.c) */
     void *pending_game_load; /* a game being loaded from storage for this request (games.c) */
 } Request;

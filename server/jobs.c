@@ -223,7 +223,7 @@ static void on_async(uv_async_t *h)
         } else {
             const char *st = json_string_value(json_object_get(e->body, "status"));
             JobStatus status = st && !strcmp(st, "cancelled") ? JOB_CANCELLED
-                               : st && !strcmp(st, "failed") ? JOB_FAILED
+                               : st && !strcmp(st, "failed")  ? JOB_FAILED
                                                               : JOB_DONE;
             json_int_t nodes = json_integer_value(json_object_get(e->body, "nodes"));
             P.nodes += (unsigned long long)(nodes > 0 ? nodes : 0);

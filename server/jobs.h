@@ -27,14 +27,14 @@ struct Job {
     bool has_emotion; /* affective mode: the emotion appraised at the root, fixed for the search */
     Emotion emotion;
     int64_t created_ms, started_ms, finished_ms;
-    json_t *result;   /* set when done (loop thread) */
+    json_t *result; /* set when done (loop thread) */
     atomic_bool cancel;
     struct Worker *worker; /* while running; guarded by the pool lock */
     /* Who hears about this job (loop thread only): a waiting HTTP request, WebSocket subscribers. */
     struct JobListenerEntry {
         JobListener fn;
         void *user;
-    } *listeners;
+    } * listeners;
     int listener_count;
     int refs; /* loop thread only: the table's reference plus one per listener */
     Job *next_in_table;

@@ -23,7 +23,7 @@ typedef struct Frame {
 } Frame;
 
 typedef struct {
-    char id[64];   /* the client's id, or the job id for a subscription */
+    char id[64]; /* the client's id, or the job id for a subscription */
     bool subscription;
     Job *job;
 } WsSearch;
@@ -168,14 +168,14 @@ static void op_analyse(Session *s, json_t *msg)
         return;
     }
     if (find_search(s, cid)) {
-        api_error_set(&e, 400, "id_in_use", "id", "an analysis with id '%s' is already running on this connection", cid);
+        api_error_set(&e, 400, "id_in_use", "id", "an analysis with id '%s' is already running on this connection",
+                      cid);
         send_error(s, cid, &e);
         return;
     }
     if (s->search_count >= W.cfg->ws_searches_max) {
         api_error_set(&e, 429, "too_many_searches", NULL,
-                      "this connection already runs %ld analyses (the limit); stop one first",
-                      W.cfg->ws_searches_max);
+                      "this connection already runs %ld analyses (the limit); stop one first", W.cfg->ws_searches_max);
         send_error(s, cid, &e);
         return;
     }
@@ -256,7 +256,8 @@ static void handle_message(Session *s)
         return;
     }
     if (s->rx_too_large) {
-        api_error_set(&e, 413, "message_too_large", NULL, "the message is larger than %ld bytes", W.cfg->ws_message_max);
+        api_error_set(&e, 413, "message_too_large", NULL, "the message is larger than %ld bytes",
+                      W.cfg->ws_message_max);
         send_error(s, NULL, &e);
         return;
     }
@@ -279,7 +280,8 @@ static void handle_message(Session *s)
         op_subscribe(s, msg);
     else {
         if (name)
-            api_error_set(&e, 400, "unknown_op", "op", "unknown op '%.40s': use analyse, stop, subscribe or ping", name);
+            api_error_set(&e, 400, "unknown_op", "op", "unknown op '%.40s': use analyse, stop, subscribe or ping",
+                          name);
         json_t *id = json_object_get(msg, "id");
         send_error(s, json_is_string(id) ? json_string_value(id) : NULL, &e);
     }

@@ -9,12 +9,12 @@
 #include "../fen.h"
 #include "../movegen.h"
 
-const char *const ConceptNames[CONCEPT_NB] = {"desirability", "relief",      "arousal",        "material",
-                                              "mobility",     "kingSafety",  "oppKingExposure"};
+const char *const ConceptNames[CONCEPT_NB] = {"desirability", "relief",     "arousal",        "material",
+                                              "mobility",     "kingSafety", "oppKingExposure"};
 
 /* Thesis Table 4.2 (row = from, column = to): Des, Relief, Arousal, BM, Mov, SegR, IndROp. */
 const double FcmDefaultMatrix[CONCEPT_NB][CONCEPT_NB] = {
-    {0, .25, .25, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0},   {0, .5, 0, 0, 0, 0, 0},  {1, 1, 1, 0, 1, 1, 1},
+    {0, .25, .25, 0, 0, 0, 0},  {0, 0, 0, 0, 0, 0, 0},     {0, .5, 0, 0, 0, 0, 0}, {1, 1, 1, 0, 1, 1, 1},
     {.5, .5, 0, 0, .5, 1, .25}, {.5, .13, 0, 0, 0, .5, 0}, {1, 1, 1, 0, 0, 0, 0},
 };
 
@@ -54,7 +54,7 @@ const double AffectiveRanges[AFFECTIVE_TERM_NB] = {AFFECTIVE_RANGE_MATERIAL, AFF
 typedef struct {
     double zero, one;
 } Ramp;
-static const Ramp MaterialAdvantage = {0.5, 2.0};     /* pawns up */
+static const Ramp MaterialAdvantage = {0.5, 2.0};      /* pawns up */
 static const Ramp MaterialDisadvantage = {-0.5, -2.0}; /* pawns down */
 static const Ramp Mobile = {10, 30};                   /* legal moves */
 static const Ramp ShieldSafe = {-8, 16};               /* 8*p2 + 4*p3 - 8*open files */
@@ -159,8 +159,7 @@ void affective_appraise(const Position *p, Color side, double concepts[AFFECTIVE
 
 double affective_squash(double x) { return 2.0 / (1.0 + exp(-5.0 * x)) - 1.0; }
 
-void affective_feel(const double board[AFFECTIVE_TERM_NB], const Emotion *previous, const Temperament *t,
-                    Emotion *out)
+void affective_feel(const double board[AFFECTIVE_TERM_NB], const Emotion *previous, const Temperament *t, Emotion *out)
 {
     if (!t)
         t = &Temperaments[0];

@@ -27,9 +27,9 @@ extern const double FcmDefaultMatrix[CONCEPT_NB][CONCEPT_NB];
 
 /* The raw measurements behind the board concepts, for one side. */
 typedef struct {
-    int material;  /* pawns 1/3/3/5/9, own minus opponent */
-    int mobility;  /* legal moves of the side */
-    int shield;    /* 8*p2 + 4*p3 - 8*open files by the king, -24..24 */
+    int material;   /* pawns 1/3/3/5/9, own minus opponent */
+    int mobility;   /* legal moves of the side */
+    int shield;     /* 8*p2 + 4*p3 - 8*open files by the king, -24..24 */
     double tropism; /* enemy pieces' closeness to the king, weighted, with bishop/rook penalties */
     int opp_shield;
     double opp_tropism;
@@ -59,8 +59,8 @@ extern const int GoalCount;
 typedef struct {
     double c[CONCEPT_NB]; /* every concept after the map settled (board concepts clamped) */
     int iterations;
-    int goal;             /* index into Goals */
-    double intensity;     /* eps = |relief| */
+    int goal;                         /* index into Goals */
+    double intensity;                 /* eps = |relief| */
     double factor[AFFECTIVE_TERM_NB]; /* relevance factors r_i of the goal */
     Appraisal raw;
 } Emotion;
@@ -75,8 +75,7 @@ extern const double AffectiveRanges[AFFECTIVE_TERM_NB];
 /* The board concepts in [-1, 1] from side's point of view (membership degrees, continuous). */
 void affective_appraise(const Position *p, Color side, double concepts[AFFECTIVE_TERM_NB], Appraisal *raw);
 /* Runs the map from the board concepts and an optional previous emotion (mood, may be NULL). */
-void affective_feel(const double board[AFFECTIVE_TERM_NB], const Emotion *previous, const Temperament *t,
-                    Emotion *out);
+void affective_feel(const double board[AFFECTIVE_TERM_NB], const Emotion *previous, const Temperament *t, Emotion *out);
 /* Appraises p for the side to move and feels. */
 void affective_emotion(const Position *p, const Emotion *previous, const Temperament *t, Emotion *out);
 /* The map's squashing function S(x) = 2 / (1 + exp(-5x)) - 1. */

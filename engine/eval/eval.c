@@ -35,9 +35,9 @@ typedef struct {
     Bitboard attacked2[COLOR_NB];               /* by at least two pieces */
     Bitboard mobility_area[COLOR_NB];
     Bitboard king_zone[COLOR_NB];
-    Bitboard passed; /* passed pawns of both colours */
-    int attack_units[COLOR_NB];  /* c's weighted attacks on the enemy king zone */
-    int attackers[COLOR_NB];     /* c's pieces attacking it */
+    Bitboard passed;            /* passed pawns of both colours */
+    int attack_units[COLOR_NB]; /* c's weighted attacks on the enemy king zone */
+    int attackers[COLOR_NB];    /* c's pieces attacking it */
     Score g[EVAL_GROUP_NB];
 } EvalState;
 
@@ -365,7 +365,4 @@ int evaluate_terms(const Position *p, const Evaluator *e, EvalTerms *terms)
     return p->side == WHITE ? white : -white;
 }
 
-int evaluate(const Position *p, const Evaluator *e)
-{
-    return evaluate_terms(p, e, NULL);
-}
+int evaluate(const Position *p, const Evaluator *e) { return evaluate_terms(p, e, NULL); }

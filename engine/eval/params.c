@@ -7,43 +7,62 @@
 
 EvalParams DefaultParams;
 
-#define P(field) {#field, (int)(offsetof(EvalParams, field) / sizeof(Score)), (int)(sizeof(((EvalParams *)0)->field) / sizeof(Score))}
+#define P(field)                                                                                                       \
+    {                                                                                                                  \
+#field, (int)(offsetof(EvalParams, field) / sizeof(Score)),                                                    \
+            (int)(sizeof(((EvalParams *)0)->field) / sizeof(Score))                                                    \
+    }
 const ParamInfo ParamTable[] = {
-    P(piece_value),       P(psq),
-    P(mobility_knight),   P(mobility_bishop),
-    P(mobility_rook),     P(mobility_queen),
-    P(pawn_isolated),     P(pawn_doubled),
-    P(pawn_backward),     P(pawn_connected),
-    P(passed),            P(passed_free_path),
-    P(passed_own_king_distance), P(passed_enemy_king_distance),
-    P(shield_rank2),      P(shield_rank3),
-    P(shield_missing),    P(king_open_file),
-    P(storm_near),        P(attack_weight),
-    P(safe_check),        P(attack_scale),
-    P(bishop_pair),       P(rook_open_file),
-    P(rook_semi_open_file), P(rook_seventh),
-    P(knight_outpost),    P(bishop_outpost),
-    P(threat_by_pawn),    P(threat_by_minor),
-    P(threat_by_rook),    P(hanging),
+    P(piece_value),
+    P(psq),
+    P(mobility_knight),
+    P(mobility_bishop),
+    P(mobility_rook),
+    P(mobility_queen),
+    P(pawn_isolated),
+    P(pawn_doubled),
+    P(pawn_backward),
+    P(pawn_connected),
+    P(passed),
+    P(passed_free_path),
+    P(passed_own_king_distance),
+    P(passed_enemy_king_distance),
+    P(shield_rank2),
+    P(shield_rank3),
+    P(shield_missing),
+    P(king_open_file),
+    P(storm_near),
+    P(attack_weight),
+    P(safe_check),
+    P(attack_scale),
+    P(bishop_pair),
+    P(rook_open_file),
+    P(rook_semi_open_file),
+    P(rook_seventh),
+    P(knight_outpost),
+    P(bishop_outpost),
+    P(threat_by_pawn),
+    P(threat_by_minor),
+    P(threat_by_rook),
+    P(hanging),
     P(tempo),
 };
 #undef P
 const int ParamTableCount = (int)(sizeof ParamTable / sizeof ParamTable[0]);
 
 /* Piece-square bonuses, White's view, [rank][file] from a1. */
-static const int PawnMg[8][8] = {
-    {0, 0, 0, 0, 0, 0, 0, 0},     {-6, 2, -4, -12, -12, 8, 14, -6}, {-6, -2, 4, 6, 6, 2, 6, -6},
-    {-6, 0, 8, 20, 20, 8, 0, -6}, {2, 8, 12, 24, 24, 12, 8, 2},     {14, 20, 28, 34, 34, 28, 20, 14},
-    {50, 56, 60, 66, 66, 60, 56, 50}, {0, 0, 0, 0, 0, 0, 0, 0}};
-static const int PawnEg[8][8] = {
-    {0, 0, 0, 0, 0, 0, 0, 0},         {10, 8, 8, 6, 6, 8, 8, 10},       {6, 6, 2, 2, 2, 2, 6, 6},
-    {12, 10, 6, 4, 4, 6, 10, 12},     {26, 22, 18, 16, 16, 18, 22, 26}, {50, 46, 42, 40, 40, 42, 46, 50},
-    {80, 76, 70, 66, 66, 70, 76, 80}, {0, 0, 0, 0, 0, 0, 0, 0}};
-static const int KingMg[8][8] = {
-    {16, 36, 14, -16, 0, -16, 36, 22},        {6, 6, -10, -36, -36, -10, 6, 6},
-    {-24, -30, -36, -44, -44, -36, -30, -24}, {-40, -46, -52, -60, -60, -52, -46, -40},
-    {-50, -56, -62, -70, -70, -62, -56, -50}, {-56, -62, -68, -76, -76, -68, -62, -56},
-    {-60, -66, -72, -80, -80, -72, -66, -60}, {-64, -70, -76, -84, -84, -76, -70, -64}};
+static const int PawnMg[8][8] = {{0, 0, 0, 0, 0, 0, 0, 0},         {-6, 2, -4, -12, -12, 8, 14, -6},
+                                 {-6, -2, 4, 6, 6, 2, 6, -6},      {-6, 0, 8, 20, 20, 8, 0, -6},
+                                 {2, 8, 12, 24, 24, 12, 8, 2},     {14, 20, 28, 34, 34, 28, 20, 14},
+                                 {50, 56, 60, 66, 66, 60, 56, 50}, {0, 0, 0, 0, 0, 0, 0, 0}};
+static const int PawnEg[8][8] = {{0, 0, 0, 0, 0, 0, 0, 0},         {10, 8, 8, 6, 6, 8, 8, 10},
+                                 {6, 6, 2, 2, 2, 2, 6, 6},         {12, 10, 6, 4, 4, 6, 10, 12},
+                                 {26, 22, 18, 16, 16, 18, 22, 26}, {50, 46, 42, 40, 40, 42, 46, 50},
+                                 {80, 76, 70, 66, 66, 70, 76, 80}, {0, 0, 0, 0, 0, 0, 0, 0}};
+static const int KingMg[8][8] = {{16, 36, 14, -16, 0, -16, 36, 22},        {6, 6, -10, -36, -36, -10, 6, 6},
+                                 {-24, -30, -36, -44, -44, -36, -30, -24}, {-40, -46, -52, -60, -60, -52, -46, -40},
+                                 {-50, -56, -62, -70, -70, -62, -56, -50}, {-56, -62, -68, -76, -76, -68, -62, -56},
+                                 {-60, -66, -72, -80, -80, -72, -66, -60}, {-64, -70, -76, -84, -84, -76, -70, -64}};
 static const int Centre[8] = {-3, -1, 1, 3, 3, 1, -1, -3};
 
 static Score psq_default(PieceType pt, int file, int rank)

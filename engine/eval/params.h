@@ -9,8 +9,8 @@
 
 /* Every field is a Score or an array of Scores, so the struct is also a flat Score array. */
 typedef struct {
-    Score piece_value[PIECE_TYPE_NB];      /* [PAWN..QUEEN] */
-    Score psq[PIECE_TYPE_NB][SQUARE_NB];   /* White's view, a1 = 0; material not included */
+    Score piece_value[PIECE_TYPE_NB];    /* [PAWN..QUEEN] */
+    Score psq[PIECE_TYPE_NB][SQUARE_NB]; /* White's view, a1 = 0; material not included */
     Score mobility_knight[9];
     Score mobility_bishop[14];
     Score mobility_rook[15];
@@ -22,14 +22,14 @@ typedef struct {
     Score pawn_connected[RANK_NB]; /* by relative rank */
     Score passed[RANK_NB];         /* by relative rank */
     Score passed_free_path[RANK_NB];
-    Score passed_own_king_distance;   /* per square of distance to the stop square (endgame) */
+    Score passed_own_king_distance; /* per square of distance to the stop square (endgame) */
     Score passed_enemy_king_distance;
     /* own king: shelter and storms */
     Score shield_rank2;
     Score shield_rank3;
-    Score shield_missing;      /* no own pawn on a file next to or of the king */
-    Score king_open_file;      /* no pawn of either colour on such a file */
-    Score storm_near;          /* an enemy pawn on relative rank 4-5 of a king file */
+    Score shield_missing; /* no own pawn on a file next to or of the king */
+    Score king_open_file; /* no pawn of either colour on such a file */
+    Score storm_near;     /* an enemy pawn on relative rank 4-5 of a king file */
     /* attacks on the enemy king */
     Score attack_weight[PIECE_TYPE_NB]; /* per attacked king-zone square, by attacker type */
     Score safe_check[PIECE_TYPE_NB];    /* per piece type that can check safely */
@@ -41,10 +41,10 @@ typedef struct {
     Score rook_seventh;
     Score knight_outpost;
     Score bishop_outpost;
-    Score threat_by_pawn;       /* a pawn attacks a piece */
-    Score threat_by_minor;      /* a minor attacks a rook or queen */
-    Score threat_by_rook;       /* a rook attacks a queen */
-    Score hanging;              /* an attacked piece nobody defends */
+    Score threat_by_pawn;  /* a pawn attacks a piece */
+    Score threat_by_minor; /* a minor attacks a rook or queen */
+    Score threat_by_rook;  /* a rook attacks a queen */
+    Score hanging;         /* an attacked piece nobody defends */
     Score tempo;
 } EvalParams;
 

@@ -84,9 +84,9 @@ static void test_factor_formula_against_thesis(void)
 {
     /* Thesis Table 4.4 ranges give its Table 4.5 factors. */
     const double ranges[4] = {8150, 137, 179.5, 179.5};
-    CHECK(fabs(affective_factor(Goals[0].eta, ranges, 2) - 27.90027) < 1e-4);  /* reach_safety, king safety */
-    CHECK(fabs(affective_factor(Goals[2].eta, ranges, 0) - -0.46957) < 1e-4);  /* gain_advantage, material */
-    CHECK(fabs(affective_factor(Goals[1].eta, ranges, 3) - 18.26685) < 1e-4);  /* enclose_king, opp king */
+    CHECK(fabs(affective_factor(Goals[0].eta, ranges, 2) - 27.90027) < 1e-4); /* reach_safety, king safety */
+    CHECK(fabs(affective_factor(Goals[2].eta, ranges, 0) - -0.46957) < 1e-4); /* gain_advantage, material */
+    CHECK(fabs(affective_factor(Goals[1].eta, ranges, 3) - 18.26685) < 1e-4); /* enclose_king, opp king */
 }
 
 /* At eps = 1 the weighted ranges are in the goal's proportions, for every goal. */

@@ -37,7 +37,8 @@ static void mirror_fen(const char *fen, char *out)
     if (strcmp(castle, "-")) {
         const char *order = "KQkq";
         for (int i = 0; i < 4; i++) {
-            char want = (char)(isupper((unsigned char)order[i]) ? tolower((unsigned char)order[i]) : toupper((unsigned char)order[i]));
+            char want = (char)(isupper((unsigned char)order[i]) ? tolower((unsigned char)order[i])
+                                                                : toupper((unsigned char)order[i]));
             if (strchr(castle, want)) {
                 size_t l = strlen(flipped_castle);
                 flipped_castle[l] = order[i];
