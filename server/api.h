@@ -35,6 +35,9 @@ extern const Route Routes[];
 extern const int RouteCount;
 
 void api_init(const ServerConfig *cfg, int http_port, int ws_port);
+void analysis_set_config(const ServerConfig *cfg);  /* analysis.c: the caps requests are held to */
+int api_route_index(const Request *r);              /* index into Routes, RouteCount for none */
+void metrics_handle(Request *r, const char *param); /* metrics.c: GET /metrics */
 void api_handle(Request *r);
 void api_request_done(Request *r);
 void api_count_request(const Request *r);

@@ -1,0 +1,89 @@
+/* /metrics in Prometheus text format: requests by route and status, a latency histogram, jobs,
+ * nodes searched and WebSocket counters. Loop thread only. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "ws.h"
+
+/* ---- request counters for /metrics (loop thread) ---- */
+
+#define STATUS_SLOTS 8
+static const int CountedStatus[STATUS_SLOTS] = {200, 202, 400, 404, 405, 413, 415, 503};
+static unsigned long long RouteHits[32][STATUS_SLOTS + 1];
+static unsigned long long LatencyBuckets[12];
+static double LatencySum;
+static unsigned long long LatencyCount;
+static const double LatencyBounds[11] = {1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 5000};
+
+void api_count_request(const Request *r)
+{
+    int slot = STATUS_SLOTS;
+    for (int i = 0; i < STATUS_SLOTS; i++)
+        if (CountedStatus[i] == r->status)
+            slot = i;
+    RouteHits[api_route_index(r)][slot]++;
+    double ms = (double)uv_hrtime() / 1e6 - r->start_ms;
+    int b = 0;
+    while (b < 11 && ms > LatencyBounds[b])
+        b++;
+    LatencyBuckets[b]++;
+    LatencySum += ms;
+    LatencyCount++;
+}
+
+void metrics_handle(Request *r, const char *param)
+{
+    (void)param;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) {
+        http_reply_error(r, 503, "overloaded", NULL, "out of memory");
+        return;
+    }
+    fprintf(f, "# HELP feelfish_http_requests_total HTTP requests by route and status.\n"
+               "# TYPE feelfish_http_requests_total counter\n");
+    for (int i = 0; i <= RouteCount; i++)
+        for (int s = 0; s <= STATUS_SLOTS; s++)
+            if (RouteHits[i][s])
+                fprintf(f, "feelfish_http_requests_total{route=\"%s %s\",status=\"%s%d\"} %llu\n",
+                        i < RouteCount ? Routes[i].method : "any", i < RouteCount ? Routes[i].path : "other",
+                        s < STATUS_SLOTS ? "" : "other", s < STATUS_SLOTS ? CountedStatus[s] : 0, RouteHits[i][s]);
+    fprintf(f, "# HELP feelfish_http_request_duration_ms HTTP request latency.\n"
+               "# TYPE feelfish_http_request_duration_ms histogram\n");
+    unsigned long long cumulative = 0;
+    for (int b = 0; b < 11; b++) {
+        cumulative += LatencyBuckets[b];
+        fprintf(f, "feelfish_http_request_duration_ms_bucket{le=\"%g\"} %llu\n", LatencyBounds[b], cumulative);
+    }
+    cumulative += LatencyBuckets[11];
+    fprintf(f, "feelfish_http_request_duration_ms_bucket{le=\"+Inf\"} %llu\n", cumulative);
+    fprintf(f, "feelfish_http_request_duration_ms_sum %.3f\nfeelfish_http_request_duration_ms_count %llu\n", LatencySum,
+            LatencyCount);
+    JobsStats st;
+    jobs_stats(&st);
+    fprintf(f, "# TYPE feelfish_jobs gauge\nfeelfish_jobs{state=\"queued\"} %d\nfeelfish_jobs{state=\"running\"} %d\n",
+            st.queued, st.busy);
+    fprintf(f,
+            "# TYPE feelfish_jobs_finished_total counter\n"
+            "feelfish_jobs_finished_total{status=\"done\"} %llu\n"
+            "feelfish_jobs_finished_total{status=\"cancelled\"} %llu\n"
+            "feelfish_jobs_finished_total{status=\"failed\"} %llu\n",
+            st.done, st.cancelled, st.failed);
+    fprintf(f, "# TYPE feelfish_nodes_searched_total counter\nfeelfish_nodes_searched_total %llu\n", st.nodes);
+    WsStats ws;
+    ws_stats(&ws);
+    fprintf(f, "# TYPE feelfish_websocket_clients gauge\nfeelfish_websocket_clients %d\n", ws.clients);
+    fprintf(f, "# TYPE feelfish_websocket_frames_sent_total counter\nfeelfish_websocket_frames_sent_total %llu\n",
+            ws.frames_sent);
+    fprintf(f,
+            "# HELP feelfish_websocket_frames_coalesced_total info frames replaced by newer ones before a slow client"
+            " read them\n# TYPE feelfish_websocket_frames_coalesced_total counter\n"
+            "feelfish_websocket_frames_coalesced_total %llu\n",
+            ws.frames_coalesced);
+    fclose(f);
+    http_reply(r, 200, "text/plain; version=0.0.4", buf, len);
+    free(buf);
+}
