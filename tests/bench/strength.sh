@@ -26,6 +26,6 @@ for elo in $LEVELS; do
 done
 echo
 echo "== estimated rating (Stockfish UCI_Elo scale, $TC)"
-awk '{ d = $4; m = $6; if (d ~ /inf/ || m ~ /inf/) { printf "vs %s: difference %s, no finite estimate\n", $1, d; next }
+awk 'NF >= 6 { d = $4; m = $6; if (d ~ /inf/ || m ~ /inf/) { printf "vs %s: difference %s, no finite estimate\n", $1, d; next }
        r = $1 + d; printf "vs %s: %+.0f +/- %.0f -> %.0f\n", $1, d, m, r; w = 1 / (m * m); sw += w; sr += w * r }
      END { if (sw > 0) printf "weighted estimate: %.0f +/- %.0f\n", sr / sw, 1 / sqrt(sw) }' <<<"$summary"
