@@ -105,7 +105,11 @@ def main():
         ws.send({"op": "analyse", "id": "a1", "fen": FEN, "limits": {"depth": 2}})
         err, _ = ws.until(lambda m: m.get("type") == "error", timeout=5)
         check("id_in_use", error_of(err) in ("id_in_use", "too_many_searches") and err.get("id") == "a1", err)
-        busy = health(http_port)["workers"]["busy"]
+        for _ in range(100):  # both analyses running (a worker may take a moment to pick its job up)
+            busy = health(http_port)["workers"]["busy"]
+            if busy == 2:
+                break
+            time.sleep(0.02)
         ws.close()  # closing the connection stops its searches
         for _ in range(60):
             time.sleep(0.05)
