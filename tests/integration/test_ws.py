@@ -192,6 +192,10 @@ def main():
                 break
             time.sleep(0.02)
         ws.send({"op": "analyse", "id": "q2", "fen": FEN, "limits": {"infinite": True}})
+        for _ in range(100):  # q2 is waiting in the queue: it is full now
+            if health(http_port)["queue"]["depth"] == 1:
+                break
+            time.sleep(0.02)
         ws2 = WebSocket(ws_port)
         ws2.send({"op": "analyse", "id": "q3", "fen": FEN, "limits": {"depth": 3}})
         err, _ = ws2.until(lambda m: m.get("type") == "error", timeout=5)

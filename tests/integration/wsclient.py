@@ -61,8 +61,8 @@ class WebSocket:
             self.sock.settimeout(max(0.01, deadline - time.time()))
             try:
                 b0, b1 = self._read(2)
-            except ConnectionError:
-                return None
+            except (ConnectionError, socket.timeout):
+                return None  # closed, or nothing within the timeout
             n = b1 & 0x7F
             if n == 126:
                 n = struct.unpack(">H", self._read(2))[0]
