@@ -22,12 +22,12 @@ static const ServerConfig *Cfg;
 static int HttpPort, WsPort;
 static int64_t StartedMs;
 
-static void reply_api_error(Request *r, const ApiError *e)
+void api_reply_error(Request *r, const ApiError *e)
 {
     http_reply_json(r, e->status, json_pack("{s:o}", "error", api_error_json(e)));
 }
 
-static json_t *parse_body(Request *r)
+json_t *api_parse_body(Request *r)
 {
     const char *type = http_header(r, "Content-Type");
     if (!type || strncasecmp(type, "application/json", 16)) {
@@ -38,7 +38,7 @@ static json_t *parse_body(Request *r)
     ApiError e;
     json_t *body = api_parse_json_text(&e, r->body, r->body_len);
     if (!body)
-        reply_api_error(r, &e);
+        api_reply_error(r, &e);
     return body;
 }
 
@@ -76,21 +76,28 @@ static void on_config(Request *r, const char *param)
     http_reply_json(r, 200, o);
 }
 
+/* The end of a REST wait: the request stops listening and gets `body` (the job's result shaped
+ * by the caller), or a 503 when the job did not finish. Takes the reference to body. */
+static void end_wait(Request *r, Job *job, JobListener listener, json_t *body)
+{
+    job_remove_listener(job, listener, r);
+    r->pending = NULL;
+    if (job->status == JOB_DONE)
+        http_reply_json(r, 200, body);
+    else {
+        json_decref(body);
+        http_reply_error(r, 503, "cancelled", NULL,
+                         "the analysis was stopped before it finished (server shutting down?)");
+    }
+    http_resume(r);
+    job_release(job);
+}
+
 /* A waiting POST /api/analyse hears its job's final event here. */
 static void analyse_listener(Job *job, json_t *event, bool final, void *user)
 {
-    Request *r = user;
-    if (!final)
-        return;
-    job_remove_listener(job, analyse_listener, r);
-    r->pending = NULL;
-    if (job->status == JOB_DONE)
-        http_reply_json(r, 200, json_incref(event));
-    else
-        http_reply_error(r, 503, "cancelled", NULL,
-                         "the analysis was stopped before it finished (server shutting down?)");
-    http_resume(r);
-    job_release(job);
+    if (final)
+        end_wait(user, job, analyse_listener, json_incref(event));
 }
 
 static bool submit(Request *r, Job *job)
@@ -111,7 +118,7 @@ static Job *start_analysis(Request *r, json_t *body, JobListener listener)
     Job *job = api_parse_analysis(&e, body, false);
     json_decref(body);
     if (!job) {
-        reply_api_error(r, &e);
+        api_reply_error(r, &e);
         return NULL;
     }
     if (!submit(r, job))
@@ -128,7 +135,7 @@ static Job *start_analysis(Request *r, json_t *body, JobListener listener)
 static void on_analyse(Request *r, const char *param)
 {
     (void)param;
-    json_t *body = parse_body(r);
+    json_t *body = api_parse_body(r);
     if (body)
         start_analysis(r, body, analyse_listener);
 }
@@ -136,7 +143,7 @@ static void on_analyse(Request *r, const char *param)
 static void on_job_create(Request *r, const char *param)
 {
     (void)param;
-    json_t *body = parse_body(r);
+    json_t *body = api_parse_body(r);
     Job *job = body ? start_analysis(r, body, NULL) : NULL;
     if (!job)
         return;
@@ -213,42 +220,34 @@ static void on_job_delete(Request *r, const char *id)
  * {"fen", "knodes", "depth", "pvs": [{"moves": "e2e4 e7e5", "cp": 20}]}. */
 static void cloud_eval_listener(Job *job, json_t *event, bool final, void *user)
 {
-    Request *r = user;
     if (!final)
         return;
-    job_remove_listener(job, cloud_eval_listener, r);
-    r->pending = NULL;
-    if (job->status == JOB_DONE) {
-        json_t *pvs = json_array(), *lines = json_object_get(event, "pvs");
-        size_t i;
-        json_t *line;
-        json_array_foreach(lines, i, line)
+    json_t *pvs = json_array(), *lines = json_object_get(event, "pvs");
+    size_t i;
+    json_t *line;
+    json_array_foreach(lines, i, line)
+    {
+        json_t *moves = json_object_get(line, "moves"), *pv = json_object();
+        char text[4096] = "";
+        size_t k;
+        json_t *m;
+        json_array_foreach(moves, k, m)
         {
-            json_t *moves = json_object_get(line, "moves"), *pv = json_object();
-            char text[4096] = "";
-            size_t k;
-            json_t *m;
-            json_array_foreach(moves, k, m)
-            {
-                if (k)
-                    strncat(text, " ", sizeof text - strlen(text) - 1);
-                strncat(text, json_string_value(m), sizeof text - strlen(text) - 1);
-            }
-            json_object_set_new(pv, "moves", json_string(text));
-            if (json_object_get(line, "mate"))
-                json_object_set(pv, "mate", json_object_get(line, "mate"));
-            else
-                json_object_set(pv, "cp", json_object_get(line, "cp"));
-            json_array_append_new(pvs, pv);
+            if (k)
+                strncat(text, " ", sizeof text - strlen(text) - 1);
+            strncat(text, json_string_value(m), sizeof text - strlen(text) - 1);
         }
-        http_reply_json(r, 200,
-                        json_pack("{s:O, s:I, s:O, s:o}", "fen", json_object_get(event, "fen"), "knodes",
-                                  (json_int_t)(json_integer_value(json_object_get(event, "nodes")) / 1000), "depth",
-                                  json_object_get(event, "depth"), "pvs", pvs));
-    } else
-        http_reply_error(r, 503, "cancelled", NULL, "the analysis was stopped before it finished");
-    http_resume(r);
-    job_release(job);
+        json_object_set_new(pv, "moves", json_string(text));
+        if (json_object_get(line, "mate"))
+            json_object_set(pv, "mate", json_object_get(line, "mate"));
+        else
+            json_object_set(pv, "cp", json_object_get(line, "cp"));
+        json_array_append_new(pvs, pv);
+    }
+    end_wait(user, job, cloud_eval_listener,
+             json_pack("{s:O, s:I, s:O, s:o}", "fen", json_object_get(event, "fen"), "knodes",
+                       (json_int_t)(json_integer_value(json_object_get(event, "nodes")) / 1000), "depth",
+                       json_object_get(event, "depth"), "pvs", pvs));
 }
 
 static void on_cloud_eval(Request *r, const char *param)

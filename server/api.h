@@ -21,6 +21,10 @@ void api_error_set(ApiError *e, int status, const char *code, const char *field,
     __attribute__((format(printf, 5, 6)));
 json_t *api_error_json(const ApiError *e); /* {"code", "message", "field"?} */
 json_t *api_parse_json_text(ApiError *e, const char *text, size_t len);
+/* A REST request's JSON object body; NULL when the request already has its error answer (415 for
+ * another content type, 400 for bad JSON). */
+json_t *api_parse_body(Request *r);
+void api_reply_error(Request *r, const ApiError *e);
 /* Validates an analysis request (REST body or WebSocket op) into a new job, not yet submitted. */
 Job *api_parse_analysis(ApiError *e, json_t *body, bool allow_infinite);
 

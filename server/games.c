@@ -248,16 +248,9 @@ void games_create(Request *r, const char *param)
 {
     (void)param;
     ApiError e;
-    const char *type = http_header(r, "Content-Type");
-    json_t *body =
-        type && !strncasecmp(type, "application/json", 16) ? api_parse_json_text(&e, r->body, r->body_len) : NULL;
-    if (!body) {
-        if (!type || strncasecmp(type, "application/json", 16))
-            http_reply_error(r, 415, "unsupported_media_type", NULL, "send the body as JSON");
-        else
-            http_reply_json(r, e.status, json_pack("{s:o}", "error", api_error_json(&e)));
+    json_t *body = api_parse_body(r);
+    if (!body)
         return;
-    }
     Game *g = calloc(1, sizeof *g);
     if (!g) {
         json_decref(body);
@@ -305,7 +298,7 @@ void games_create(Request *r, const char *param)
     if (e.status) {
         json_decref(body);
         free(g);
-        http_reply_json(r, e.status, json_pack("{s:o}", "error", api_error_json(&e)));
+        api_reply_error(r, &e);
         return;
     }
     snprintf(g->mode, sizeof g->mode, "%s", mode ? mode : "classical");
@@ -436,11 +429,9 @@ static void do_get(Request *r, Game *g) { http_reply_json(r, 200, game_json(g));
 static void do_move(Request *r, Game *g)
 {
     ApiError e;
-    json_t *body = api_parse_json_text(&e, r->body, r->body_len);
-    if (!body) {
-        http_reply_json(r, e.status, json_pack("{s:o}", "error", api_error_json(&e)));
+    json_t *body = api_parse_body(r);
+    if (!body)
         return;
-    }
     const char *text = json_string_value(json_object_get(body, "move"));
     static Position p;
     Move m = MOVE_NONE;
@@ -458,7 +449,7 @@ static void do_move(Request *r, Game *g)
         e.status = 0;
     json_decref(body);
     if (e.status) {
-        http_reply_json(r, e.status, json_pack("{s:o}", "error", api_error_json(&e)));
+        api_reply_error(r, &e);
         return;
     }
     g->moves[g->move_count++] = m;
@@ -523,15 +514,7 @@ static void do_resign(Request *r, Game *g)
 }
 
 void games_get(Request *r, const char *id) { with_game(r, id, do_get); }
-void games_move(Request *r, const char *id)
-{
-    const char *type = http_header(r, "Content-Type");
-    if (!type || strncasecmp(type, "application/json", 16)) {
-        http_reply_error(r, 415, "unsupported_media_type", NULL, "send the body as JSON");
-        return;
-    }
-    with_game(r, id, do_move);
-}
+void games_move(Request *r, const char *id) { with_game(r, id, do_move); }
 void games_pgn(Request *r, const char *id) { with_game(r, id, do_pgn); }
 void games_resign(Request *r, const char *id) { with_game(r, id, do_resign); }
 

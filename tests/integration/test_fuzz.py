@@ -70,6 +70,23 @@ def raw_send(port, data, read=True):
         return b""
 
 
+def post_json(port, path, body):
+    """(status, parsed JSON or None, raw text) of a POST; HTTP errors are answers too."""
+    req = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path), data=json.dumps(body, allow_nan=True).encode(),
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=20) as r:
+            status, text = r.status, r.read()
+    except urllib.error.HTTPError as e:
+        status, text = e.code, e.read()
+    except OSError as e:
+        status, text = 0, str(e).encode()
+    try:
+        return status, json.loads(text), text
+    except ValueError:
+        return status, None, text
+
+
 def health_ok(port):
     try:
         with urllib.request.urlopen("http://127.0.0.1:%d/api/health" % port, timeout=5) as r:
@@ -103,29 +120,13 @@ def main():
         # Random JSON bodies: each answered with JSON and a 2xx/4xx status, never 5xx but 503.
         bad = []
         for i in range(300):
-            body = json.dumps(random_body(), allow_nan=True).encode()
-            path = rng.choice(["/api/analyse", "/api/jobs"])
-            req = urllib.request.Request("http://127.0.0.1:%d%s" % (http_port, path), data=body,
-                                         headers={"Content-Type": "application/json"})
-            try:
-                with urllib.request.urlopen(req, timeout=20) as r:
-                    status, text = r.status, r.read()
-            except urllib.error.HTTPError as e:
-                status, text = e.code, e.read()
-            except OSError as e:
-                status, text = 0, str(e).encode()
-            try:
-                parsed = json.loads(text)
-            except ValueError:
-                parsed = None
+            body = random_body()
+            status, parsed, text = post_json(http_port, rng.choice(["/api/analyse", "/api/jobs"]), body)
             if status not in (200, 202, 400, 413, 503) or not isinstance(parsed, dict) or \
                     (status == 400 and not parsed.get("error", {}).get("code")):
-                bad.append((status, body[:200], text[:200]))
+                bad.append((status, str(body)[:200], text[:200]))
         # Games: random creation bodies and random moves into a live game.
-        req = urllib.request.Request("http://127.0.0.1:%d/api/games" % http_port, data=b'{"level": 1}',
-                                     headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=20) as r:
-            game = json.load(r)["id"]
+        game = post_json(http_port, "/api/games", {"level": 1})[1]["id"]
         for i in range(150):
             if rng.random() < 0.5:
                 body = {k: random_value() for k in rng.sample(["mode", "color", "level", "temperament", "fen", "x"],
@@ -135,18 +136,7 @@ def main():
                 body = {"move": rng.choice(["e2e4", "d2d4", "e7e5", "O-O", "Nf3", "a1a8", random_value()])}
                 path = rng.choice(["/api/games/%s/moves" % game, "/api/games/%s/resign" % game,
                                    "/api/games/g%s/moves" % ("z" * rng.randrange(0, 60))])
-            req = urllib.request.Request("http://127.0.0.1:%d%s" % (http_port, path),
-                                         data=json.dumps(body, allow_nan=True).encode(),
-                                         headers={"Content-Type": "application/json"})
-            try:
-                with urllib.request.urlopen(req, timeout=20) as r:
-                    status, text = r.status, r.read()
-            except urllib.error.HTTPError as e:
-                status, text = e.code, e.read()
-            try:
-                parsed = json.loads(text)
-            except ValueError:
-                parsed = None
+            status, parsed, text = post_json(http_port, path, body)
             if status not in (200, 201, 400, 404, 409, 503) or not isinstance(parsed, dict):
                 bad.append((status, path, body, text[:200]))
         check("random_json_bodies_answered", not bad, bad[:3])

@@ -1,4 +1,5 @@
 /* Runs every unit suite, under each attack-table implementation the CPU offers. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 
@@ -49,6 +50,61 @@ unsigned long long test_rand(void)
     s ^= s << 25;
     s ^= s >> 27;
     return s * 2685821657736338717ULL;
+}
+
+/* The colour-flipped mirror of a FEN: ranks reversed, case swapped, side, castling and en
+ * passant flipped. */
+void test_mirror_fen(const char *fen, char *out)
+{
+    char board[100], side[4], castle[8], ep[4];
+    int half = 0, full = 1;
+    sscanf(fen, "%99s %3s %7s %3s %d %d", board, side, castle, ep, &half, &full);
+    char *ranks[8];
+    int n = 0;
+    for (char *save, *r = strtok_r(board, "/", &save); r && n < 8; r = strtok_r(NULL, "/", &save))
+        ranks[n++] = r;
+    out[0] = 0;
+    for (int i = n - 1; i >= 0; i--) {
+        for (char *c = ranks[i]; *c; c++)
+            *c = (char)(isupper((unsigned char)*c) ? tolower((unsigned char)*c) : toupper((unsigned char)*c));
+        strcat(out, ranks[i]);
+        if (i)
+            strcat(out, "/");
+    }
+    char flipped_castle[8] = "";
+    if (strcmp(castle, "-")) {
+        const char *order = "KQkq";
+        for (int i = 0; i < 4; i++) {
+            char want = (char)(isupper((unsigned char)order[i]) ? tolower((unsigned char)order[i])
+                                                                : toupper((unsigned char)order[i]));
+            if (strchr(castle, want)) {
+                size_t l = strlen(flipped_castle);
+                flipped_castle[l] = order[i];
+                flipped_castle[l + 1] = 0;
+            }
+        }
+    } else
+        strcpy(flipped_castle, "-");
+    char flipped_ep[4] = "-";
+    if (strcmp(ep, "-"))
+        snprintf(flipped_ep, sizeof flipped_ep, "%c%c", ep[0], ep[1] == '3' ? '6' : '3');
+    sprintf(out + strlen(out), " %s %s %s %d %d", side[0] == 'w' ? "b" : "w", flipped_castle, flipped_ep, half, full);
+}
+
+int test_read_fens(const char *relative, char fens[][128], int max)
+{
+    FILE *f = fopen(test_data_path(relative), "r");
+    if (!f)
+        return 0;
+    char line[4096];
+    int n = 0;
+    while (n < max && fgets(line, sizeof line, f)) {
+        char a[100], b[8], c[8], d[8];
+        if (sscanf(line, "%99s %7s %7s %7s", a, b, c, d) == 4)
+            snprintf(fens[n++], 128, "%s %s %s %s", a, b, c, d);
+    }
+    fclose(f);
+    return n;
 }
 
 /* FEELFISH_SUITES="search rules" runs only those suites (the ThreadSanitizer build runs the

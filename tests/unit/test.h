@@ -46,6 +46,11 @@ void test_run(const char *name, void (*fn)(void));
 /* Shared data folder (../shared/data from the repository root, or $FEELFISH_DATA). */
 const char *test_data_path(const char *relative);
 
+/* The colour-flipped mirror of a FEN (ranks reversed, case, side, castling, en passant flipped). */
+void test_mirror_fen(const char *fen, char *out);
+/* The first max FENs (four fields) of a shared data file; returns how many were read. */
+int test_read_fens(const char *relative, char fens[][128], int max);
+
 /* A deterministic generator for randomised tests. */
 unsigned long long test_rand(void);
 

@@ -145,34 +145,11 @@ static void test_eps0_is_classical(void)
     CHECK_INT(mismatches, 0);
 }
 
-static void mirror_fen(const char *fen, char *out)
-{
-    char board[100], side[4], castle[8], ep[4];
-    sscanf(fen, "%99s %3s %7s %3s", board, side, castle, ep);
-    char *ranks[8];
-    int n = 0;
-    for (char *save, *r = strtok_r(board, "/", &save); r && n < 8; r = strtok_r(NULL, "/", &save))
-        ranks[n++] = r;
-    out[0] = 0;
-    for (int i = n - 1; i >= 0; i--) {
-        for (char *c = ranks[i]; *c; c++)
-            *c = (char)(isupper((unsigned char)*c) ? tolower((unsigned char)*c) : toupper((unsigned char)*c));
-        strcat(out, ranks[i]);
-        if (i)
-            strcat(out, "/");
-    }
-    char fc[8] = "";
-    for (int i = 0; i < 4; i++)
-        if (strchr(castle, "kqKQ"[i]))
-            strncat(fc, &"KQkq"[i], 1);
-    sprintf(out + strlen(out), " %s %s -", side[0] == 'w' ? "b" : "w", fc[0] ? fc : "-");
-}
-
 static void compare_mirror(const char *fen, void *ctx)
 {
     const Evaluator *aff = ctx;
     char m[160];
-    mirror_fen(fen, m);
+    test_mirror_fen(fen, m);
     if (fen_read(&pos, fen, NULL, 0) != FEN_OK || fen_read(&mirror, m, NULL, 0) != FEN_OK)
         return;
     EvalTerms a, b;
