@@ -7,6 +7,7 @@
 #include "bitboard.h"
 #include "epd.h"
 #include "eval/affective.h"
+#include "eval/bayes.h"
 #include "fen.h"
 #include "lab.h"
 #include "match.h"

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adaptive.h"
 #include "eval/affective.h"
 #include "eval/eval.h"
 #include "fen.h"
@@ -23,6 +24,7 @@
 
 #define ENGINE_NAME "feelfish 0.1"
 #define LINE_MAX_LEN 65536
+#define UCI_HISTORY_MAX 4096 /* moves of the game kept for style recognition */
 
 typedef struct {
     FILE *out;
@@ -35,8 +37,19 @@ typedef struct {
     pthread_t thread;
     bool searching;       /* a search thread exists and has not been joined */
     atomic_bool finished; /* set by the search thread once its search is over, before bestmove */
+    /* the game so far (start position and moves), which the Bayesian mode's style recognition reads */
+    Position *start, *scratch_start;
+    Move *moves, *scratch_moves;
+    int move_count;
+    /* Bayesian mode: the model (loaded on the first search that needs it) and the style model */
+    BayesModel model;
+    bool model_loaded, style_loaded;
+    StyleModel style;
+    EvalParams bayes_params;
     /* option values */
-    bool affective;
+    bool affective, bayesian, auto_target;
+    BayesTarget target;
+    char model_path[512], style_path[512];
     const Temperament *temperament;
     int multipv;
     bool ponder;
@@ -58,7 +71,10 @@ static void say(Uci *u, const char *fmt, ...)
 
 /* ---- options ---- */
 
-typedef enum { OPT_SPIN, OPT_CHECK, OPT_COMBO, OPT_BUTTON } OptionType;
+typedef enum { OPT_SPIN, OPT_CHECK, OPT_COMBO, OPT_BUTTON, OPT_STRING } OptionType;
+
+static UciBayesLoader BayesLoader; /* set once by the program before uci_loop */
+void uci_set_bayes_loader(UciBayesLoader loader) { BayesLoader = loader; }
 
 typedef struct {
     const char *name;
@@ -116,7 +132,31 @@ static bool apply_mode(Uci *u, const char *v, long n, char *why, size_t size)
 {
     (void)n, (void)why, (void)size;
     u->affective = !strcasecmp(v, "affective");
+    u->bayesian = !strcasecmp(v, "bayesian");
     evaluator_classical(&u->eval);
+    return true;
+}
+static bool apply_target(Uci *u, const char *v, long n, char *why, size_t size)
+{
+    (void)n, (void)why, (void)size;
+    char lower[16];
+    snprintf(lower, sizeof lower, "%s", v);
+    for (char *c = lower; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    return adaptive_parse_target(lower, &u->target, &u->auto_target);
+}
+static bool apply_model_path(Uci *u, const char *v, long n, char *why, size_t size)
+{
+    (void)n, (void)why, (void)size;
+    snprintf(u->model_path, sizeof u->model_path, "%s", v);
+    u->model_loaded = false; /* read again by the next bayesian search */
+    return true;
+}
+static bool apply_style_path(Uci *u, const char *v, long n, char *why, size_t size)
+{
+    (void)n, (void)why, (void)size;
+    snprintf(u->style_path, sizeof u->style_path, "%s", v);
+    u->style_loaded = false;
     return true;
 }
 static bool apply_temperament(Uci *u, const char *v, long n, char *why, size_t size)
@@ -147,7 +187,10 @@ static const Option Options[] = {
     {"Move Overhead", OPT_SPIN, "10", 0, 5000, NULL, apply_overhead},
     {"Ponder", OPT_CHECK, "false", 0, 1, NULL, apply_ponder},
     {"Clear Hash", OPT_BUTTON, NULL, 0, 0, NULL, apply_clear_hash},
-    {"Mode", OPT_COMBO, "classical", 0, 0, "classical affective", apply_mode},
+    {"Mode", OPT_COMBO, "classical", 0, 0, "classical affective bayesian", apply_mode},
+    {"BayesTarget", OPT_COMBO, "auto", 0, 0, "auto aggressive conservative", apply_target},
+    {"BayesModel", OPT_STRING, "data/feelfish.db", 0, 0, NULL, apply_model_path},
+    {"StyleModel", OPT_STRING, "engine/style.model", 0, 0, NULL, apply_style_path},
     {"Temperament", OPT_COMBO, "neutral", 0, 0, "neutral calm anxious bold", apply_temperament},
     {"UCI_LimitStrength", OPT_CHECK, "false", 0, 1, NULL, apply_limit_strength},
     {"UCI_Elo", OPT_SPIN, "1320", 1320, 3190, NULL, apply_elo},
@@ -164,6 +207,7 @@ static void list_options(Uci *u)
             break;
         case OPT_CHECK: say(u, "option name %s type check default %s", o->name, o->def); break;
         case OPT_BUTTON: say(u, "option name %s type button", o->name); break;
+        case OPT_STRING: say(u, "option name %s type string default %s", o->name, o->def); break;
         case OPT_COMBO: {
             char vars[256] = "";
             char copy[256];
@@ -185,6 +229,11 @@ static bool option_value(const Option *o, const char *value, long *number, char 
     *number = 0;
     switch (o->type) {
     case OPT_BUTTON: return true;
+    case OPT_STRING:
+        if (strlen(value) < 512)
+            return true;
+        snprintf(why, size, "%s takes a path shorter than 512 characters", o->name);
+        return false;
     case OPT_CHECK:
         if (!strcmp(value, "true") || !strcmp(value, "false")) {
             *number = !strcmp(value, "true");
@@ -289,6 +338,8 @@ static void set_position(Uci *u, char *args)
         say(u, "info string position needs 'startpos' or 'fen <FEN>'");
         return;
     }
+    position_copy_root(u->scratch_start, u->scratch);
+    int count = 0;
     if (moves)
         for (char *save, *t = strtok_r(moves, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
             Move m = move_from_uci(u->scratch, t);
@@ -299,10 +350,45 @@ static void set_position(Uci *u, char *args)
             if (u->scratch->stack_len > POSITION_STACK_SIZE / 2)
                 position_trim_history(u->scratch);
             position_make_move(u->scratch, m);
+            if (count < UCI_HISTORY_MAX)
+                u->scratch_moves[count++] = m;
         }
     Position *tmp = u->pos;
     u->pos = u->scratch;
     u->scratch = tmp;
+    tmp = u->start;
+    u->start = u->scratch_start;
+    u->scratch_start = tmp;
+    Move *mtmp = u->moves;
+    u->moves = u->scratch_moves;
+    u->scratch_moves = mtmp;
+    u->move_count = count;
+}
+
+/* Bayesian mode: the model from BayesModel (once), the style model (once), the choice. */
+static void choose_bayesian(Uci *u, const Position *root)
+{
+    char err[256];
+    if (!u->model_loaded) {
+        bayes_model_clear(&u->model);
+        if (!BayesLoader)
+            say(u, "info string no Bayesian model reader in this build: the default vector");
+        else if (!BayesLoader(u->model_path, &u->model, err, sizeof err))
+            say(u, "info string Bayesian model %s: %s; the default vector", u->model_path, err);
+        u->model_loaded = true;
+    }
+    if (!u->style_loaded) {
+        if (!style_model_load(&u->style, u->style_path, err, sizeof err))
+            say(u, "info string style model: %s; auto uses the conservative default", err);
+        else
+            u->style_loaded = true;
+    }
+    MoveHistory h = {u->start, u->moves, u->move_count};
+    BayesChoice c;
+    char json[1024];
+    adaptive_choose(&u->model, u->style_loaded ? &u->style : NULL, root, &h, u->target, u->auto_target,
+                    u->start->st->key, &c, &u->bayes_params, &u->eval);
+    say(u, "info string bayesian %s", adaptive_choice_text(&c, json, sizeof json));
 }
 
 /* ---- search ---- */
@@ -493,7 +579,9 @@ static void go(Uci *u, char *args)
         affective_emotion(copy, NULL, u->temperament, &e);
         affective_evaluator(&e, &u->eval);
         say(u, "info string emotion %s", affective_json(&e, json, sizeof json));
-    } else
+    } else if (u->bayesian)
+        choose_bayesian(u, copy);
+    else
         evaluator_classical(&u->eval);
     atomic_store(&u->finished, false);
     search_prepare(u->search, l); /* a stop or ponderhit right after go must not be lost */
@@ -545,7 +633,12 @@ int uci_loop(FILE *in, FILE *out)
     u.search = search_new();
     u.pos = malloc(sizeof *u.pos);
     u.scratch = malloc(sizeof *u.scratch);
-    if (!u.search || !u.pos || !u.scratch) {
+    u.start = malloc(sizeof *u.start);
+    u.scratch_start = malloc(sizeof *u.scratch_start);
+    u.moves = malloc(UCI_HISTORY_MAX * sizeof *u.moves);
+    u.scratch_moves = malloc(UCI_HISTORY_MAX * sizeof *u.scratch_moves);
+    if (!u.search || !u.pos || !u.scratch || !u.start || !u.scratch_start || !u.moves || !u.scratch_moves ||
+        !bayes_model_init(&u.model)) {
         fprintf(stderr, "feelfish: out of memory\n");
         return 1;
     }
@@ -553,7 +646,12 @@ int uci_loop(FILE *in, FILE *out)
     u.multipv = 1;
     u.elo = 1320;
     u.temperament = temperament_find("neutral");
+    u.auto_target = true;
+    u.target = TARGET_CONSERVATIVE;
+    snprintf(u.model_path, sizeof u.model_path, "data/feelfish.db");
+    snprintf(u.style_path, sizeof u.style_path, "engine/style.model");
     fen_read(u.pos, FEN_STARTPOS, NULL, 0);
+    position_copy_root(u.start, u.pos);
 
     char *line = malloc(LINE_MAX_LEN);
     while (line && fgets(line, LINE_MAX_LEN, in)) {
@@ -626,6 +724,11 @@ int uci_loop(FILE *in, FILE *out)
     search_free(u.search);
     free(u.pos);
     free(u.scratch);
+    free(u.start);
+    free(u.scratch_start);
+    free(u.moves);
+    free(u.scratch_moves);
+    bayes_model_free(&u.model);
     pthread_mutex_destroy(&u.out_lock);
     return 0;
 }

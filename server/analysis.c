@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "../engine/eval/affective.h"
+#include "models.h"
 #include "api.h"
 
 static const ServerConfig *Cfg;
@@ -139,9 +140,12 @@ json_t *api_parse_json_text(ApiError *e, const char *text, size_t len)
     return body;
 }
 
-/* The position of a request: exactly one of fen (+ moves), moves alone, or pgn. */
-static bool parse_position(ApiError *r, json_t *body, Position *p)
+/* The position of a request: exactly one of fen (+ moves), moves alone, or pgn. With `start` and
+ * `played` (room for 2000), also the start position and the moves played from it (the game so far,
+ * which the Bayesian mode's style recognition reads). */
+static bool parse_position(ApiError *r, json_t *body, Position *p, Position *start, Move *played, int *count)
 {
+    *count = 0;
     json_t *fen = json_object_get(body, "fen"), *moves = json_object_get(body, "moves"),
            *pgn = json_object_get(body, "pgn");
     if (fen && pgn) {
@@ -160,6 +164,11 @@ static bool parse_position(ApiError *r, json_t *body, Position *p)
         char err[300];
         PgnResult res = pgn_read_game(rd, &g, err, sizeof err);
         bool ok = res == PGN_GAME && pgn_start_position(&g, p, msg, sizeof msg);
+        if (ok && start && g.move_count <= 2000) {
+            position_copy_root(start, p);
+            for (int i = 0; i < g.move_count; i++)
+                played[(*count)++] = g.moves[i].move;
+        }
         if (ok)
             for (int i = 0; i < g.move_count; i++) {
                 if (p->stack_len > POSITION_STACK_SIZE / 2)
@@ -191,6 +200,8 @@ static bool parse_position(ApiError *r, json_t *body, Position *p)
         api_error_set(r, 400, "position_missing", "fen", "give a position: 'fen', 'moves' or 'pgn'");
         return false;
     }
+    if (start)
+        position_copy_root(start, p);
     if (moves) {
         if (!json_is_array(moves) || json_array_size(moves) > 2000) {
             api_error_set(r, 400, "bad_type", "moves", "'moves' must be an array of UCI moves (at most 2000)");
@@ -212,6 +223,8 @@ static bool parse_position(ApiError *r, json_t *body, Position *p)
             if (p->stack_len > POSITION_STACK_SIZE / 2)
                 position_trim_history(p);
             position_make_move(p, mv);
+            if (start)
+                played[(*count)++] = mv;
         }
     }
     return true;
@@ -220,6 +233,7 @@ static bool parse_position(ApiError *r, json_t *body, Position *p)
 static const char *const AnalyseKeys[] = {"fen",     "moves",     "pgn",      "mode", "limits", "multiPv",
                                           "compare", "affective", "bayesian", "op",   "id",     NULL};
 static const char *const AffectiveKeys[] = {"temperament", NULL};
+static const char *const BayesianKeys[] = {"target", "default", NULL};
 static const char *const LimitKeys[] = {"depth", "nodes", "movetime", "infinite", NULL};
 
 /* Parses an analysis request into a job (not yet submitted). ws: infinite allowed. */
@@ -235,12 +249,35 @@ Job *api_parse_analysis(ApiError *r, json_t *body, bool allow_infinite)
             return NULL;
         }
         mode_name = json_string_value(mode);
-        if (strcmp(mode_name, "classical") && strcmp(mode_name, "affective")) {
-            bool later = !strcmp(mode_name, "bayesian");
-            api_error_set(r, 400, later ? "mode_unavailable" : "bad_mode", "mode",
-                          later ? "mode '%s' is not available on this server yet (modes: classical, affective)"
-                                : "mode '%.40s' is not one of classical, affective, bayesian",
+        if (strcmp(mode_name, "classical") && strcmp(mode_name, "affective") && strcmp(mode_name, "bayesian")) {
+            api_error_set(r, 400, "bad_mode", "mode", "mode '%.40s' is not one of classical, affective, bayesian",
                           mode_name);
+            return NULL;
+        }
+    }
+    BayesTarget target = TARGET_CONSERVATIVE;
+    bool auto_target = true; /* no target given: auto, which falls back to conservative (§6) */
+    json_t *bay = json_object_get(body, "bayesian");
+    if (bay) {
+        if (!json_is_object(bay)) {
+            api_error_set(r, 400, "bad_type", "bayesian", "'bayesian' must be an object like {\"target\": \"auto\"}");
+            return NULL;
+        }
+        if (!check_keys(r, bay, BayesianKeys, "bayesian."))
+            return NULL;
+        json_t *t = json_object_get(bay, "target");
+        if (t && (!json_is_string(t) || !adaptive_parse_target(json_string_value(t), &target, &auto_target))) {
+            api_error_set(r, 400, "bad_target", "bayesian.target",
+                          "target must be one of auto, aggressive, conservative");
+            return NULL;
+        }
+        json_t *d = json_object_get(bay, "default");
+        bool ignored;
+        if (d && (!json_is_string(d) || !strcmp(json_string_value(d), "auto") ||
+                  !adaptive_parse_target(json_string_value(d), &target, &ignored))) {
+            api_error_set(
+                r, 400, "bad_target", "bayesian.default",
+                "default (the target before the opponent's style is known) must be aggressive or conservative");
             return NULL;
         }
     }
@@ -329,17 +366,28 @@ Job *api_parse_analysis(ApiError *r, json_t *body, bool allow_infinite)
         api_error_set(r, 400, "bad_compare", "compare", "compare needs a finite budget (depth, nodes or movetime)");
         return NULL;
     }
-    Position *p = malloc(sizeof *p);
-    if (!p) {
+    bool bayesian = !strcmp(mode_name, "bayesian");
+    Position *p = malloc(sizeof *p), *start = bayesian ? malloc(sizeof *start) : NULL;
+    Move *moves = bayesian ? malloc(2001 * sizeof *moves) : NULL;
+    if (!p || (bayesian && (!start || !moves))) {
+        free(p);
+        free(start);
+        free(moves);
         api_error_set(r, 503, "overloaded", NULL, "out of memory");
         return NULL;
     }
     Job *job = NULL;
-    if (parse_position(r, body, p)) {
+    int move_count = 0;
+    if (parse_position(r, body, p, start, moves, &move_count)) {
         Evaluator e;
         Emotion emotion;
+        BayesChoice choice;
+        static EvalParams storage; /* loop thread; job_new copies it */
         bool affective = !strcmp(mode_name, "affective");
-        if (affective) {
+        if (bayesian) {
+            MoveHistory h = {start, moves, move_count};
+            models_choose(p, &h, target, auto_target, p->st->key, &choice, &storage, &e);
+        } else if (affective) {
             /* Appraised once, from the side to move at the root, fixed for the search (spec §4). */
             affective_emotion(p, NULL, temperament, &emotion);
             affective_evaluator(&emotion, &e);
@@ -352,9 +400,14 @@ Job *api_parse_analysis(ApiError *r, json_t *body, bool allow_infinite)
             job->has_emotion = true;
             job->emotion = emotion;
             job->compare = json_is_true(compare);
+        } else if (bayesian) {
+            job->has_bayes = true;
+            job->bayes = choice;
         }
     }
     free(p);
+    free(start);
+    free(moves);
     return job;
 }
 
@@ -432,6 +485,8 @@ json_t *api_info_json(const Job *job, const SearchInfo *info)
     json_object_set_new(o, "publishedUs", json_integer((json_int_t)now.tv_sec * 1000000 + now.tv_nsec / 1000));
     if (job->has_emotion)
         json_object_set_new(o, "emotion", api_emotion_json(&job->emotion));
+    if (job->has_bayes)
+        json_object_set_new(o, "bayesian", models_choice_json(&job->bayes));
     return o;
 }
 
@@ -490,6 +545,8 @@ json_t *api_result_json(const Job *job, const SearchResult *r, const SearchResul
     json_object_set_new(o, "pvs", pvs);
     if (job->has_emotion)
         json_object_set_new(o, "emotion", api_emotion_json(&job->emotion));
+    if (job->has_bayes)
+        json_object_set_new(o, "bayesian", models_choice_json(&job->bayes));
     if (classical)
         json_object_set_new(o, "compare",
                             json_pack("{s:o, s:o}", "classical", compare_side(&scratch, classical), "affective",

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "../engine/eval/affective.h"
+#include "models.h"
 #include "games.h"
 #include "log.h"
 #include "static.h"
@@ -291,6 +292,9 @@ const Route Routes[] = {
     {"POST", "/api/games/{id}/moves", games_move, "Play a move; answers with the engine's reply"},
     {"GET", "/api/games/{id}/pgn", games_pgn, "The game as PGN"},
     {"POST", "/api/games/{id}/resign", games_resign, "Resign the game"},
+    {"POST", "/api/games/{id}/takeback", games_takeback, "Take back your last move (and the engine's reply)"},
+    {"GET", "/api/bayes/model", models_bayes_get, "The Bayesian model: games learned, selections (?detail=counts)"},
+    {"POST", "/api/style", models_style_post, "Classify a player's style from PGN: posterior and features"},
     {"GET", "/api/openapi.json", on_openapi, "This API, as OpenAPI 3"},
     {"GET", "/metrics", metrics_handle, "Prometheus metrics"},
 };

@@ -22,6 +22,8 @@ const Setting Settings[] = {
      "jobs that may wait for a worker; more get 503"},
     {"--db", "FEELFISH_DB", "db", SETTING_TEXT, "data/feelfish.db", 0, 0, F(db), "SQLite database file"},
     {"--web", "FEELFISH_WEB", "web", SETTING_TEXT, "web/dist", 0, 0, F(web), "folder of the static page"},
+    {"--style-model", "FEELFISH_STYLE_MODEL", "styleModel", SETTING_TEXT, "engine/style.model", 0, 0, F(style_model),
+     "the opponent-style classifier (feelfish style-train)"},
     {"--bind", "FEELFISH_BIND", "bind", SETTING_TEXT, "0.0.0.0", 0, 0, F(bind), "address to listen on"},
     {"--log-level", "FEELFISH_LOG_LEVEL", "logLevel", SETTING_TEXT, "info", 0, 0, F(log_level),
      "error, warn, info or debug"},

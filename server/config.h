@@ -12,7 +12,7 @@ typedef struct {
     long body_max, ws_message_max, ws_searches_max;
     long max_depth, max_movetime, max_multipv, job_timeout;
     long long max_nodes;
-    char db[512], web[512], bind[64], log_level[16];
+    char db[512], web[512], style_model[512], bind[64], log_level[16];
 } ServerConfig;
 
 typedef enum { SETTING_NUMBER, SETTING_TEXT } SettingType;

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "../engine/engine.h"
+#include "models.h"
 #include "api.h"
 #include "jobs.h"
 #include "log.h"
@@ -31,8 +32,13 @@ typedef struct Game {
     bool thinking;
     Request *waiting;
     bool has_emotion;
-    Emotion emotion;  /* the engine's last emotion: the mood carried into its next appraisal */
-    json_t *emotions; /* history, one per engine move */
+    Emotion emotion;                 /* the engine's last emotion: the mood carried into its next appraisal */
+    json_t *emotions;                /* history, one per engine move */
+    BayesTarget target;              /* bayesian mode: the requested target ... */
+    bool auto_target;                /* ... or auto (the opponent's style decides from its move 10) */
+    json_t *bayes;                   /* bayesian mode: the choice of every engine move */
+    uint8_t *levels[BAYES_PHASE_NB]; /* the engine's parameter levels in each phase it reached */
+    bool learned;                    /* its records are in the Bayesian model */
     long long created_ms, updated_ms;
     struct Game *next;
 } Game;
@@ -137,11 +143,65 @@ static json_t *game_json(const Game *g)
     json_object_set_new(o, "turn", json_string(p.side == WHITE ? "white" : "black"));
     if (g->emotions)
         json_object_set(o, "emotions", g->emotions);
+    if (!strcmp(g->mode, "bayesian")) {
+        json_object_set_new(o, "target", json_string(g->auto_target ? "auto" : BayesTargetNames[g->target]));
+        json_object_set_new(o, "defaultTarget", json_string(BayesTargetNames[g->target]));
+        json_t *history = g->bayes ? g->bayes : json_array();
+        json_object_set(o, "bayesianHistory", history);
+        size_t n = json_array_size(history);
+        json_object_set(o, "bayesian", n ? json_array_get(history, n - 1) : json_null());
+        if (!g->bayes)
+            json_decref(history);
+    }
+    json_t *levels = json_object();
+    for (int ph = 0; ph < BAYES_PHASE_NB; ph++)
+        if (g->levels[ph]) {
+            char *digits = malloc((size_t)BayesParamCount + 1);
+            for (int i = 0; digits && i < BayesParamCount; i++)
+                digits[i] = (char)('0' + g->levels[ph][i]);
+            if (digits) {
+                digits[BayesParamCount] = 0;
+                json_object_set_new(levels, GamePhaseNames[ph], json_string(digits));
+            }
+            free(digits);
+        }
+    json_object_set_new(o, "levelsUsed", levels);
+    json_object_set_new(o, "learned", json_boolean(g->learned));
     return o;
+}
+
+/* A finished game's records go to the Bayesian model, once (§3: every game the engine finishes).
+ * Affective games are left out: their evaluation is the default vector re-weighted by emotion,
+ * which no level of the parameters describes. */
+static void learn_from(Game *g)
+{
+    if (g->learned || !strcmp(g->mode, "affective") || !strcmp(g->status, "started"))
+        return;
+    bool any = false;
+    for (int ph = 0; ph < BAYES_PHASE_NB; ph++)
+        any |= g->levels[ph] != NULL;
+    g->learned = true;
+    if (!any)
+        return; /* the engine never moved */
+    Color engine = color_flip(g->human);
+    GameResult r = !strcmp(g->result, "1/2-1/2")                         ? RESULT_DRAW
+                   : !strcmp(g->result, engine == WHITE ? "1-0" : "0-1") ? RESULT_WIN
+                                                                         : RESULT_LOSS;
+    models_game_finished(g->result, g->reason[0] ? g->reason : g->status, g->move_count, r, g->levels);
+}
+
+static void game_free(Game *g)
+{
+    json_decref(g->emotions);
+    json_decref(g->bayes);
+    for (int ph = 0; ph < BAYES_PHASE_NB; ph++)
+        free(g->levels[ph]);
+    free(g);
 }
 
 static void save(Game *g)
 {
+    learn_from(g);
     g->updated_ms = wall_ms();
     store_save_game(g->id, g->updated_ms, game_json(g));
 }
@@ -208,6 +268,8 @@ static bool engine_move(Game *g)
     l.movetime = Levels[g->level].movetime;
     l.multipv = Levels[g->level].multipv;
     Evaluator e;
+    BayesChoice choice;
+    bool has_choice = false;
     if (!strcmp(g->mode, "affective")) {
         Emotion now;
         affective_emotion(&p, g->has_emotion ? &g->emotion : NULL, g->temperament, &now);
@@ -219,11 +281,34 @@ static bool engine_move(Game *g)
         json_t *rec = api_emotion_json(&now);
         json_object_set_new(rec, "ply", json_integer(g->move_count));
         json_array_append_new(g->emotions, rec);
+    } else if (!strcmp(g->mode, "bayesian")) {
+        static Position start;
+        static EvalParams storage;
+        fen_read(&start, g->initial_fen, NULL, 0);
+        MoveHistory h = {&start, g->moves, g->move_count};
+        models_choose(&p, &h, g->target, g->auto_target, hash(g->id) * 0x9E3779B97F4A7C15ULL, &choice, &storage, &e);
+        has_choice = true;
     } else
         evaluator_classical(&e);
+    GamePhase ph = bayes_phase(&p);
+    if (!g->levels[ph] && strcmp(g->mode, "affective") && (g->levels[ph] = malloc((size_t)BayesParamCount))) {
+        if (has_choice)
+            models_levels(&choice, g->levels[ph]);
+        else
+            memset(g->levels[ph], BAYES_DEFAULT_LEVEL, (size_t)BayesParamCount);
+    }
     Job *job = job_new(&p, &l, &e, g->mode);
     if (!job)
         return false;
+    if (has_choice) {
+        job->has_bayes = true;
+        job->bayes = choice;
+        if (!g->bayes)
+            g->bayes = json_array();
+        json_t *rec = models_choice_json(&choice);
+        json_object_set_new(rec, "ply", json_integer(g->move_count));
+        json_array_append_new(g->bayes, rec);
+    }
     if (!jobs_submit(job)) {
         job_release(job);
         return false;
@@ -242,7 +327,8 @@ static void wait_for_engine(Request *r, Game *g)
         http_suspend(r);
 }
 
-static const char *const CreateKeys[] = {"mode", "color", "level", "temperament", "fen", NULL};
+static const char *const CreateKeys[] = {"mode",   "color",         "level", "temperament",
+                                         "target", "defaultTarget", "fen",   NULL};
 
 void games_create(Request *r, const char *param)
 {
@@ -261,6 +347,9 @@ void games_create(Request *r, const char *param)
     const char *color = json_string_value(json_object_get(body, "color"));
     const char *temper = json_string_value(json_object_get(body, "temperament"));
     const char *fen = json_string_value(json_object_get(body, "fen"));
+    const char *target = json_string_value(json_object_get(body, "target"));
+    const char *default_target = json_string_value(json_object_get(body, "defaultTarget"));
+    bool ignored;
     json_t *level = json_object_get(body, "level");
     const char *key;
     json_t *v;
@@ -276,9 +365,18 @@ void games_create(Request *r, const char *param)
     char msg[200];
     FenError fe = FEN_OK;
     if (!known)
-        api_error_set(&e, 400, "unknown_field", NULL, "a game takes mode, color, level, temperament and fen");
-    else if (mode && strcmp(mode, "classical") && strcmp(mode, "affective"))
-        api_error_set(&e, 400, "bad_mode", "mode", "mode must be classical or affective");
+        api_error_set(&e, 400, "unknown_field", NULL, "a game takes mode, color, level, temperament, target and fen");
+    else if (mode && strcmp(mode, "classical") && strcmp(mode, "affective") && strcmp(mode, "bayesian"))
+        api_error_set(&e, 400, "bad_mode", "mode", "mode must be classical, affective or bayesian");
+    else if ((json_object_get(body, "target") && !target) ||
+             (target && !adaptive_parse_target(target, &g->target, &g->auto_target)))
+        api_error_set(&e, 400, "bad_target", "target", "target must be auto, aggressive or conservative");
+    else if ((json_object_get(body, "defaultTarget") && !default_target) ||
+             (default_target && (!strcmp(default_target, "auto") || (target && strcmp(target, "auto")) ||
+                                 !adaptive_parse_target(default_target, &g->target, &ignored))))
+        api_error_set(&e, 400, "bad_target", "defaultTarget",
+                      "defaultTarget (with target auto: the target before the opponent's style is known) must be "
+                      "aggressive or conservative");
     else if (color && strcmp(color, "white") && strcmp(color, "black") && strcmp(color, "random"))
         api_error_set(&e, 400, "bad_color", "color", "color must be white, black or random (yours)");
     else if (level && (!json_is_integer(level) || json_integer_value(level) < 1 || json_integer_value(level) > 8))
@@ -305,6 +403,8 @@ void games_create(Request *r, const char *param)
     g->human = color && !strcmp(color, "black") ? BLACK : color && !strcmp(color, "random") ? rand() & 1 : WHITE;
     g->level = level ? (int)json_integer_value(level) : 8;
     g->temperament = temperament_find(temper ? temper : "neutral");
+    if (!target)
+        g->auto_target = true; /* g->target: defaultTarget, or conservative (§6) */
     fen_write(&p, g->initial_fen);
     strcpy(g->status, "started");
     strcpy(g->result, "*");
@@ -373,9 +473,27 @@ static Game *game_from_json(json_t *o)
     json_t *emotions = json_object_get(o, "emotions");
     if (emotions)
         g->emotions = json_incref(emotions);
+    const char *target = json_string_value(json_object_get(o, "target"));
+    const char *default_target = json_string_value(json_object_get(o, "defaultTarget"));
+    bool ignored;
+    if (!adaptive_parse_target(target ? target : "auto", &g->target, &g->auto_target) ||
+        (g->auto_target && default_target && !adaptive_parse_target(default_target, &g->target, &ignored)))
+        goto bad;
+    json_t *history = json_object_get(o, "bayesianHistory");
+    if (json_is_array(history))
+        g->bayes = json_incref(history);
+    g->learned = json_is_true(json_object_get(o, "learned"));
+    json_t *levels = json_object_get(o, "levelsUsed");
+    for (int ph = 0; ph < BAYES_PHASE_NB; ph++) {
+        const char *digits = json_string_value(json_object_get(levels, GamePhaseNames[ph]));
+        if (!digits || (int)strlen(digits) != BayesParamCount || !(g->levels[ph] = malloc((size_t)BayesParamCount)))
+            continue; /* recorded by a build with another parameter set: that phase is not learned */
+        for (int k = 0; k < BayesParamCount; k++)
+            g->levels[ph][k] = digits[k] >= '0' && digits[k] <= '4' ? (uint8_t)(digits[k] - '0') : BAYES_DEFAULT_LEVEL;
+    }
     return g;
 bad:
-    free(g);
+    game_free(g);
     return NULL;
 }
 
@@ -513,7 +631,51 @@ static void do_resign(Request *r, Game *g)
     http_reply_json(r, 200, game_json(g));
 }
 
+/* Takes back the human's last move and the engine's reply to it (or just the human's move if the
+ * engine has not replied), so the human is to move again. Histories lose what came after. */
+static void do_takeback(Request *r, Game *g)
+{
+    static Position p;
+    int n = g->move_count;
+    if (over(g)) {
+        http_reply_error(r, 409, "game_over", NULL, "the game is over (%s): start a new one from its moves", g->status);
+        return;
+    }
+    if (g->thinking) {
+        http_reply_error(r, 409, "not_your_turn", NULL, "wait for the engine's move, then take back");
+        return;
+    }
+    /* The side to move after n moves: the start's side when n is even. */
+    fen_read(&p, g->initial_fen, NULL, 0);
+    Color start_side = p.side;
+    int keep = n;
+    do
+        keep--;
+    while (keep >= 0 && ((keep % 2 == 0) ? start_side : color_flip(start_side)) != g->human);
+    if (keep < 0) {
+        http_reply_error(r, 409, "nothing_to_take_back", NULL, "you have not moved yet");
+        return;
+    }
+    g->move_count = keep;
+    json_t *histories[2] = {g->emotions, g->bayes};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = json_array_size(histories[k]); i-- > 0;)
+            if (json_integer_value(json_object_get(json_array_get(histories[k], i), "ply")) >= keep)
+                json_array_remove(histories[k], i);
+    if (g->emotions && json_array_size(g->emotions)) {
+        /* the mood goes back to the last emotion still in the game */
+        json_t *last = json_array_get(g->emotions, json_array_size(g->emotions) - 1);
+        g->emotion.c[CONCEPT_RELIEF] = json_real_value(json_object_get(last, "relief"));
+        g->emotion.c[CONCEPT_DESIRABILITY] = json_real_value(json_object_get(last, "desirability"));
+        g->emotion.c[CONCEPT_AROUSAL] = json_real_value(json_object_get(last, "arousal"));
+    } else
+        g->has_emotion = false;
+    save(g);
+    http_reply_json(r, 200, game_json(g));
+}
+
 void games_get(Request *r, const char *id) { with_game(r, id, do_get); }
+void games_takeback(Request *r, const char *id) { with_game(r, id, do_takeback); }
 void games_move(Request *r, const char *id) { with_game(r, id, do_move); }
 void games_pgn(Request *r, const char *id) { with_game(r, id, do_pgn); }
 void games_resign(Request *r, const char *id) { with_game(r, id, do_resign); }
@@ -535,8 +697,7 @@ void games_shutdown(void)
     for (int i = 0; i < GAMES_TABLE; i++)
         for (Game *g = Table[i], *next; g; g = next) {
             next = g->next;
-            json_decref(g->emotions);
-            free(g);
+            game_free(g);
         }
     memset(Table, 0, sizeof Table);
 }

@@ -10,6 +10,7 @@ void games_create(Request *r, const char *param);
 void games_get(Request *r, const char *id);
 void games_move(Request *r, const char *id);
 void games_pgn(Request *r, const char *id);
+void games_takeback(Request *r, const char *id); /* POST /api/games/{id}/takeback */
 void games_resign(Request *r, const char *id);
 /* The request goes away: it stops waiting (the game goes on). */
 void games_request_done(Request *r);

@@ -121,6 +121,10 @@ Job *job_new(const Position *pos, const SearchLimits *limits, const Evaluator *e
     j->pos = p;
     j->limits = *limits;
     j->eval = *eval;
+    if (eval->params != &DefaultParams) { /* the job owns a copy: the caller's may not outlive it */
+        j->params = *eval->params;
+        j->eval.params = &j->params;
+    }
     snprintf(j->mode, sizeof j->mode, "%s", mode);
     /* Ids: a counter and random bits, unguessable enough that clients cannot walk others' jobs. */
     uint64_t r = ((uint64_t)rand() << 32) ^ (uint64_t)rand() ^ (uint64_t)uv_hrtime();

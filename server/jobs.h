@@ -9,6 +9,7 @@
 
 #include "../engine/engine.h"
 #include "../engine/eval/affective.h"
+#include "../engine/adaptive.h"
 
 typedef enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_CANCELLED, JOB_FAILED } JobStatus;
 extern const char *const JobStatusNames[];
@@ -22,10 +23,13 @@ struct Job {
     Position *pos;
     SearchLimits limits;
     Evaluator eval;
+    EvalParams params; /* the evaluator's vector when it is not the default (eval.params points here) */
     char mode[16];
     bool compare;     /* also run the classical search on the same position and budget */
     bool has_emotion; /* affective mode: the emotion appraised at the root, fixed for the search */
     Emotion emotion;
+    bool has_bayes; /* bayesian mode: phase, target and why, chosen at the root */
+    BayesChoice bayes;
     int64_t created_ms, started_ms, finished_ms;
     json_t *result; /* set when done (loop thread) */
     atomic_bool cancel;

@@ -4,6 +4,9 @@
 #include <string.h>
 
 #include "../engine/engine.h"
+#include "../engine/style.h"
+#include "bayes_store.h"
+#include "learn.h"
 #include "serve.h"
 
 static int usage(FILE *f)
@@ -25,6 +28,18 @@ static int usage(FILE *f)
                "  perft --suite FILE.epd [--max-nodes N]\n"
                "                                   check every ';Dn count' of an EPD file\n"
                "  pgn FILE.pgn [--check] [--quiet] read and replay every game of a PGN file\n"
+               "  style-train [--data DIR] [--out FILE]\n"
+               "                                   build the style model (default engine/style.model)\n"
+               "  style FILE.pgn --player NAME [--model FILE]\n"
+               "                                   a player's style per game: posterior and features\n"
+               "  style-cv [--data DIR] [--folds K] [--seed S] [--prior model|uniform]\n"
+               "                                   cross-validate the style classifier: confusion matrix\n"
+               "  learn --games N [--concurrency C] [--nodes N | --tc S+I] [--db FILE]\n"
+               "                                   self-play for the Bayesian model (learn --help)\n"
+               "  bayes show|export FILE|import FILE [--db FILE]\n"
+               "                                   inspect, export or merge the Bayesian model's counts\n"
+               "  bayes-experiment [--sizes 0,50,100,200] [--games G] [...]\n"
+               "                                   the BayesChess paper's experiments (learning curve)\n"
                "  help                             this text\n");
     return f == stderr ? 2 : 0;
 }
@@ -32,6 +47,7 @@ static int usage(FILE *f)
 int main(int argc, char **argv)
 {
     engine_init(getenv("FEELFISH_ATTACKS"));
+    uci_set_bayes_loader(bayes_store_load_file);
     if (argc < 2)
         return uci_loop(stdin, stdout);
     const char *cmd = argv[1];
@@ -53,6 +69,18 @@ int main(int argc, char **argv)
         return perft_command(argc - 2, argv + 2, stdout);
     if (!strcmp(cmd, "pgn"))
         return pgn_command(argc - 2, argv + 2, stdout);
+    if (!strcmp(cmd, "style-train"))
+        return style_train_command(argc - 2, argv + 2, stdout);
+    if (!strcmp(cmd, "style"))
+        return style_command(argc - 2, argv + 2, stdout);
+    if (!strcmp(cmd, "style-cv"))
+        return style_cv_command(argc - 2, argv + 2, stdout);
+    if (!strcmp(cmd, "learn"))
+        return learn_command(argc - 2, argv + 2);
+    if (!strcmp(cmd, "bayes"))
+        return bayes_command(argc - 2, argv + 2);
+    if (!strcmp(cmd, "bayes-experiment"))
+        return bayes_experiment_command(argc - 2, argv + 2);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
         return usage(stdout);
     fprintf(stderr, "feelfish: unknown command '%s'\n\n", cmd);

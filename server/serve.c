@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models.h"
 #include "api.h"
 #include "config.h"
 #include "games.h"
@@ -67,6 +68,11 @@ int serve_command(int argc, char **argv)
         fprintf(stderr, "feelfish serve: storage: %s\n", err);
         return 1;
     }
+    if (!models_init(&cfg, err, sizeof err)) {
+        fprintf(stderr, "feelfish serve: Bayesian model: %s\n", err);
+        store_close();
+        return 1;
+    }
     JobsHooks hooks = {api_on_job_event};
     if (!jobs_start(loop, (int)cfg.workers, (size_t)cfg.hash_mb, (int)cfg.queue, cfg.job_timeout, &hooks)) {
         fprintf(stderr, "feelfish serve: cannot start %ld workers with %ld MB each\n", cfg.workers, cfg.hash_mb);
@@ -100,6 +106,7 @@ int serve_command(int argc, char **argv)
     uv_run(loop, UV_RUN_DEFAULT);
     store_close(); /* everything finished has been queued for writing: flush it */
     games_shutdown();
+    models_shutdown();
     static_free();
     uv_loop_close(loop);
     log_msg(LOG_INFO, "stopped");

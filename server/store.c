@@ -15,6 +15,9 @@
 #include "log.h"
 
 typedef struct Pending {
+    void (*write)(sqlite3 *db, void *arg); /* a queued function rather than a row */
+    void (*done)(void *arg);
+    void *arg;
     bool game; /* a games row (id, finished_ms = updated, result = data) rather than a jobs row */
     char id[24];
     char status[16];
@@ -46,6 +49,31 @@ static const char *const Migrations[STORE_SCHEMA_VERSION] = {
     "  id TEXT PRIMARY KEY,"
     "  updated_ms INTEGER NOT NULL,"
     "  data TEXT NOT NULL);",
+    /* 3: the Bayesian model (server/bayes_store.c): games learned from, each game's records (the
+     * levels one side used in one phase, and its result), and the counts they add up to. */
+    "CREATE TABLE bayes_games ("
+    "  id INTEGER PRIMARY KEY,"
+    "  source TEXT NOT NULL,"
+    "  selfplay_index INTEGER UNIQUE,"
+    "  finished_ms INTEGER NOT NULL,"
+    "  result TEXT NOT NULL,"
+    "  reason TEXT NOT NULL,"
+    "  plies INTEGER NOT NULL);"
+    "CREATE TABLE bayes_records ("
+    "  game_id INTEGER NOT NULL REFERENCES bayes_games(id),"
+    "  side TEXT NOT NULL,"
+    "  phase INTEGER NOT NULL,"
+    "  result INTEGER NOT NULL,"
+    "  levels BLOB NOT NULL);"
+    "CREATE INDEX bayes_records_game ON bayes_records(game_id);"
+    "CREATE TABLE bayes_counts ("
+    "  param TEXT NOT NULL, phase INTEGER NOT NULL, result INTEGER NOT NULL,"
+    "  n0 INTEGER NOT NULL, n1 INTEGER NOT NULL, n2 INTEGER NOT NULL, n3 INTEGER NOT NULL, n4 INTEGER NOT NULL,"
+    "  PRIMARY KEY (param, phase, result)) WITHOUT ROWID;"
+    "CREATE TABLE bayes_classes ("
+    "  phase INTEGER NOT NULL, result INTEGER NOT NULL, n INTEGER NOT NULL,"
+    "  PRIMARY KEY (phase, result)) WITHOUT ROWID;"
+    "CREATE TABLE bayes_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);",
 };
 
 static bool exec(sqlite3 *db, const char *sql, char *err, size_t size)
@@ -103,6 +131,10 @@ static void *writer_main(void *arg)
             char err[256];
             exec(S.writer_db, "BEGIN", err, sizeof err);
             for (Pending *p = batch; p; p = p->next) {
+                if (p->write) {
+                    p->write(S.writer_db, p->arg);
+                    continue;
+                }
                 if (p->game) {
                     sqlite3_bind_text(insert_game, 1, p->id, -1, SQLITE_STATIC);
                     sqlite3_bind_int64(insert_game, 2, p->finished_ms);
@@ -125,6 +157,8 @@ static void *writer_main(void *arg)
                 log_msg(LOG_ERROR, "storing jobs: %s", err);
             while (batch) {
                 Pending *next = batch->next;
+                if (batch->done)
+                    batch->done(batch->arg);
                 free(batch->result);
                 free(batch);
                 batch = next;
@@ -151,23 +185,30 @@ static void make_parent(const char *path)
         log_msg(LOG_WARN, "cannot create %s: %s", dir, strerror(errno));
 }
 
+sqlite3 *store_open_db(const char *path, char *err, size_t size)
+{
+    sqlite3 *db;
+    make_parent(path);
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
+        SQLITE_OK) {
+        snprintf(err, size, "cannot open %s: %s", path, sqlite3_errmsg(db));
+        sqlite3_close(db);
+        return NULL;
+    }
+    sqlite3_busy_timeout(db, 5000);
+    if (!exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err, size) || !migrate(db, err, size)) {
+        sqlite3_close(db);
+        return NULL;
+    }
+    return db;
+}
+
 bool store_open(uv_loop_t *loop, const char *path, char *err, size_t size)
 {
     memset(&S, 0, sizeof S);
     S.loop = loop;
-    make_parent(path);
-    if (sqlite3_open_v2(path, &S.writer_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
-        SQLITE_OK) {
-        snprintf(err, size, "cannot open %s: %s", path, sqlite3_errmsg(S.writer_db));
-        sqlite3_close(S.writer_db);
+    if (!(S.writer_db = store_open_db(path, err, size)))
         return false;
-    }
-    sqlite3_busy_timeout(S.writer_db, 5000);
-    if (!exec(S.writer_db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err, size) ||
-        !migrate(S.writer_db, err, size)) {
-        sqlite3_close(S.writer_db);
-        return false;
-    }
     if (sqlite3_open_v2(path, &S.reader_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
         snprintf(err, size, "cannot open %s for reading: %s", path, sqlite3_errmsg(S.reader_db));
         sqlite3_close(S.reader_db);
@@ -209,6 +250,20 @@ static void enqueue(Pending *p)
     S.tail = p;
     pthread_cond_signal(&S.cond);
     pthread_mutex_unlock(&S.lock);
+}
+
+void store_write(void (*write)(sqlite3 *db, void *arg), void (*done)(void *arg), void *arg)
+{
+    Pending *p = S.open ? calloc(1, sizeof *p) : NULL;
+    if (!p) {
+        if (done)
+            done(arg);
+        return;
+    }
+    p->write = write;
+    p->done = done;
+    p->arg = arg;
+    enqueue(p);
 }
 
 void store_save_game(const char *id, long long updated_ms, json_t *game)

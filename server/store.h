@@ -4,10 +4,15 @@
 #define FEELFISH_STORE_H
 
 #include <jansson.h>
+#include <sqlite3.h>
 #include <stdbool.h>
 #include <uv.h>
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
+
+/* Opens (creating and migrating) a database file on the calling thread, for the command-line tools
+ * that share the server's file (learn, bayes). NULL with a message in err on failure. */
+sqlite3 *store_open_db(const char *path, char *err, size_t err_size);
 
 bool store_open(uv_loop_t *loop, const char *path, char *err, size_t err_size);
 /* Writes what is queued and closes. Loop thread, at shutdown. */
@@ -20,6 +25,10 @@ void store_save_job(const char *id, const char *status, long long created_ms, lo
 void store_save_game(const char *id, long long updated_ms, json_t *game);
 /* Looks a game up off the loop thread, as store_load_job does. */
 void store_load_game(const char *id, void (*done)(json_t *game, void *user), void *user);
+
+/* Queues a function to run on the writer thread inside its transaction (with the write connection);
+ * `arg` is passed to both calls, `done` (may be NULL) frees it. Any thread. */
+void store_write(void (*write)(sqlite3 *db, void *arg), void (*done)(void *arg), void *arg);
 
 /* Looks a job up off the loop thread; `done` is called on the loop thread with the stored result
  * (NULL if unknown; the callee owns it). */

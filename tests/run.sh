@@ -40,14 +40,18 @@ runner "threaded search tests (ThreadSanitizer build)" env FEELFISH_SUITES=searc
 runner "engine command-line tests" tests/cli/engine.sh
 runner "UCI session" tests/cli/uci.sh
 runner "match (engine-vs-engine games)" tests/cli/match.sh
+runner "Bayesian model tools (learn, bayes, UCI)" tests/cli/learn.sh
 runner "server integration (HTTP)" python3 tests/integration/test_http.py
 runner "server integration (HTTP, ASan+UBSan build)" env FEELFISH=build/feelfish-asan \
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1 python3 tests/integration/test_http.py
 runner "server integration (WebSocket)" python3 tests/integration/test_ws.py
+runner "Bayesian mode through the server (ASan+UBSan build)" env FEELFISH=build/feelfish-asan \
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1 python3 tests/integration/test_bayesian.py
 runner "server fuzzing (HTTP and WebSocket, ASan+UBSan build)" env FEELFISH=build/feelfish-asan \
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1 python3 tests/integration/test_fuzz.py
 runner "server integration (WebSocket, ASan+UBSan build)" env FEELFISH=build/feelfish-asan \
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1 python3 tests/integration/test_ws.py
+runner "browser page (headless Chromium)" node tests/e2e/run.mjs
 
 echo
 echo "$total_passed passed, $total_failed failed"

@@ -130,6 +130,57 @@ run analyse_bad_fen 2 'bad FEN \(fen_rank_count\)' $FF analyse --fen "8/8/8 w - 
 run analyse_bad_algorithm 2 "unknown algorithm 'bogo'" $FF analyse --algorithm bogo --depth 2
 run analyse_illegal_move 2 "illegal move 'e2e5'" $FF analyse --moves "e2e5"
 
+# The style classifier: the committed model is exactly what style-train builds from the three
+# collections; style-cv prints its confusion matrix; style classifies one player's games.
+run style_train 0 '^wrote .*: 15055 samples \(attacking 3875, positional 6095, mixed 5085\)$' \
+    $FF style-train --data "$DATA" --out "$TMP/style.model"
+cmp -s "$TMP/style.model" engine/style.model && ok style_model_is_committed_build \
+    || fail style_model_is_committed_build "engine/style.model differs from 'feelfish style-train': rebuild and commit it"
+cv=$($FF style-cv --data "$DATA" 2>&1)
+for cls in attacking positional mixed; do
+    grep -Eq "^$cls +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+% " <<<"$cv" && ok "style_cv_row_$cls" || fail "style_cv_row_$cls" "$(head -20 <<<"$cv")"
+done
+grep -q '^by game (.*): confusion matrix (rows: true class, columns: predicted)$' <<<"$cv" && ok style_cv_matrix \
+    || fail style_cv_matrix "$(head -20 <<<"$cv")"
+grep -Eq '^accuracy: [0-9.]+% \([0-9]+/7748, ' <<<"$cv" && ok style_cv_accuracy || fail style_cv_accuracy "$(head -20 <<<"$cv")"
+# Better than chance, threshold-free: one-vs-rest AUC of attacking and positional above 0.6.
+auc=$(grep -m1 '^one class against the rest' <<<"$cv")
+awk '{ for (i = 1; i < NF; i++) if ($i == "attacking" || $i == "positional") { if ($(i + 1) < 0.6) bad = 1; n++ } }
+     END { exit !(n == 2 && !bad) }' <<<"$auc" && ok "style_cv_auc ($auc)" || fail style_cv_auc "$auc"
+[ "$cv" = "$($FF style-cv --data "$DATA" 2>&1)" ] && ok style_cv_deterministic || fail style_cv_deterministic
+cat >"$TMP/style.pgn" <<'PGN'
+[White "Kasparov, Gary"]
+[Black "Someone, S"]
+
+1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 6. Be3 e5 7. Nb3 Be6 8. f3 Be7 9. Qd2 O-O
+10. O-O-O Nbd7 11. g4 b5 12. g5 b4 13. Ne2 Ne8 14. h4 Qa5 15. h5 Nc7 16. Kb1 *
+
+[White "Other, O"]
+[Black "Kasparov,G"]
+
+1. e4 e5 2. Nf3 Nc6 *
+PGN
+run style_game_posterior 0 '^  posterior: attacking 0\.[0-9]{3} positional 0\.[0-9]{3} mixed 0\.[0-9]{3} -> ' \
+    $FF style "$TMP/style.pgn" --player kasparov
+run style_game_features 0 '^  after move 15: first_move=e4 castling=opposite pieces=0 \(0\) pawns=2 \(2\)$' \
+    $FF style "$TMP/style.pgn" --player kasparov
+run style_short_game 0 'too short: the game ended before kasparov.s move 10' $FF style "$TMP/style.pgn" --player kasparov
+run style_whole_set 0 "^all games of 'kasparov': 2 with the player, 1 classified, 1 samples$" \
+    $FF style "$TMP/style.pgn" --player kasparov
+run style_missing_file 2 'style: cannot open .*none.pgn' $FF style "$TMP/none.pgn" --player kasparov
+run style_unknown_player 1 "style: no game in .* has a player matching 'Fischer'" $FF style "$TMP/style.pgn" --player Fischer
+run style_no_player 2 'usage: feelfish style FILE.pgn --player NAME' $FF style "$TMP/style.pgn"
+run style_missing_model 2 'cannot open style model .*none.model' \
+    $FF style "$TMP/style.pgn" --player kasparov --model "$TMP/none.model"
+printf 'feelfish-style-model 2\n' >"$TMP/bad.model"
+run style_bad_model 2 "line 1: unsupported model version '2'" $FF style "$TMP/style.pgn" --player kasparov --model "$TMP/bad.model"
+run style_train_missing_data 2 'cannot open .*Kasparov.pgn' $FF style-train --data "$TMP/nowhere" --out "$TMP/x.model"
+run style_cv_bad_folds 2 '\-\-folds needs a number from 2 to 100' $FF style-cv --folds 1
+if command -v valgrind >/dev/null; then
+    run valgrind_style 0 '^  posterior: ' valgrind -q --error-exitcode=9 --leak-check=full \
+        --errors-for-leak-kinds=definite,indirect $FF style "$TMP/style.pgn" --player kasparov
+fi
+
 run unknown_command 2 "unknown command 'frobnicate'" $FF frobnicate
 run help 0 'perft FEN DEPTH' $FF help
 

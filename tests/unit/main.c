@@ -137,8 +137,10 @@ int main(void)
     static const struct {
         const char *name;
         void (*run)(void);
-    } Suites[] = {{"fen", suite_fen},   {"notation", suite_notation}, {"rules", suite_rules},        {"pgn", suite_pgn},
-                  {"fuzz", suite_fuzz}, {"search", suite_search},     {"affective", suite_affective}};
+    } Suites[] = {
+        {"fen", suite_fen},    {"notation", suite_notation}, {"rules", suite_rules},         {"pgn", suite_pgn},
+        {"fuzz", suite_fuzz},  {"search", suite_search},     {"affective", suite_affective}, {"style", suite_style},
+        {"bayes", suite_bayes}};
     for (size_t i = 0; i < sizeof Suites / sizeof Suites[0]; i++)
         if (wanted(Suites[i].name))
             Suites[i].run();

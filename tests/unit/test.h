@@ -58,9 +58,11 @@ void suite_fen(void);
 void suite_movegen(void);
 void suite_notation(void);
 void suite_rules(void);
+void suite_bayes(void);
 void suite_pgn(void);
 void suite_fuzz(void);
 void suite_search(void);
 void suite_affective(void);
+void suite_style(void);
 
 #endif

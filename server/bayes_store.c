@@ -1,0 +1,476 @@
+/* The Bayesian model's storage: SQLite rows and the JSON export format. */
+#include "bayes_store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "store.h"
+
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool run(sqlite3 *db, const char *sql, char *err, size_t size)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
+        return true;
+    snprintf(err, size, "%s", msg ? msg : sqlite3_errmsg(db));
+    sqlite3_free(msg);
+    return false;
+}
+
+static bool step_done(sqlite3 *db, sqlite3_stmt *st, char *err, size_t size)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc == SQLITE_DONE)
+        return true;
+    snprintf(err, size, "%s", sqlite3_errmsg(db));
+    return false;
+}
+
+/* Adds n[param][level] for one (phase, result) to the counts rows, and `records` to its class. */
+static bool add_counts(sqlite3 *db, GamePhase ph, GameResult r, const uint32_t *n_of /* [param*5+level] */,
+                       uint64_t records, char *err, size_t size)
+{
+    sqlite3_stmt *up = NULL, *cls = NULL;
+    bool ok = sqlite3_prepare_v2(db,
+                                 "INSERT INTO bayes_counts(param, phase, result, n0, n1, n2, n3, n4) "
+                                 "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(param, phase, result) DO UPDATE SET "
+                                 "n0 = n0 + excluded.n0, n1 = n1 + excluded.n1, n2 = n2 + excluded.n2, "
+                                 "n3 = n3 + excluded.n3, n4 = n4 + excluded.n4",
+                                 -1, &up, NULL) == SQLITE_OK &&
+              sqlite3_prepare_v2(db,
+                                 "INSERT INTO bayes_classes(phase, result, n) VALUES (?,?,?) "
+                                 "ON CONFLICT(phase, result) DO UPDATE SET n = n + excluded.n",
+                                 -1, &cls, NULL) == SQLITE_OK;
+    if (!ok)
+        snprintf(err, size, "%s", sqlite3_errmsg(db));
+    for (int i = 0; ok && i < BayesParamCount; i++) {
+        const uint32_t *n = n_of + (size_t)i * BAYES_LEVELS;
+        if (!(n[0] | n[1] | n[2] | n[3] | n[4]))
+            continue;
+        sqlite3_bind_text(up, 1, BayesParams[i].name, -1, SQLITE_STATIC);
+        sqlite3_bind_int(up, 2, ph);
+        sqlite3_bind_int(up, 3, r);
+        for (int l = 0; l < BAYES_LEVELS; l++)
+            sqlite3_bind_int64(up, 4 + l, n[l]);
+        ok = step_done(db, up, err, size);
+    }
+    if (ok && records) {
+        sqlite3_bind_int(cls, 1, ph);
+        sqlite3_bind_int(cls, 2, r);
+        sqlite3_bind_int64(cls, 3, (sqlite3_int64)records);
+        ok = step_done(db, cls, err, size);
+    }
+    sqlite3_finalize(up);
+    sqlite3_finalize(cls);
+    return ok;
+}
+
+static bool add_meta(sqlite3 *db, uint64_t games, char *err, size_t size)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO bayes_meta(key, value) VALUES ('games', %llu) ON CONFLICT(key) DO UPDATE SET value = value + "
+             "excluded.value; INSERT OR REPLACE INTO bayes_meta(key, value) VALUES ('updated_ms', %lld);",
+             (unsigned long long)games, (long long)wall_ms());
+    return run(db, sql, err, size);
+}
+
+bool bayes_store_add_game(sqlite3 *db, const BayesGame *g, char *err, size_t size)
+{
+    if (!run(db, "SAVEPOINT bayes_game", err, size))
+        return false;
+    sqlite3_stmt *game = NULL, *rec = NULL;
+    bool ok =
+        sqlite3_prepare_v2(db,
+                           "INSERT INTO bayes_games(source, selfplay_index, finished_ms, result, reason, plies) "
+                           "VALUES (?,?,?,?,?,?)",
+                           -1, &game, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "INSERT INTO bayes_records(game_id, side, phase, result, levels) VALUES (?,?,?,?,?)", -1,
+                           &rec, NULL) == SQLITE_OK;
+    if (!ok)
+        snprintf(err, size, "%s", sqlite3_errmsg(db));
+    if (ok) {
+        sqlite3_bind_text(game, 1, g->source, -1, SQLITE_STATIC);
+        if (g->selfplay_index >= 0)
+            sqlite3_bind_int(game, 2, g->selfplay_index);
+        else
+            sqlite3_bind_null(game, 2);
+        sqlite3_bind_int64(game, 3, wall_ms());
+        sqlite3_bind_text(game, 4, g->result, -1, SQLITE_STATIC);
+        sqlite3_bind_text(game, 5, g->reason, -1, SQLITE_STATIC);
+        sqlite3_bind_int(game, 6, g->plies);
+        ok = step_done(db, game, err, size);
+    }
+    sqlite3_int64 id = sqlite3_last_insert_rowid(db);
+    uint32_t *n = calloc((size_t)BayesParamCount * BAYES_LEVELS, sizeof *n);
+    if (!n) {
+        snprintf(err, size, "out of memory");
+        ok = false;
+    }
+    for (int k = 0; ok && k < g->records; k++) {
+        const BayesRecord *r = &g->record[k];
+        char side[2] = {r->side, 0};
+        sqlite3_bind_int64(rec, 1, id);
+        sqlite3_bind_text(rec, 2, side, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int(rec, 3, r->phase);
+        sqlite3_bind_int(rec, 4, r->result);
+        sqlite3_bind_blob(rec, 5, r->levels, BayesParamCount, SQLITE_STATIC);
+        ok = step_done(db, rec, err, size);
+        memset(n, 0, (size_t)BayesParamCount * BAYES_LEVELS * sizeof *n);
+        for (int i = 0; i < BayesParamCount; i++)
+            n[(size_t)i * BAYES_LEVELS + r->levels[i]] = 1;
+        ok = ok && add_counts(db, r->phase, r->result, n, 1, err, size);
+    }
+    free(n);
+    ok = ok && add_meta(db, 1, err, size);
+    sqlite3_finalize(game);
+    sqlite3_finalize(rec);
+    char ignored[8];
+    if (!ok) {
+        run(db, "ROLLBACK TO bayes_game; RELEASE bayes_game", ignored, sizeof ignored);
+        return false;
+    }
+    return run(db, "RELEASE bayes_game", err, size);
+}
+
+void bayes_model_add_game(BayesModel *m, const BayesGame *g)
+{
+    for (int k = 0; k < g->records; k++)
+        bayes_model_add(m, g->record[k].phase, g->record[k].result, g->record[k].levels);
+    m->games++;
+}
+
+static int64_t meta(sqlite3 *db, const char *key)
+{
+    sqlite3_stmt *st;
+    int64_t v = 0;
+    if (sqlite3_prepare_v2(db, "SELECT value FROM bayes_meta WHERE key = ?", -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static bool valid_class(int ph, int r) { return ph >= 0 && ph < BAYES_PHASE_NB && r >= 0 && r < BAYES_RESULT_NB; }
+
+bool bayes_store_load(sqlite3 *db, BayesModel *m, char *err, size_t size)
+{
+    bayes_model_clear(m);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT param, phase, result, n0, n1, n2, n3, n4 FROM bayes_counts", -1, &st, NULL) !=
+        SQLITE_OK) {
+        snprintf(err, size, "%s", sqlite3_errmsg(db));
+        return false;
+    }
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int i = bayes_param_find((const char *)sqlite3_column_text(st, 0));
+        int ph = sqlite3_column_int(st, 1), r = sqlite3_column_int(st, 2);
+        if (i < 0 || !valid_class(ph, r))
+            continue; /* a parameter this version no longer has */
+        for (int l = 0; l < BAYES_LEVELS; l++)
+            m->counts[bayes_model_count_index(i, ph, r, l)] = (uint32_t)sqlite3_column_int64(st, 3 + l);
+    }
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(db, "SELECT phase, result, n FROM bayes_classes", -1, &st, NULL) != SQLITE_OK) {
+        snprintf(err, size, "%s", sqlite3_errmsg(db));
+        return false;
+    }
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int ph = sqlite3_column_int(st, 0), r = sqlite3_column_int(st, 1);
+        if (valid_class(ph, r))
+            m->records[ph][r] = (uint64_t)sqlite3_column_int64(st, 2);
+    }
+    sqlite3_finalize(st);
+    m->games = (uint64_t)meta(db, "games");
+    m->updated_ms = meta(db, "updated_ms");
+    m->version++;
+    return true;
+}
+
+int bayes_store_load_selfplay_prefix(sqlite3 *db, int games, bool perturbed_only, BayesModel *m)
+{
+    bayes_model_clear(m);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT g.id, r.phase, r.result, r.levels FROM bayes_games g JOIN bayes_records r ON "
+                           "r.game_id = g.id WHERE g.selfplay_index IS NOT NULL AND g.selfplay_index < ? "
+                           "AND (? = 0 OR r.side = 'B') ORDER BY g.selfplay_index",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int(st, 1, games);
+    sqlite3_bind_int(st, 2, perturbed_only);
+    sqlite3_int64 last = -1;
+    int found = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int ph = sqlite3_column_int(st, 1), r = sqlite3_column_int(st, 2);
+        if (sqlite3_column_bytes(st, 3) != BayesParamCount || !valid_class(ph, r))
+            continue; /* recorded by a version with another parameter set */
+        const uint8_t *levels = sqlite3_column_blob(st, 3);
+        bool ok = true;
+        for (int i = 0; i < BayesParamCount; i++)
+            ok &= levels[i] < BAYES_LEVELS;
+        if (!ok)
+            continue;
+        if (sqlite3_column_int64(st, 0) != last) {
+            last = sqlite3_column_int64(st, 0);
+            found++;
+        }
+        bayes_model_add(m, ph, r, levels);
+    }
+    sqlite3_finalize(st);
+    m->games = (uint64_t)found;
+    return found;
+}
+
+int bayes_store_selfplay_done(sqlite3 *db, int n, uint8_t *done)
+{
+    memset(done, 0, (size_t)n);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT selfplay_index FROM bayes_games WHERE selfplay_index IS NOT NULL", -1, &st,
+                           NULL) != SQLITE_OK)
+        return 0;
+    int count = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int i = sqlite3_column_int(st, 0);
+        if (i >= 0 && i < n && !done[i]) {
+            done[i] = 1;
+            count++;
+        }
+    }
+    sqlite3_finalize(st);
+    return count;
+}
+
+bool bayes_store_merge(sqlite3 *db, const BayesModel *m, char *err, size_t size)
+{
+    if (!run(db, "BEGIN IMMEDIATE", err, size))
+        return false;
+    uint32_t *n = malloc((size_t)BayesParamCount * BAYES_LEVELS * sizeof *n);
+    bool ok = n != NULL;
+    for (int ph = 0; ok && ph < BAYES_PHASE_NB; ph++)
+        for (int r = 0; ok && r < BAYES_RESULT_NB; r++) {
+            for (int i = 0; i < BayesParamCount; i++)
+                for (int l = 0; l < BAYES_LEVELS; l++)
+                    n[(size_t)i * BAYES_LEVELS + l] = m->counts[bayes_model_count_index(i, ph, r, l)];
+            ok = add_counts(db, ph, r, n, m->records[ph][r], err, size);
+        }
+    free(n);
+    ok = ok && add_meta(db, m->games, err, size);
+    char ignored[8];
+    if (!ok) {
+        run(db, "ROLLBACK", ignored, sizeof ignored);
+        return false;
+    }
+    return run(db, "COMMIT", err, size);
+}
+
+bool bayes_store_load_file(const char *path, BayesModel *m, char *err, size_t size)
+{
+    sqlite3 *db;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        snprintf(err, size, "cannot open %s: %s", path, sqlite3_errmsg(db));
+        sqlite3_close(db);
+        return false;
+    }
+    sqlite3_busy_timeout(db, 5000);
+    bool ok = bayes_store_load(db, m, err, size);
+    sqlite3_close(db);
+    return ok;
+}
+
+/* ---- JSON ---- */
+
+json_t *bayes_model_json(const BayesModel *m, bool full)
+{
+    json_t *records = json_object(), *params = json_object(), *levels = json_array();
+    for (int ph = 0; ph < BAYES_PHASE_NB; ph++) {
+        json_t *row = json_object();
+        for (int r = 0; r < BAYES_RESULT_NB; r++)
+            json_object_set_new(row, GameResultNames[r], json_integer((json_int_t)m->records[ph][r]));
+        json_object_set_new(records, GamePhaseNames[ph], row);
+    }
+    for (int l = 0; l < BAYES_LEVELS; l++)
+        json_array_append_new(levels, json_real(BayesFactors[l]));
+    uint8_t *sel[BAYES_PHASE_NB][BAYES_TARGET_NB] = {{0}};
+    int changed[BAYES_PHASE_NB][BAYES_TARGET_NB] = {{0}};
+    json_t *selected = json_object();
+    for (int ph = 0; ph < BAYES_PHASE_NB; ph++) {
+        json_t *row = json_object();
+        for (int t = 0; t < BAYES_TARGET_NB; t++) {
+            sel[ph][t] = malloc((size_t)BayesParamCount);
+            changed[ph][t] = sel[ph][t] ? bayes_select(m, ph, t, sel[ph][t]) : 0;
+            json_object_set_new(row, BayesTargetNames[t], json_integer(changed[ph][t]));
+        }
+        json_object_set_new(selected, GamePhaseNames[ph], row);
+    }
+    for (int i = 0; i < BayesParamCount; i++) {
+        json_t *p = json_object();
+        for (int ph = 0; ph < BAYES_PHASE_NB; ph++) {
+            json_t *row = json_object();
+            if (full)
+                for (int r = 0; r < BAYES_RESULT_NB; r++) {
+                    json_t *n = json_array();
+                    for (int l = 0; l < BAYES_LEVELS; l++)
+                        json_array_append_new(n, json_integer(m->counts[bayes_model_count_index(i, ph, r, l)]));
+                    json_object_set_new(row, GameResultNames[r], n);
+                }
+            else
+                for (int t = 0; t < BAYES_TARGET_NB; t++)
+                    if (sel[ph][t])
+                        json_object_set_new(row, BayesTargetNames[t], json_real(BayesFactors[sel[ph][t][i]]));
+            json_object_set_new(p, GamePhaseNames[ph], row);
+        }
+        json_object_set_new(params, BayesParams[i].name, p);
+    }
+    for (int ph = 0; ph < BAYES_PHASE_NB; ph++)
+        for (int t = 0; t < BAYES_TARGET_NB; t++)
+            free(sel[ph][t]);
+    return json_pack("{s:s, s:i, s:I, s:I, s:o, s:o, s:i, s:o, s:s, s:o}", "format", "feelfish-bayes", "version", 1,
+                     "games", (json_int_t)m->games, "updated", (json_int_t)m->updated_ms, "records", records, "levels",
+                     levels, "parameters", BayesParamCount, "changedFromDefault", selected, "detail",
+                     full ? "counts" : "selected", "params", params);
+}
+
+bool bayes_model_from_json(json_t *j, BayesModel *m, char *err, size_t size)
+{
+    bayes_model_clear(m);
+    if (!json_is_object(j) || !json_is_string(json_object_get(j, "format")) ||
+        strcmp(json_string_value(json_object_get(j, "format")), "feelfish-bayes")) {
+        snprintf(err, size, "not a feelfish Bayesian model: \"format\" must be \"feelfish-bayes\"");
+        return false;
+    }
+    if (json_integer_value(json_object_get(j, "version")) != 1) {
+        snprintf(err, size, "unsupported model version (this build reads version 1)");
+        return false;
+    }
+    json_t *games = json_object_get(j, "games"), *records = json_object_get(j, "records"),
+           *params = json_object_get(j, "params");
+    if (!json_is_integer(games) || json_integer_value(games) < 0 || !json_is_object(records) ||
+        !json_is_object(params)) {
+        snprintf(err, size, "the model needs \"games\" (a count), \"records\" and \"params\" objects");
+        return false;
+    }
+    m->games = (uint64_t)json_integer_value(games);
+    for (int ph = 0; ph < BAYES_PHASE_NB; ph++)
+        for (int r = 0; r < BAYES_RESULT_NB; r++) {
+            json_t *n = json_object_get(json_object_get(records, GamePhaseNames[ph]), GameResultNames[r]);
+            if (!json_is_integer(n) || json_integer_value(n) < 0) {
+                snprintf(err, size, "records.%s.%s must be a count", GamePhaseNames[ph], GameResultNames[r]);
+                return false;
+            }
+            m->records[ph][r] = (uint64_t)json_integer_value(n);
+        }
+    const char *name;
+    json_t *p;
+    json_object_foreach(params, name, p)
+    {
+        int i = bayes_param_find(name);
+        if (i < 0)
+            continue; /* a parameter this version does not have */
+        for (int ph = 0; ph < BAYES_PHASE_NB; ph++)
+            for (int r = 0; r < BAYES_RESULT_NB; r++) {
+                json_t *n = json_object_get(json_object_get(p, GamePhaseNames[ph]), GameResultNames[r]);
+                if (!n)
+                    continue;
+                if (!json_is_array(n) || json_array_size(n) != BAYES_LEVELS) {
+                    snprintf(err, size, "params.%s.%s.%s must be an array of %d counts (an export with full counts)",
+                             name, GamePhaseNames[ph], GameResultNames[r], BAYES_LEVELS);
+                    return false;
+                }
+                for (int l = 0; l < BAYES_LEVELS; l++) {
+                    json_t *c = json_array_get(n, (size_t)l);
+                    if (!json_is_integer(c) || json_integer_value(c) < 0 || json_integer_value(c) > UINT32_MAX) {
+                        snprintf(err, size, "params.%s.%s.%s[%d] must be a count", name, GamePhaseNames[ph],
+                                 GameResultNames[r], l);
+                        return false;
+                    }
+                    m->counts[bayes_model_count_index(i, ph, r, l)] = (uint32_t)json_integer_value(c);
+                }
+            }
+    }
+    return true;
+}
+
+/* ---- the command ---- */
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: feelfish bayes show [--db FILE]          games learned and what the model selects\n"
+                    "       feelfish bayes export FILE.json [--db FILE]  every count, as JSON\n"
+                    "       feelfish bayes import FILE.json [--db FILE]  add an export's counts to the database\n");
+    return 2;
+}
+
+int bayes_command(int argc, char **argv)
+{
+    const char *db_path = "data/feelfish.db", *file = NULL, *verb = argc > 0 ? argv[0] : NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--db") && i + 1 < argc)
+            db_path = argv[++i];
+        else if (argv[i][0] != '-' && !file)
+            file = argv[i];
+        else
+            return usage();
+    }
+    if (!verb || (strcmp(verb, "show") && !file))
+        return usage();
+    char err[512];
+    sqlite3 *db = store_open_db(db_path, err, sizeof err);
+    if (!db) {
+        fprintf(stderr, "feelfish bayes: %s\n", err);
+        return 1;
+    }
+    BayesModel m;
+    if (!bayes_model_init(&m)) {
+        sqlite3_close(db);
+        return 1;
+    }
+    int rc = 0;
+    if (!strcmp(verb, "import")) {
+        json_error_t je;
+        json_t *j = json_load_file(file, 0, &je);
+        if (!j) {
+            fprintf(stderr, "feelfish bayes import: %s: %s (line %d)\n", file, je.text, je.line);
+            rc = 1;
+        } else if (!bayes_model_from_json(j, &m, err, sizeof err) || !bayes_store_merge(db, &m, err, sizeof err)) {
+            fprintf(stderr, "feelfish bayes import: %s: %s\n", file, err);
+            rc = 1;
+        } else
+            printf("imported %llu games from %s into %s\n", (unsigned long long)m.games, file, db_path);
+        json_decref(j);
+    } else if (!strcmp(verb, "export") || !strcmp(verb, "show")) {
+        if (!bayes_store_load(db, &m, err, sizeof err)) {
+            fprintf(stderr, "feelfish bayes: %s\n", err);
+            rc = 1;
+        } else {
+            bool show = !strcmp(verb, "show");
+            json_t *j = bayes_model_json(&m, !show);
+            if (show) {
+                json_object_del(j, "params");
+                char *text = json_dumps(j, JSON_INDENT(2));
+                printf("%s\n", text);
+                free(text);
+            } else if (json_dump_file(j, file, JSON_COMPACT)) {
+                fprintf(stderr, "feelfish bayes export: cannot write %s\n", file);
+                rc = 1;
+            } else
+                printf("exported %llu games to %s\n", (unsigned long long)m.games, file);
+            json_decref(j);
+        }
+    } else
+        rc = usage();
+    bayes_model_free(&m);
+    sqlite3_close(db);
+    return rc;
+}

@@ -1,0 +1,61 @@
+/* The Bayesian model in SQLite (schema in store.c, version 3) and as a JSON file. Every function
+ * here is synchronous on the connection it is given: the server calls them on its writer thread
+ * (through store_write) or at start-up, the command-line tools on their own connection. */
+#ifndef FEELFISH_BAYES_STORE_H
+#define FEELFISH_BAYES_STORE_H
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "../engine/eval/bayes.h"
+
+#define BAYES_GAME_RECORDS_MAX 6 /* three phases, two sides */
+
+/* One side's levels in one phase, and that side's result. */
+typedef struct {
+    char side; /* 'A' default side of self-play, 'B' perturbed side, 'E' the engine in a real game */
+    GamePhase phase;
+    GameResult result;
+    uint8_t *levels; /* BayesParamCount entries */
+} BayesRecord;
+
+typedef struct {
+    const char *source; /* "selfplay" or "game" */
+    int selfplay_index; /* the learn run's game number, or -1 */
+    const char *result; /* "1-0", "0-1", "1/2-1/2" */
+    const char *reason;
+    int plies;
+    int records;
+    BayesRecord record[BAYES_GAME_RECORDS_MAX];
+} BayesGame;
+
+/* Adds a game, its records and their counts in one savepoint (nested in the caller's transaction
+ * when there is one). False with a message on failure, and nothing is written. */
+bool bayes_store_add_game(sqlite3 *db, const BayesGame *g, char *err, size_t err_size);
+/* Also adds g to the in-memory model m (the caller's copy of what the store holds). */
+void bayes_model_add_game(BayesModel *m, const BayesGame *g);
+
+/* Reads the counts into m (cleared first). */
+bool bayes_store_load(sqlite3 *db, BayesModel *m, char *err, size_t err_size);
+/* Opens path read-only (never creating it) and reads its counts: UCI's model reader. */
+bool bayes_store_load_file(const char *path, BayesModel *m, char *err, size_t err_size);
+/* Rebuilds a model from the records of the first `games` self-play games (by index), for the
+ * experiments (with perturbed_only, the perturbed side's records alone); returns how many games it
+ * found. */
+int bayes_store_load_selfplay_prefix(sqlite3 *db, int games, bool perturbed_only, BayesModel *m);
+/* Which self-play indices below n are stored (done[i] = 1). Returns how many. */
+int bayes_store_selfplay_done(sqlite3 *db, int n, uint8_t *done);
+/* Adds a whole model's counts (an import) in one transaction. */
+bool bayes_store_merge(sqlite3 *db, const BayesModel *m, char *err, size_t err_size);
+
+/* The model as JSON: {"format": "feelfish-bayes", "version": 1, "games", "updated", "records":
+ * {phase: {result: n}}, "levels": [...], "params": {name: {phase: {result: [n0..n4]}}}}; with
+ * full false, params are summarised (per parameter: the selected levels per phase and target). */
+json_t *bayes_model_json(const BayesModel *m, bool full);
+/* Reads an exported model (cleared first); false with a message naming the problem. */
+bool bayes_model_from_json(json_t *j, BayesModel *m, char *err, size_t err_size);
+
+/* `feelfish bayes export|import|show` */
+int bayes_command(int argc, char **argv);
+
+#endif

@@ -1,0 +1,568 @@
+/* `feelfish learn` and `feelfish bayes-experiment`: self-play for the Bayesian model
+ * (shared/spec/bayesian.md §3) and the paper's two experiments (§7), on the server's SQLite file. */
+#include "learn.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../engine/engine.h"
+#include "../engine/match_stats.h"
+#include "../engine/selfplay.h"
+#include "bayes_store.h"
+#include "store.h"
+
+/* ---- players ---- */
+
+typedef enum { PLAYER_DEFAULT, PLAYER_PERTURBED, PLAYER_LEARNED } PlayerKind;
+
+typedef struct {
+    PlayerKind kind;
+    const BayesModel *model; /* learned */
+    BayesTarget target;      /* learned */
+    uint8_t *levels[BAYES_PHASE_NB];
+    bool reached[BAYES_PHASE_NB];
+    bool ready[BAYES_PHASE_NB];
+    EvalParams params[BAYES_PHASE_NB];
+    Evaluator eval[BAYES_PHASE_NB];
+} Player;
+
+static Player *player_new(PlayerKind kind, uint64_t seed)
+{
+    Player *pl = calloc(1, sizeof *pl);
+    if (!pl)
+        abort();
+    pl->kind = kind;
+    for (int ph = 0; ph < BAYES_PHASE_NB; ph++) {
+        pl->levels[ph] = malloc((size_t)BayesParamCount);
+        if (!pl->levels[ph])
+            abort();
+        /* §3: the perturbed side draws a fresh level for every parameter in every phase. */
+        for (int i = 0; i < BayesParamCount; i++)
+            pl->levels[ph][i] =
+                kind == PLAYER_PERTURBED ? (uint8_t)(bayes_rand(&seed) % BAYES_LEVELS) : BAYES_DEFAULT_LEVEL;
+    }
+    return pl;
+}
+
+static void player_free(Player *pl)
+{
+    for (int ph = 0; ph < BAYES_PHASE_NB; ph++)
+        free(pl->levels[ph]);
+    free(pl);
+}
+
+static const Evaluator *player_evaluator(void *user, const Position *root)
+{
+    Player *pl = user;
+    GamePhase ph = bayes_phase(root);
+    pl->reached[ph] = true;
+    if (!pl->ready[ph]) {
+        Evaluator *e = &pl->eval[ph];
+        if (pl->kind == PLAYER_LEARNED)
+            bayes_evaluator(pl->model, ph, pl->target, &pl->params[ph], e);
+        else {
+            evaluator_classical(e);
+            if (pl->kind == PLAYER_PERTURBED) {
+                bayes_apply(pl->levels[ph], &pl->params[ph]);
+                e->params = &pl->params[ph];
+                evaluator_update_fingerprint(e);
+            }
+        }
+        pl->ready[ph] = true;
+    }
+    return &pl->eval[ph];
+}
+
+/* ---- shared settings ---- */
+
+typedef struct {
+    const char *db_path, *openings_path;
+    int concurrency;
+    uint64_t seed;
+    SelfPlaySettings play;
+    char **openings;
+    int opening_count;
+} Common;
+
+static void common_defaults(Common *c)
+{
+    memset(c, 0, sizeof *c);
+    c->db_path = "data/feelfish.db";
+    c->concurrency = 1;
+    c->seed = 1;
+    c->play.nodes = 20000;
+    c->play.resign_cp = 1000;
+}
+
+/* Reads one shared option at argv[*i]; 1 if it was one, 0 if not, -1 on a bad value. */
+static int common_option(Common *c, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    char *end;
+    if (!strcmp(a, "--db") && v)
+        c->db_path = v;
+    else if (!strcmp(a, "--openings") && v)
+        c->openings_path = v;
+    else if (!strcmp(a, "--concurrency") && v) {
+        c->concurrency = (int)strtol(v, &end, 10);
+        if (*end || c->concurrency < 1 || c->concurrency > 64) {
+            fprintf(stderr, "--concurrency: '%s' is not a number of games at once from 1 to 64\n", v);
+            return -1;
+        }
+    } else if (!strcmp(a, "--seed") && v) {
+        c->seed = strtoull(v, &end, 10);
+        if (*end) {
+            fprintf(stderr, "--seed: '%s' is not a number\n", v);
+            return -1;
+        }
+    } else if (!strcmp(a, "--nodes") && v) {
+        long long n = strtoll(v, &end, 10);
+        if (*end || n < 1) {
+            fprintf(stderr, "--nodes: '%s' is not a positive number of nodes per move\n", v);
+            return -1;
+        }
+        c->play.nodes = (uint64_t)n;
+        c->play.base_ms = 0;
+    } else if (!strcmp(a, "--tc") && v) {
+        double base, inc = 0;
+        int n = sscanf(v, "%lf+%lf", &base, &inc);
+        if (n < 1 || (strchr(v, '+') && n < 2) || base <= 0 || inc < 0 || strspn(v, "0123456789.+") != strlen(v)) {
+            fprintf(stderr, "--tc: '%s' is not SECONDS[+INCREMENT], e.g. 10+0.1\n", v);
+            return -1;
+        }
+        c->play.base_ms = (int64_t)(base * 1000);
+        c->play.inc_ms = (int64_t)(inc * 1000);
+        c->play.nodes = 0;
+    } else
+        return 0;
+    (*i)++;
+    return 1;
+}
+
+static bool load_openings(Common *c)
+{
+    const char *path = c->openings_path;
+    char fallback[4096];
+    if (!path) {
+        const char *data = getenv("FEELFISH_DATA");
+        snprintf(fallback, sizeof fallback, "%s/openings.epd", data ? data : "../shared/data");
+        path = fallback;
+    }
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "openings: cannot open %s: %s (give --openings FILE.epd, or set FEELFISH_DATA)\n", path,
+                strerror(errno));
+        return false;
+    }
+    Position *p = malloc(sizeof *p);
+    char line[512], msg[160];
+    for (int n = 1; p && fgets(line, sizeof line, f); n++) {
+        char *field[6], *save = NULL, fen[512];
+        int count = 0;
+        for (char *t = strtok_r(line, " \t\r\n", &save); t && count < 6; t = strtok_r(NULL, " \t\r\n", &save))
+            field[count++] = t;
+        if (count == 0 || field[0][0] == '#')
+            continue;
+        snprintf(fen, sizeof fen, "%s %s %s %s 0 1", field[0], count > 1 ? field[1] : "", count > 2 ? field[2] : "",
+                 count > 3 ? field[3] : "");
+        if (count < 4 || fen_read(p, fen, msg, sizeof msg) != FEN_OK) {
+            fprintf(stderr, "openings: %s line %d is not a position: %s\n", path, n,
+                    count < 4 ? "too few fields" : msg);
+            continue;
+        }
+        char **grown = realloc(c->openings, (size_t)(c->opening_count + 1) * sizeof *grown);
+        if (!grown)
+            abort();
+        c->openings = grown;
+        c->openings[c->opening_count++] = strdup(fen);
+    }
+    free(p);
+    fclose(f);
+    if (!c->opening_count)
+        fprintf(stderr, "openings: no positions in %s\n", path);
+    return c->opening_count > 0;
+}
+
+static void common_free(Common *c)
+{
+    for (int i = 0; i < c->opening_count; i++)
+        free(c->openings[i]);
+    free(c->openings);
+}
+
+static const char *result_text(int result) { return result > 0 ? "1-0" : result < 0 ? "0-1" : "1/2-1/2"; }
+static GameResult result_for(int result, Color c)
+{
+    int mine = c == WHITE ? result : -result;
+    return mine > 0 ? RESULT_WIN : mine < 0 ? RESULT_LOSS : RESULT_DRAW;
+}
+
+static void add_records(BayesGame *g, const Player *pl, char side, GameResult r)
+{
+    for (int ph = 0; ph < BAYES_PHASE_NB; ph++)
+        if (pl->reached[ph] && g->records < BAYES_GAME_RECORDS_MAX)
+            g->record[g->records++] = (BayesRecord){side, ph, r, pl->levels[ph]};
+}
+
+/* ---- learn ---- */
+
+typedef struct {
+    Common c;
+    sqlite3 *db;
+    pthread_mutex_t lock;
+    uint8_t *done; /* per game index */
+    int target, next, finished, at_start;
+    long score[BAYES_RESULT_NB]; /* from the perturbed side's view */
+    int64_t started_ms;
+    bool failed;
+} Learn;
+
+static void progress(Learn *L, bool final)
+{
+    int played = L->finished - L->at_start, width = 30;
+    int filled = L->target ? (int)((long)width * L->finished / L->target) : width;
+    double per = played ? (double)(time_now_ms() - L->started_ms) / 1000.0 / played : 0;
+    double eta = per * (L->target - L->finished) / L->c.concurrency;
+    char bar[64];
+    for (int i = 0; i < width; i++)
+        bar[i] = i < filled ? '#' : '.';
+    bar[width] = 0;
+    bool tty = isatty(STDERR_FILENO);
+    if (!tty && !final && played % 10)
+        return;
+    fprintf(stderr, "%s[%s] %d/%d games  perturbed side +%ld =%ld -%ld  %.1f s/game  eta %dm%02ds%s", tty ? "\r" : "",
+            bar, L->finished, L->target, L->score[RESULT_WIN], L->score[RESULT_DRAW], L->score[RESULT_LOSS], per,
+            (int)eta / 60, (int)eta % 60, tty && !final ? "" : "\n");
+    fflush(stderr);
+}
+
+static void *learn_worker(void *arg)
+{
+    Learn *L = arg;
+    Search *s[COLOR_NB] = {search_new(), search_new()};
+    for (;;) {
+        pthread_mutex_lock(&L->lock);
+        while (L->next < L->target && L->done[L->next])
+            L->next++;
+        int i = L->next < L->target && !L->failed ? L->next++ : -1;
+        pthread_mutex_unlock(&L->lock);
+        if (i < 0)
+            break;
+        /* Game i: opening i/2, the perturbed side White in odd games; its levels seeded by (seed, i)
+         * so a resumed run plays the same games. */
+        uint64_t seed = L->c.seed * 0x9E3779B97F4A7C15ULL + (uint64_t)i;
+        Player *a = player_new(PLAYER_DEFAULT, 0), *b = player_new(PLAYER_PERTURBED, bayes_rand(&seed));
+        Color b_colour = i & 1 ? WHITE : BLACK;
+        SelfPlayer players[COLOR_NB];
+        players[b_colour] = (SelfPlayer){player_evaluator, b};
+        players[!b_colour] = (SelfPlayer){player_evaluator, a};
+        SelfPlayGame *game = malloc(sizeof *game);
+        if (!game)
+            abort();
+        selfplay_game(s, L->c.openings[(i / 2) % L->c.opening_count], players, &L->c.play, game);
+        BayesGame g = {.source = "selfplay",
+                       .selfplay_index = i,
+                       .result = result_text(game->result),
+                       .reason = game->reason,
+                       .plies = game->plies};
+        GameResult rb = result_for(game->result, b_colour);
+        add_records(&g, b, 'B', rb);
+        add_records(&g, a, 'A', result_for(game->result, !b_colour));
+        pthread_mutex_lock(&L->lock);
+        char err[256];
+        if (bayes_store_add_game(L->db, &g, err, sizeof err)) {
+            L->finished++;
+            L->score[rb]++;
+            progress(L, false);
+        } else {
+            fprintf(stderr, "\nlearn: storing game %d: %s\n", i, err);
+            L->failed = true;
+        }
+        pthread_mutex_unlock(&L->lock);
+        free(game);
+        player_free(a);
+        player_free(b);
+    }
+    search_free(s[WHITE]);
+    search_free(s[BLACK]);
+    return NULL;
+}
+
+static int learn_usage(void)
+{
+    fprintf(stderr, "usage: feelfish learn --games N [--concurrency C] [--nodes N | --tc SECONDS+INC] [--db FILE]\n"
+                    "                      [--openings FILE.epd] [--seed S]\n"
+                    "Self-play for the Bayesian model: the default vector against one perturbed per phase, until the\n"
+                    "database holds self-play games 0..N-1. Each finished game is committed at once, so running the\n"
+                    "same command again resumes. Defaults: 20000 nodes a move, concurrency 1, data/feelfish.db,\n"
+                    "$FEELFISH_DATA/openings.epd.\n");
+    return 2;
+}
+
+int learn_command(int argc, char **argv)
+{
+    Learn L;
+    memset(&L, 0, sizeof L);
+    common_defaults(&L.c);
+    L.target = -1;
+    for (int i = 0; i < argc; i++) {
+        int r = common_option(&L.c, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r)
+            continue;
+        if (!strcmp(argv[i], "--games") && i + 1 < argc) {
+            char *end;
+            L.target = (int)strtol(argv[++i], &end, 10);
+            if (*end || L.target < 1 || L.target > 10000000) {
+                fprintf(stderr, "--games: '%s' is not a number of games from 1\n", argv[i]);
+                return 2;
+            }
+        } else
+            return learn_usage();
+    }
+    if (L.target < 0)
+        return learn_usage();
+    if (!load_openings(&L.c))
+        return 1;
+    char err[512];
+    if (!(L.db = store_open_db(L.c.db_path, err, sizeof err))) {
+        fprintf(stderr, "learn: %s\n", err);
+        common_free(&L.c);
+        return 1;
+    }
+    L.done = malloc((size_t)L.target);
+    if (!L.done)
+        abort();
+    L.finished = L.at_start = bayes_store_selfplay_done(L.db, L.target, L.done);
+    fprintf(stderr, "learn: %d of %d self-play games already in %s; %s, %d at once\n", L.at_start, L.target,
+            L.c.db_path, L.c.play.base_ms ? "clock" : "nodes per move", L.c.concurrency);
+    pthread_mutex_init(&L.lock, NULL);
+    L.started_ms = time_now_ms();
+    pthread_t *t = calloc((size_t)L.c.concurrency, sizeof *t);
+    for (int i = 0; i < L.c.concurrency; i++)
+        pthread_create(&t[i], NULL, learn_worker, &L);
+    for (int i = 0; i < L.c.concurrency; i++)
+        pthread_join(t[i], NULL);
+    progress(&L, true);
+    free(t);
+    pthread_mutex_destroy(&L.lock);
+    free(L.done);
+    sqlite3_close(L.db);
+    common_free(&L.c);
+    return L.failed ? 1 : 0;
+}
+
+/* ---- the experiments (§7) ---- */
+
+typedef struct {
+    Common *c;
+    const BayesModel *model;
+    BayesTarget target;
+    int games, next;
+    long wdl[BAYES_RESULT_NB]; /* learned side's view */
+    pthread_mutex_t lock;
+} Tournament;
+
+static void *tournament_worker(void *arg)
+{
+    Tournament *T = arg;
+    Search *s[COLOR_NB] = {search_new(), search_new()};
+    SelfPlayGame *game = malloc(sizeof *game);
+    for (;;) {
+        pthread_mutex_lock(&T->lock);
+        int i = T->next < T->games ? T->next++ : -1;
+        pthread_mutex_unlock(&T->lock);
+        if (i < 0)
+            break;
+        Player *fixed = player_new(PLAYER_DEFAULT, 0), *learned = player_new(PLAYER_LEARNED, 0);
+        learned->model = T->model;
+        learned->target = T->target;
+        Color lc = i & 1 ? BLACK : WHITE;
+        SelfPlayer players[COLOR_NB];
+        players[lc] = (SelfPlayer){player_evaluator, learned};
+        players[!lc] = (SelfPlayer){player_evaluator, fixed};
+        /* Openings from the far end of the file: not the ones the model learned from first. */
+        int o = T->c->opening_count - 1 - (i / 2) % T->c->opening_count;
+        selfplay_game(s, T->c->openings[o], players, &T->c->play, game);
+        pthread_mutex_lock(&T->lock);
+        T->wdl[result_for(game->result, lc)]++;
+        pthread_mutex_unlock(&T->lock);
+        player_free(fixed);
+        player_free(learned);
+    }
+    free(game);
+    search_free(s[WHITE]);
+    search_free(s[BLACK]);
+    return NULL;
+}
+
+static void tournament(Common *c, const BayesModel *m, BayesTarget target, int games, long wdl[BAYES_RESULT_NB])
+{
+    Tournament T = {.c = c, .model = m, .target = target, .games = games};
+    pthread_mutex_init(&T.lock, NULL);
+    pthread_t t[64];
+    for (int i = 0; i < c->concurrency; i++)
+        pthread_create(&t[i], NULL, tournament_worker, &T);
+    for (int i = 0; i < c->concurrency; i++)
+        pthread_join(t[i], NULL);
+    pthread_mutex_destroy(&T.lock);
+    memcpy(wdl, T.wdl, sizeof T.wdl);
+}
+
+/* §7.2: a middlegame position (move 20, queens on) where White is a knight and two pawns up. */
+#define KNIGHT_TWO_PAWNS_FEN "r1bqkbnr/2pppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 20"
+
+static int experiment_usage(void)
+{
+    fprintf(stderr,
+            "usage: feelfish bayes-experiment [--sizes 0,50,100,200] [--games G] [--target aggressive|conservative]\n"
+            "                                 [--nodes N | --tc S+I] [--concurrency C] [--db FILE] [--openings F]\n"
+            "                                 [--records all|perturbed] [--csv FILE]\n"
+            "The paper's experiments on the self-play games already in the database (feelfish learn): for each\n"
+            "size K, the model of the first K games plays G games against the fixed default vector (learning\n"
+            "curve), and evaluates a knight-and-two-pawns-up position (convergence). --records perturbed\n"
+            "learns from the perturbed side's records alone (the spec also counts the default side's).\n");
+    return 2;
+}
+
+int bayes_experiment_command(int argc, char **argv)
+{
+    Common c;
+    common_defaults(&c);
+    const char *sizes_arg = "0,50,100,200", *csv_path = NULL;
+    int games = 40;
+    bool perturbed_only = false;
+    BayesTarget target = TARGET_AGGRESSIVE;
+    for (int i = 0; i < argc; i++) {
+        int r = common_option(&c, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r)
+            continue;
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(argv[i], "--sizes") && v)
+            sizes_arg = argv[++i];
+        else if (!strcmp(argv[i], "--records") && v) {
+            i++;
+            if (strcmp(v, "all") && strcmp(v, "perturbed")) {
+                fprintf(stderr, "--records: '%s' is not all (the spec's) or perturbed\n", v);
+                return 2;
+            }
+            perturbed_only = !strcmp(v, "perturbed");
+        } else if (!strcmp(argv[i], "--csv") && v)
+            csv_path = argv[++i];
+        else if (!strcmp(argv[i], "--games") && v) {
+            games = atoi(argv[++i]);
+            if (games < 2 || games > 100000) {
+                fprintf(stderr, "--games: '%s' is not a number of games per size from 2\n", v);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--target") && v) {
+            i++;
+            if (!strcmp(v, "aggressive"))
+                target = TARGET_AGGRESSIVE;
+            else if (!strcmp(v, "conservative"))
+                target = TARGET_CONSERVATIVE;
+            else {
+                fprintf(stderr, "--target: '%s' is not aggressive or conservative\n", v);
+                return 2;
+            }
+        } else
+            return experiment_usage();
+    }
+    int sizes[64], nsizes = 0;
+    for (const char *p = sizes_arg; *p && nsizes < 64;) {
+        char *end;
+        long k = strtol(p, &end, 10);
+        if (end == p || k < 0 || (*end && *end != ',')) {
+            fprintf(stderr, "--sizes: '%s' is not a list of game counts like 0,50,100,200\n", sizes_arg);
+            return 2;
+        }
+        sizes[nsizes++] = (int)k;
+        p = *end ? end + 1 : end;
+    }
+    if (!load_openings(&c))
+        return 1;
+    char err[512];
+    sqlite3 *db = store_open_db(c.db_path, err, sizeof err);
+    if (!db) {
+        fprintf(stderr, "bayes-experiment: %s\n", err);
+        common_free(&c);
+        return 1;
+    }
+    FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
+    if (csv_path && !csv) {
+        fprintf(stderr, "--csv: cannot write %s: %s\n", csv_path, strerror(errno));
+        sqlite3_close(db);
+        common_free(&c);
+        return 1;
+    }
+    if (csv)
+        fprintf(csv, "games_learned,wins,draws,losses,score,score_err,elo,elo_margin,eval_aggressive,eval_conservative,"
+                     "changed_params\n");
+    Position *p = malloc(sizeof *p);
+    char msg[128];
+    fen_read(p, KNIGHT_TWO_PAWNS_FEN, msg, sizeof msg);
+    Evaluator classical;
+    evaluator_classical(&classical);
+    printf("Learned (%s, %s records) vs fixed default, %d games per size, %s; position %s (default eval %+d cp, "
+           "%s)\n",
+           BayesTargetNames[target], perturbed_only ? "perturbed side's" : "all", games,
+           c.play.base_ms ? "clock" : "nodes per move", KNIGHT_TWO_PAWNS_FEN, evaluate(p, &classical),
+           GamePhaseNames[bayes_phase(p)]);
+    printf("%8s %6s %6s %6s %8s %16s %10s %10s %8s\n", "games", "wins", "draws", "losses", "score", "elo", "eval aggr",
+           "eval cons", "changed");
+    BayesModel m;
+    bayes_model_init(&m);
+    static EvalParams storage;
+    int rc = 0;
+    for (int k = 0; k < nsizes; k++) {
+        int found = bayes_store_load_selfplay_prefix(db, sizes[k], perturbed_only, &m);
+        if (found < sizes[k]) {
+            fprintf(stderr,
+                    "bayes-experiment: only %d self-play games in %s, fewer than %d: run feelfish learn --games "
+                    "%d first\n",
+                    found, c.db_path, sizes[k], sizes[k]);
+            rc = 1;
+            break;
+        }
+        int evals[BAYES_TARGET_NB];
+        for (int t = 0; t < BAYES_TARGET_NB; t++) {
+            Evaluator e;
+            bayes_evaluator(&m, bayes_phase(p), t, &storage, &e);
+            evals[t] = evaluate(p, &e);
+        }
+        uint8_t *levels = malloc((size_t)BayesParamCount);
+        int changed = bayes_select(&m, bayes_phase(p), target, levels);
+        free(levels);
+        long wdl[BAYES_RESULT_NB];
+        tournament(&c, &m, target, games, wdl);
+        long n = wdl[0] + wdl[1] + wdl[2];
+        double score = (wdl[0] + 0.5 * wdl[1]) / n;
+        /* Standard error of the mean score per game, from the games' own spread. */
+        double var = (wdl[0] * pow(1 - score, 2) + wdl[1] * pow(0.5 - score, 2) + wdl[2] * pow(score, 2)) / n;
+        double se = sqrt(var / n), elo, margin;
+        match_stats_elo(wdl[0], wdl[1], wdl[2], &elo, &margin);
+        char elo_text[64];
+        match_stats_format_elo(elo, margin, elo_text, sizeof elo_text);
+        printf("%8d %6ld %6ld %6ld %5.1f%%±%.1f %16s %+10d %+10d %8d\n", sizes[k], wdl[0], wdl[1], wdl[2], 100 * score,
+               196 * se, elo_text, evals[TARGET_AGGRESSIVE], evals[TARGET_CONSERVATIVE], changed);
+        fflush(stdout);
+        if (csv)
+            fprintf(csv, "%d,%ld,%ld,%ld,%.4f,%.4f,%.1f,%.1f,%d,%d,%d\n", sizes[k], wdl[0], wdl[1], wdl[2], score,
+                    1.96 * se, elo, margin, evals[TARGET_AGGRESSIVE], evals[TARGET_CONSERVATIVE], changed);
+    }
+    if (csv)
+        fclose(csv);
+    bayes_model_free(&m);
+    free(p);
+    sqlite3_close(db);
+    common_free(&c);
+    return rc;
+}

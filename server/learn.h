@@ -1,0 +1,8 @@
+/* Self-play learning for the Bayesian model and the paper's experiments (commands). */
+#ifndef FEELFISH_LEARN_H
+#define FEELFISH_LEARN_H
+
+int learn_command(int argc, char **argv);            /* feelfish learn */
+int bayes_experiment_command(int argc, char **argv); /* feelfish bayes-experiment */
+
+#endif

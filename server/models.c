@@ -1,0 +1,236 @@
+/* The server's live models. Decisions follow shared/spec/bayesian.md (§n). */
+#include "models.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "bayes_store.h"
+#include "log.h"
+#include "store.h"
+
+static struct {
+    BayesModel model;
+    StyleModel style;
+    bool style_ready;
+} A;
+
+bool models_init(const ServerConfig *cfg, char *err, size_t size)
+{
+    memset(&A, 0, sizeof A);
+    if (!bayes_model_init(&A.model)) {
+        snprintf(err, size, "out of memory for the Bayesian model");
+        return false;
+    }
+    sqlite3 *db = store_open_db(cfg->db, err, size);
+    if (!db)
+        return false;
+    bool ok = bayes_store_load(db, &A.model, err, size);
+    sqlite3_close(db);
+    if (!ok)
+        return false;
+    log_msg(LOG_INFO, "Bayesian model: %llu games learned", (unsigned long long)A.model.games);
+    char serr[256];
+    A.style_ready = style_model_load(&A.style, cfg->style_model, serr, sizeof serr);
+    if (!A.style_ready)
+        log_msg(LOG_WARN, "no opponent-style model (%s): bayesian auto uses the requested target", serr);
+    return true;
+}
+
+void models_shutdown(void)
+{
+    bayes_model_free(&A.model);
+    memset(&A, 0, sizeof A);
+}
+
+void models_choose(const Position *root, const MoveHistory *history, BayesTarget requested, bool automatic,
+                   uint64_t seed, BayesChoice *choice, EvalParams *storage, Evaluator *e)
+{
+    adaptive_choose(&A.model, A.style_ready ? &A.style : NULL, root, history, requested, automatic, seed, choice,
+                    storage, e);
+}
+
+void models_levels(const BayesChoice *choice, uint8_t *levels) { adaptive_levels(&A.model, choice, levels); }
+
+static json_t *features_json(const StyleFeatures *f)
+{
+    return json_pack("{s:s, s:s, s:i, s:i}", "firstMove", style_value_name(STYLE_F_FIRST_MOVE, f->value[0]), "castling",
+                     style_value_name(STYLE_F_CASTLING, f->value[1]), "pieces", f->pieces, "pawns", f->pawns);
+}
+
+static json_t *posterior_json(const double *p)
+{
+    return json_pack("{s:f, s:f, s:f}", StyleNames[0], p[0], StyleNames[1], p[1], StyleNames[2], p[2]);
+}
+
+json_t *models_choice_json(const BayesChoice *c)
+{
+    json_t *o =
+        json_pack("{s:s, s:s, s:s, s:I, s:i}", "phase", GamePhaseNames[c->phase], "target", BayesTargetNames[c->target],
+                  "reason", c->reason, "gamesLearned", (json_int_t)c->games, "changedParams", c->changed);
+    json_object_set_new(o, "style",
+                        c->has_style ? json_pack("{s:s, s:o, s:o}", "style", StyleNames[c->style], "posterior",
+                                                 posterior_json(c->posterior), "features", features_json(&c->features))
+                                     : json_null());
+    return o;
+}
+
+/* ---- finished games ---- */
+
+typedef struct {
+    BayesGame game;
+    char result[8], reason[32];
+    uint8_t *levels[BAYES_PHASE_NB];
+} PendingGame;
+
+static void write_game(sqlite3 *db, void *arg)
+{
+    PendingGame *p = arg;
+    char err[256];
+    if (!bayes_store_add_game(db, &p->game, err, sizeof err))
+        log_msg(LOG_ERROR, "storing a finished game's Bayesian records: %s", err);
+}
+
+static void free_game(void *arg)
+{
+    PendingGame *p = arg;
+    for (int ph = 0; ph < BAYES_PHASE_NB; ph++)
+        free(p->levels[ph]);
+    free(p);
+}
+
+void models_game_finished(const char *result, const char *reason, int plies, GameResult engine_result,
+                          uint8_t *const levels[BAYES_PHASE_NB])
+{
+    PendingGame *p = calloc(1, sizeof *p);
+    if (!p)
+        return;
+    snprintf(p->result, sizeof p->result, "%s", result);
+    snprintf(p->reason, sizeof p->reason, "%s", reason);
+    p->game =
+        (BayesGame){.source = "game", .selfplay_index = -1, .result = p->result, .reason = p->reason, .plies = plies};
+    for (int ph = 0; ph < BAYES_PHASE_NB; ph++) {
+        if (!levels[ph])
+            continue;
+        p->levels[ph] = malloc((size_t)BayesParamCount);
+        if (!p->levels[ph])
+            continue;
+        memcpy(p->levels[ph], levels[ph], (size_t)BayesParamCount);
+        p->game.record[p->game.records++] = (BayesRecord){'E', ph, engine_result, p->levels[ph]};
+    }
+    bayes_model_add_game(&A.model, &p->game);
+    store_write(write_game, free_game, p);
+}
+
+/* ---- routes ---- */
+
+void models_bayes_get(Request *r, const char *param)
+{
+    (void)param;
+    const char *detail = http_query(r, "detail");
+    if (detail && strcmp(detail, "counts") && strcmp(detail, "selected")) {
+        http_reply_error(r, 400, "bad_detail", "detail", "detail must be 'selected' (default) or 'counts' (an export)");
+        return;
+    }
+    json_t *o = bayes_model_json(&A.model, detail && !strcmp(detail, "counts"));
+    json_object_set_new(o, "styleModel", json_boolean(A.style_ready));
+    http_reply_json(r, 200, o);
+}
+
+static const char *const StyleKeys[] = {"pgn", "player", NULL};
+
+void models_style_post(Request *r, const char *param)
+{
+    (void)param;
+    json_t *body = api_parse_body(r);
+    if (!body)
+        return;
+    ApiError e = {0};
+    const char *pgn = json_string_value(json_object_get(body, "pgn"));
+    const char *player = json_string_value(json_object_get(body, "player"));
+    const char *key;
+    json_t *v;
+    json_object_foreach(body, key, v)
+    {
+        bool known = false;
+        for (int i = 0; StyleKeys[i]; i++)
+            known |= !strcmp(key, StyleKeys[i]);
+        if (!known && !e.status)
+            api_error_set(&e, 400, "unknown_field", key, "unknown field '%.40s': give pgn and player", key);
+    }
+    if (!e.status && !A.style_ready)
+        api_error_set(&e, 503, "no_style_model", NULL, "the server has no opponent-style model (--style-model)");
+    else if (!e.status && !pgn)
+        api_error_set(&e, 400, "bad_pgn", "pgn", "give 'pgn': the game (or games) as PGN text");
+    else if (!e.status && !player)
+        api_error_set(&e, 400, "bad_player", "player",
+                      "give 'player': white, black, or a name found in the White/Black tags");
+    if (e.status) {
+        json_decref(body);
+        api_reply_error(r, &e);
+        return;
+    }
+    bool by_colour = !strcmp(player, "white") || !strcmp(player, "black");
+    PgnReader *rd = pgn_reader_open_string(pgn);
+    StyleFeatures *samples = NULL, last;
+    int n = 0, games = 0, bad = 0;
+    char err[300] = "";
+    Position *start = malloc(sizeof *start);
+    for (;;) {
+        PgnGame g;
+        PgnResult res = pgn_read_game(rd, &g, err, sizeof err);
+        if (res == PGN_END) {
+            pgn_game_free(&g);
+            break;
+        }
+        char msg[160];
+        if (res == PGN_BAD_GAME || !start || !pgn_start_position(&g, start, msg, sizeof msg)) {
+            bad++;
+            pgn_game_free(&g);
+            continue;
+        }
+        Color c = WHITE;
+        bool plays = true;
+        if (by_colour)
+            c = !strcmp(player, "white") ? WHITE : BLACK;
+        else {
+            const char *w = pgn_tag(&g, "White"), *b = pgn_tag(&g, "Black");
+            plays = (w && strcasestr(w, player)) || (b && strcasestr(b, player));
+            c = w && strcasestr(w, player) ? WHITE : BLACK;
+        }
+        Move *moves = plays ? malloc(sizeof *moves * (size_t)(g.move_count + 1)) : NULL;
+        StyleFeatures *grown = plays ? realloc(samples, sizeof *samples * (size_t)(n + STYLE_SAMPLE_NB + 1)) : NULL;
+        if (moves && grown) {
+            samples = grown;
+            for (int i = 0; i < g.move_count; i++)
+                moves[i] = g.moves[i].move;
+            int k = style_game_samples(start, moves, g.move_count, c, true, samples + n, &last);
+            if (k > 0) {
+                n += k;
+                games++;
+            }
+        } else if (grown)
+            samples = grown;
+        free(moves);
+        pgn_game_free(&g);
+    }
+    pgn_reader_close(rd);
+    free(start);
+    if (!games) {
+        free(samples);
+        if (bad)
+            http_reply_error(r, 400, "bad_pgn", "pgn", "no game could be read%s%s", err[0] ? ": " : "", err);
+        else
+            http_reply_error(r, 400, "player_not_found", "player", "no game in the PGN where '%.40s' plays", player);
+        json_decref(body); /* player points into it */
+        return;
+    }
+    json_decref(body);
+    double posterior[STYLE_NB];
+    Style s = style_model_classify(&A.style, samples, n, posterior);
+    free(samples);
+    http_reply_json(r, 200,
+                    json_pack("{s:s, s:o, s:o, s:i, s:i, s:i}", "style", StyleNames[s], "posterior",
+                              posterior_json(posterior), "features", features_json(&last), "games", games, "samples", n,
+                              "skipped", bad));
+}

@@ -1,0 +1,287 @@
+/* The Bayesian-adaptive evaluator (shared/spec/bayesian.md): parameter levels, counting with
+ * Laplace smoothing, the two selections, the phase rule, the choice of target, self-play. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "../../engine/adaptive.h"
+#include "../../engine/engine.h"
+#include "../../engine/selfplay.h"
+#include "test.h"
+
+static int find(const char *name)
+{
+    int i = bayes_param_find(name);
+    if (i < 0)
+        printf("    no parameter %s\n", name);
+    return i;
+}
+
+static void test_parameter_vector(void)
+{
+    /* Every variable is a distinct slot with a distinct name; unused slots are not variables. */
+    CHECK(BayesParamCount > 400 && BayesParamCount < PARAM_SLOT_COUNT);
+    for (int i = 0; i < BayesParamCount; i++)
+        for (int j = i + 1; j < BayesParamCount; j++)
+            CHECK(BayesParams[i].slot != BayesParams[j].slot && strcmp(BayesParams[i].name, BayesParams[j].name));
+    CHECK(find("piece_value.pawn") >= 0 && find("psq.knight.e4") >= 0 && find("mobility_queen.27") >= 0);
+    CHECK(bayes_param_find("piece_value.king") < 0); /* the king's material is never read */
+    CHECK(bayes_param_find("psq.pawn.a1") < 0 && bayes_param_find("psq.pawn.h8") < 0);
+    CHECK(bayes_param_find("passed.7") < 0); /* zero weight: not a variable */
+}
+
+static void test_levels(void)
+{
+    uint8_t *levels = malloc((size_t)BayesParamCount);
+    memset(levels, BAYES_DEFAULT_LEVEL, (size_t)BayesParamCount);
+    EvalParams *p = malloc(sizeof *p);
+    bayes_apply(levels, p);
+    CHECK(!memcmp(p, &DefaultParams, sizeof *p)); /* all default levels: the default vector */
+    /* §1, the paper's Table 5: the pawn at 60/80/100/120/140 % of its default. */
+    int pawn = find("piece_value.pawn");
+    Score d = DefaultParams.piece_value[PAWN];
+    for (int l = 0; l < BAYES_LEVELS; l++) {
+        levels[pawn] = (uint8_t)l;
+        bayes_apply(levels, p);
+        CHECK_INT(score_mg(p->piece_value[PAWN]), lround(score_mg(d) * BayesFactors[l]));
+        CHECK_INT(score_eg(p->piece_value[PAWN]), lround(score_eg(d) * BayesFactors[l]));
+    }
+    /* A square-table component of 0 moves by the additive step instead (-20..+20). */
+    Square zero = NO_SQUARE;
+    for (Square s = 0; s < SQUARE_NB && zero == NO_SQUARE; s++)
+        if (score_mg(DefaultParams.psq[ROOK][s]) == 0)
+            zero = s;
+    CHECK(zero != NO_SQUARE);
+    char name[32];
+    snprintf(name, sizeof name, "psq.rook.%c%d", 'a' + square_file(zero), 1 + square_rank(zero));
+    int k = find(name);
+    CHECK(k >= 0);
+    memset(levels, BAYES_DEFAULT_LEVEL, (size_t)BayesParamCount);
+    levels[k] = 4;
+    bayes_apply(levels, p);
+    CHECK_INT(score_mg(p->psq[ROOK][zero]), 20);
+    levels[k] = 0;
+    bayes_apply(levels, p);
+    CHECK_INT(score_mg(p->psq[ROOK][zero]), -20);
+    free(p);
+    free(levels);
+}
+
+/* With no data every argmax is the default level: the model plays exactly like the classical
+ * evaluator (same vector, same fingerprint, same evaluation). */
+static void test_empty_model_is_classical(void)
+{
+    BayesModel m;
+    CHECK(bayes_model_init(&m));
+    uint8_t *levels = malloc((size_t)BayesParamCount);
+    static EvalParams storage;
+    for (int ph = 0; ph < BAYES_PHASE_NB; ph++)
+        for (int t = 0; t < BAYES_TARGET_NB; t++) {
+            CHECK_INT(bayes_select(&m, ph, t, levels), 0);
+            Evaluator e, c;
+            bayes_evaluator(&m, ph, t, &storage, &e);
+            evaluator_classical(&c);
+            CHECK(e.params == &DefaultParams && e.fingerprint == 0);
+            for (int l = 0; l < BAYES_LEVELS; l++) /* Laplace on nothing: 1/5 each */
+                CHECK(fabs(bayes_probability(&m, 0, ph, t, l) - 0.2) < 1e-12);
+        }
+    static char fens[64][128];
+    int n = test_read_fens("perft/random.epd", fens, 64);
+    CHECK(n > 10);
+    Position *p = malloc(sizeof *p);
+    BayesChoice choice;
+    for (int i = 0; i < n; i++) {
+        CHECK(fen_read(p, fens[i], NULL, 0) == FEN_OK);
+        Evaluator e, c;
+        adaptive_choose(&m, NULL, p, NULL, TARGET_AGGRESSIVE, false, 1, &choice, &storage, &e);
+        evaluator_classical(&c);
+        CHECK_INT(evaluate(p, &e), evaluate(p, &c));
+        CHECK_INT(choice.changed, 0);
+    }
+    free(p);
+    free(levels);
+    bayes_model_free(&m);
+}
+
+/* A hand-made database: parameter 0 (piece_value.pawn) in the middlegame.
+ *   wins:   level 4 x3, level 2 x1          (4 records)
+ *   draws:  level 1 x4                      (4 records)
+ *   losses: level 0 x2                      (2 records)
+ * Other parameters stay at the default level. By hand, with Laplace (n + 1) / (N + 5):
+ *   aggressive (win):   P(4) = 4/9, P(2) = 2/9, P(0) = P(1) = P(3) = 1/9  -> argmax level 4;
+ *   conservative (win + draw pooled, N = 8): P(1) = 5/13, P(4) = 4/13, P(2) = 2/13 -> level 1. */
+static void test_counts_and_selection(void)
+{
+    BayesModel m;
+    CHECK(bayes_model_init(&m));
+    uint8_t *levels = malloc((size_t)BayesParamCount);
+    int pawn = find("piece_value.pawn");
+    struct {
+        GameResult r;
+        int level, times;
+    } rows[] = {{RESULT_WIN, 4, 3}, {RESULT_WIN, 2, 1}, {RESULT_DRAW, 1, 4}, {RESULT_LOSS, 0, 2}};
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
+        for (int t = 0; t < rows[k].times; t++) {
+            memset(levels, BAYES_DEFAULT_LEVEL, (size_t)BayesParamCount);
+            levels[pawn] = (uint8_t)rows[k].level;
+            bayes_model_add(&m, PHASE_MIDDLEGAME, rows[k].r, levels);
+        }
+    CHECK_INT(m.records[PHASE_MIDDLEGAME][RESULT_WIN], 4);
+    CHECK(fabs(bayes_probability(&m, pawn, PHASE_MIDDLEGAME, TARGET_AGGRESSIVE, 4) - 4.0 / 9) < 1e-12);
+    CHECK(fabs(bayes_probability(&m, pawn, PHASE_MIDDLEGAME, TARGET_AGGRESSIVE, 2) - 2.0 / 9) < 1e-12);
+    CHECK(fabs(bayes_probability(&m, pawn, PHASE_MIDDLEGAME, TARGET_AGGRESSIVE, 0) - 1.0 / 9) < 1e-12);
+    CHECK(fabs(bayes_probability(&m, pawn, PHASE_MIDDLEGAME, TARGET_CONSERVATIVE, 1) - 5.0 / 13) < 1e-12);
+    CHECK(fabs(bayes_probability(&m, pawn, PHASE_MIDDLEGAME, TARGET_CONSERVATIVE, 4) - 4.0 / 13) < 1e-12);
+    double sum = 0;
+    for (int l = 0; l < BAYES_LEVELS; l++)
+        sum += bayes_probability(&m, pawn, PHASE_MIDDLEGAME, TARGET_CONSERVATIVE, l);
+    CHECK(fabs(sum - 1) < 1e-12);
+
+    CHECK_INT(bayes_select(&m, PHASE_MIDDLEGAME, TARGET_AGGRESSIVE, levels), 1);
+    CHECK_INT(levels[pawn], 4);
+    CHECK_INT(bayes_select(&m, PHASE_MIDDLEGAME, TARGET_CONSERVATIVE, levels), 1);
+    CHECK_INT(levels[pawn], 1);
+    /* The other phases saw nothing: default. */
+    CHECK_INT(bayes_select(&m, PHASE_ENDGAME, TARGET_AGGRESSIVE, levels), 0);
+
+    /* The chosen vector is the pawn at 140 % (aggressive), and the TT fingerprint changes. */
+    static EvalParams storage;
+    Evaluator e;
+    bayes_evaluator(&m, PHASE_MIDDLEGAME, TARGET_AGGRESSIVE, &storage, &e);
+    CHECK(e.params == &storage && e.fingerprint != 0);
+    CHECK_INT(score_mg(storage.piece_value[PAWN]), lround(score_mg(DefaultParams.piece_value[PAWN]) * 1.4));
+
+    /* Ties keep the level nearest the default: one win at level 0 and one at level 3 -> 3. */
+    BayesModel t;
+    CHECK(bayes_model_init(&t));
+    memset(levels, BAYES_DEFAULT_LEVEL, (size_t)BayesParamCount);
+    levels[pawn] = 0;
+    bayes_model_add(&t, PHASE_OPENING, RESULT_WIN, levels);
+    levels[pawn] = 3;
+    bayes_model_add(&t, PHASE_OPENING, RESULT_WIN, levels);
+    bayes_select(&t, PHASE_OPENING, TARGET_AGGRESSIVE, levels);
+    CHECK_INT(levels[pawn], 3);
+
+    /* Counts are additive: merging t into m adds its records. */
+    bayes_model_merge(&m, &t);
+    CHECK_INT(m.records[PHASE_OPENING][RESULT_WIN], 2);
+    CHECK_INT(m.counts[bayes_model_count_index(pawn, PHASE_OPENING, RESULT_WIN, 3)], 1);
+    bayes_model_free(&t);
+    bayes_model_free(&m);
+    free(levels);
+}
+
+/* §2: opening while fewer than 10 full moves have been played; endgame with no queens or fewer
+ * than 10 pieces other than kings and pawns; otherwise middlegame. */
+static void test_phase_rule(void)
+{
+    static const struct {
+        const char *fen;
+        GamePhase phase;
+    } cases[] = {
+        {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", PHASE_OPENING},
+        {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 10", PHASE_OPENING},    /* 9 played */
+        {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 11", PHASE_MIDDLEGAME}, /* 10 played */
+        {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 10", PHASE_OPENING},    /* Black's 10th not played */
+        {"rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 20", PHASE_ENDGAME},    /* no queens */
+        {"4k3/pppp1ppp/8/8/8/8/PPPPPPPP/R2QKB1R w KQ - 0 30", PHASE_ENDGAME},            /* 4 pieces */
+        {"r2qk2r/pppppppp/2n2n2/8/8/2N2N2/PPPPPPPP/3QK2R w Kkq - 0 30", PHASE_ENDGAME},  /* 9 pieces */
+        {"r2qk2r/pppppppp/2n2n2/8/8/2N2N2/PPPPPPPP/R2QK2R w KQkq - 0 30", PHASE_MIDDLEGAME},   /* 10 */
+        {"r2qkb1r/pppppppp/2n2n2/8/8/2N2N2/PPPPPPPP/R2QKB1R w KQkq - 0 30", PHASE_MIDDLEGAME}, /* 12 */
+        {"4k3/8/8/8/8/8/8/4K3 w - - 0 5", PHASE_OPENING}, /* the rule's order: move number first */
+    };
+    Position *p = malloc(sizeof *p);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char msg[128];
+        CHECK_MSG(fen_read(p, cases[i].fen, msg, sizeof msg) == FEN_OK, "%s: %s", cases[i].fen, msg);
+        CHECK_MSG(bayes_phase(p) == cases[i].phase, "%s: %s, expected %s", cases[i].fen, GamePhaseNames[bayes_phase(p)],
+                  GamePhaseNames[cases[i].phase]);
+    }
+    free(p);
+}
+
+/* §6 without a style model or before the opponent's move 10: the requested target, with a reason. */
+static void test_target_choice(void)
+{
+    BayesModel m;
+    CHECK(bayes_model_init(&m));
+    Position *start = malloc(sizeof *start), *p = malloc(sizeof *p);
+    fen_read(start, FEN_STARTPOS, NULL, 0);
+    fen_read(p, FEN_STARTPOS, NULL, 0);
+    static const char *const line[] = {"e2e4", "c7c5", "g1f3", "d7d6"};
+    Move moves[4];
+    for (int i = 0; i < 4; i++) {
+        moves[i] = move_from_uci(p, line[i]);
+        position_make_move(p, moves[i]);
+    }
+    MoveHistory h = {start, moves, 4};
+    BayesChoice c;
+    Evaluator e;
+    static EvalParams storage;
+    adaptive_choose(&m, NULL, p, &h, TARGET_AGGRESSIVE, true, 7, &c, &storage, &e);
+    CHECK(c.target == TARGET_AGGRESSIVE && !c.has_style && strstr(c.reason, "before the opponent's move 10"));
+    adaptive_choose(&m, NULL, p, NULL, TARGET_CONSERVATIVE, true, 7, &c, &storage, &e);
+    CHECK(c.target == TARGET_CONSERVATIVE && strstr(c.reason, "bare position"));
+    adaptive_choose(&m, NULL, p, &h, TARGET_AGGRESSIVE, false, 7, &c, &storage, &e);
+    CHECK(c.target == TARGET_AGGRESSIVE && !strcmp(c.reason, "requested"));
+    BayesTarget t;
+    bool automatic;
+    CHECK(adaptive_parse_target("auto", &t, &automatic) && automatic && t == TARGET_CONSERVATIVE);
+    CHECK(adaptive_parse_target("aggressive", &t, &automatic) && !automatic && t == TARGET_AGGRESSIVE);
+    CHECK(!adaptive_parse_target("Aggressive", &t, &automatic) && !adaptive_parse_target("", &t, &automatic));
+    free(start);
+    free(p);
+    bayes_model_free(&m);
+}
+
+typedef struct {
+    Evaluator e;
+    int calls;
+} FixedPlayer;
+static const Evaluator *fixed_evaluator(void *user, const Position *root)
+{
+    (void)root;
+    FixedPlayer *f = user;
+    f->calls++;
+    return &f->e;
+}
+
+/* A self-play game ends by the rules, adjudication or the move cap, with every move legal. */
+static void test_selfplay_game(void)
+{
+    Search *s[COLOR_NB] = {search_new(), search_new()};
+    FixedPlayer w, b;
+    evaluator_classical(&w.e);
+    evaluator_classical(&b.e);
+    w.calls = b.calls = 0;
+    SelfPlayer players[COLOR_NB] = {{fixed_evaluator, &w}, {fixed_evaluator, &b}};
+    SelfPlaySettings set = {.nodes = 400, .resign_cp = 600};
+    SelfPlayGame *g = malloc(sizeof *g);
+    CHECK(selfplay_game(s, "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", players, &set, g));
+    CHECK_INT(g->result, 1); /* Rd8 mates (or the adjudication sees it) */
+    CHECK(w.calls >= 1);
+    Position *p = malloc(sizeof *p);
+    CHECK(selfplay_game(s, NULL, players, &set, g));
+    CHECK(g->plies > 0 && g->result >= -1 && g->result <= 1 && g->reason[0]);
+    fen_read(p, FEN_STARTPOS, NULL, 0);
+    for (int i = 0; i < g->plies; i++) {
+        CHECK(movegen_is_legal(p, g->moves[i]));
+        position_make_move(p, g->moves[i]);
+        position_trim_history(p);
+    }
+    CHECK(!selfplay_game(s, "not a fen", players, &set, g));
+    free(p);
+    free(g);
+    search_free(s[WHITE]);
+    search_free(s[BLACK]);
+}
+
+void suite_bayes(void)
+{
+    RUN(test_parameter_vector);
+    RUN(test_levels);
+    RUN(test_empty_model_is_classical);
+    RUN(test_counts_and_selection);
+    RUN(test_phase_rule);
+    RUN(test_target_choice);
+    RUN(test_selfplay_game);
+}
