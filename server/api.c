@@ -72,7 +72,7 @@ static void on_config(Request *r, const char *param)
     }
     json_object_set_new(o, "httpPort", json_integer(HttpPort));
     json_object_set_new(o, "wsPort", json_integer(WsPort));
-    json_object_set_new(o, "modes", json_pack("[s, s]", "classical", "affective"));
+    json_object_set_new(o, "modes", json_pack("[s, s, s]", "classical", "affective", "bayesian"));
     json_object_set_new(o, "version", json_string(VERSION));
     http_reply_json(r, 200, o);
 }

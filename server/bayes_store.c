@@ -15,16 +15,6 @@ static int64_t wall_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static bool run(sqlite3 *db, const char *sql, char *err, size_t size)
-{
-    char *msg = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
-        return true;
-    snprintf(err, size, "%s", msg ? msg : sqlite3_errmsg(db));
-    sqlite3_free(msg);
-    return false;
-}
-
 static bool step_done(sqlite3 *db, sqlite3_stmt *st, char *err, size_t size)
 {
     int rc = sqlite3_step(st);
@@ -81,12 +71,12 @@ static bool add_meta(sqlite3 *db, uint64_t games, char *err, size_t size)
              "INSERT INTO bayes_meta(key, value) VALUES ('games', %llu) ON CONFLICT(key) DO UPDATE SET value = value + "
              "excluded.value; INSERT OR REPLACE INTO bayes_meta(key, value) VALUES ('updated_ms', %lld);",
              (unsigned long long)games, (long long)wall_ms());
-    return run(db, sql, err, size);
+    return store_exec(db, sql, err, size);
 }
 
 bool bayes_store_add_game(sqlite3 *db, const BayesGame *g, char *err, size_t size)
 {
-    if (!run(db, "SAVEPOINT bayes_game", err, size))
+    if (!store_exec(db, "SAVEPOINT bayes_game", err, size))
         return false;
     sqlite3_stmt *game = NULL, *rec = NULL;
     bool ok =
@@ -136,10 +126,10 @@ bool bayes_store_add_game(sqlite3 *db, const BayesGame *g, char *err, size_t siz
     sqlite3_finalize(rec);
     char ignored[8];
     if (!ok) {
-        run(db, "ROLLBACK TO bayes_game; RELEASE bayes_game", ignored, sizeof ignored);
+        store_exec(db, "ROLLBACK TO bayes_game; RELEASE bayes_game", ignored, sizeof ignored);
         return false;
     }
-    return run(db, "RELEASE bayes_game", err, size);
+    return store_exec(db, "RELEASE bayes_game", err, size);
 }
 
 void bayes_model_add_game(BayesModel *m, const BayesGame *g)
@@ -254,7 +244,7 @@ int bayes_store_selfplay_done(sqlite3 *db, int n, uint8_t *done)
 
 bool bayes_store_merge(sqlite3 *db, const BayesModel *m, char *err, size_t size)
 {
-    if (!run(db, "BEGIN IMMEDIATE", err, size))
+    if (!store_exec(db, "BEGIN IMMEDIATE", err, size))
         return false;
     uint32_t *n = malloc((size_t)BayesParamCount * BAYES_LEVELS * sizeof *n);
     bool ok = n != NULL;
@@ -269,10 +259,10 @@ bool bayes_store_merge(sqlite3 *db, const BayesModel *m, char *err, size_t size)
     ok = ok && add_meta(db, m->games, err, size);
     char ignored[8];
     if (!ok) {
-        run(db, "ROLLBACK", ignored, sizeof ignored);
+        store_exec(db, "ROLLBACK", ignored, sizeof ignored);
         return false;
     }
-    return run(db, "COMMIT", err, size);
+    return store_exec(db, "COMMIT", err, size);
 }
 
 bool bayes_store_load_file(const char *path, BayesModel *m, char *err, size_t size)

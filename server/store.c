@@ -76,7 +76,7 @@ static const char *const Migrations[STORE_SCHEMA_VERSION] = {
     "CREATE TABLE bayes_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);",
 };
 
-static bool exec(sqlite3 *db, const char *sql, char *err, size_t size)
+bool store_exec(sqlite3 *db, const char *sql, char *err, size_t size)
 {
     char *msg = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
@@ -101,8 +101,8 @@ static bool migrate(sqlite3 *db, char *err, size_t size)
     for (; version < STORE_SCHEMA_VERSION; version++) {
         char sql[4096];
         snprintf(sql, sizeof sql, "BEGIN; %s PRAGMA user_version = %d; COMMIT;", Migrations[version], version + 1);
-        if (!exec(db, sql, err, size)) {
-            exec(db, "ROLLBACK", err + strlen(err), 0);
+        if (!store_exec(db, sql, err, size)) {
+            store_exec(db, "ROLLBACK", err + strlen(err), 0);
             return false;
         }
         log_msg(LOG_INFO, "database migrated to schema version %d", version + 1);
@@ -129,7 +129,7 @@ static void *writer_main(void *arg)
         pthread_mutex_unlock(&S.lock);
         if (batch) {
             char err[256];
-            exec(S.writer_db, "BEGIN", err, sizeof err);
+            store_exec(S.writer_db, "BEGIN", err, sizeof err);
             for (Pending *p = batch; p; p = p->next) {
                 if (p->write) {
                     p->write(S.writer_db, p->arg);
@@ -153,7 +153,7 @@ static void *writer_main(void *arg)
                     log_msg(LOG_ERROR, "storing job %s: %s", p->id, sqlite3_errmsg(S.writer_db));
                 sqlite3_reset(insert);
             }
-            if (!exec(S.writer_db, "COMMIT", err, sizeof err))
+            if (!store_exec(S.writer_db, "COMMIT", err, sizeof err))
                 log_msg(LOG_ERROR, "storing jobs: %s", err);
             while (batch) {
                 Pending *next = batch->next;
@@ -196,7 +196,7 @@ sqlite3 *store_open_db(const char *path, char *err, size_t size)
         return NULL;
     }
     sqlite3_busy_timeout(db, 5000);
-    if (!exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err, size) || !migrate(db, err, size)) {
+    if (!store_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err, size) || !migrate(db, err, size)) {
         sqlite3_close(db);
         return NULL;
     }

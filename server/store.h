@@ -14,6 +14,9 @@
  * that share the server's file (learn, bayes). NULL with a message in err on failure. */
 sqlite3 *store_open_db(const char *path, char *err, size_t err_size);
 
+/* Runs SQL statements; false with SQLite's message in err. */
+bool store_exec(sqlite3 *db, const char *sql, char *err, size_t err_size);
+
 bool store_open(uv_loop_t *loop, const char *path, char *err, size_t err_size);
 /* Writes what is queued and closes. Loop thread, at shutdown. */
 void store_close(void);
