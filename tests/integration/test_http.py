@@ -207,8 +207,8 @@ def main():
               and sum(v for k, v in c["classical"]["terms"].items() if k != "total") == c["classical"]["terms"]["total"], r)
         res = s.request("POST", "/api/analyse", {"fen": fen, "compare": True, "limits": {"depth": 3}})
         check("compare_needs_affective", res[0] == 400 and error_code(res) == "bad_compare", res[1])
-        res = s.request("POST", "/api/analyse", {"fen": fen, "mode": "bayesian", "limits": {"depth": 3}})
-        check("bayesian_not_yet", res[0] == 400 and error_code(res) == "mode_unavailable", res[1])
+        res = s.request("POST", "/api/analyse", {"fen": fen, "mode": "telepathic", "limits": {"depth": 3}})
+        check("unknown_mode_400", res[0] == 400 and error_code(res) == "bad_mode", res[1])
         st, r, _ = s.request("POST", "/api/analyse", {"fen": fen, "limits": {"depth": 3}})
         check("classical_has_no_emotion", st == 200 and "emotion" not in r, r)
 
@@ -358,7 +358,7 @@ def main():
     mode = con.execute("PRAGMA journal_mode").fetchone()[0]
     rows = con.execute("SELECT COUNT(*) FROM jobs WHERE status = 'done'").fetchone()[0]
     con.close()
-    check("db_schema_wal", version == 2 and mode == "wal" and rows >= 5, (version, mode, rows))
+    check("db_schema_wal", version == 3 and mode == "wal" and rows >= 5, (version, mode, rows))
 
     # A full queue answers 503 with Retry-After; SIGTERM during searches answers the waiting requests
     # and exits 0 promptly.

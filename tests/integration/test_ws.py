@@ -67,6 +67,15 @@ def main():
         check("affective_info_has_emotion", infos and all("label" in m.get("emotion", {}) for m in infos)
               and best.get("emotion", {}).get("goal"), seen[-1:])
 
+        ws.send({"op": "analyse", "id": "bay", "moves": ["e2e4", "c7c5"], "mode": "bayesian",
+                 "bayesian": {"target": "aggressive"}, "limits": {"depth": 6}})
+        best, seen = ws.until(lambda m: m.get("type") == "bestmove")
+        infos = [m for m in seen if m.get("type") == "info"]
+        check("bayesian_info_has_choice", infos and all(m.get("bayesian", {}).get("target") == "aggressive"
+                                                        for m in infos)
+              and best.get("bayesian", {}).get("phase") == "opening"
+              and best["bayesian"].get("reason") == "requested" and "gamesLearned" in best["bayesian"], seen[-1:])
+
         ws.send({"op": "analyse", "id": "inf", "fen": FEN, "limits": {"infinite": True}})
         time.sleep(0.5)
         t0 = time.time()
