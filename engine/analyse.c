@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adaptive.h"
 #include "eval/affective.h"
 #include "fen.h"
 #include "lab.h"
@@ -61,6 +62,7 @@ static void write_line(FILE *out, Position *p, const SearchInfo *info)
 int analyse_command(int argc, char **argv, FILE *out)
 {
     const char *fen = FEN_STARTPOS, *moves = NULL, *algorithm = NULL, *mode = "classical", *temper = "neutral";
+    const char *target_name = "auto", *db = "data/feelfish.db", *style_path = "engine/style.model";
     long depth = 0, movetime = 0, nodes = 0, multipv = 1, threads = 1, hash = 64;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -75,6 +77,12 @@ int analyse_command(int argc, char **argv, FILE *out)
             mode = v;
         else if (!strcmp(a, "--temperament") && v)
             temper = v;
+        else if (!strcmp(a, "--target") && v)
+            target_name = v;
+        else if (!strcmp(a, "--db") && v)
+            db = v;
+        else if (!strcmp(a, "--style-model") && v)
+            style_path = v;
         else if (!strcmp(a, "--depth"))
             ok = parse_long(a, v, 1, MAX_PLY - 1, &depth);
         else if (!strcmp(a, "--movetime"))
@@ -93,7 +101,9 @@ int analyse_command(int argc, char **argv, FILE *out)
                     "usage: feelfish analyse [--fen FEN] [--moves \"e2e4 e7e5\"] [--depth D | --movetime MS |"
                     " --nodes N]\n"
                     "                        [--multipv K] [--threads N] [--hash MB]\n"
-                    "                        [--mode classical|affective] [--temperament neutral|calm|anxious|bold]\n"
+                    "                        [--mode classical|affective|bayesian] [--temperament "
+                    "neutral|calm|anxious|bold]\n"
+                    "                        [--target auto|aggressive|conservative] [--db FILE] [--style-model FILE]\n"
                     "       feelfish analyse --algorithm minimax|alphabeta|negascout|mtdf|all --depth D "
                     "[--fen FEN]\n",
                     a);
@@ -103,8 +113,14 @@ int analyse_command(int argc, char **argv, FILE *out)
             return 2;
         i++;
     }
-    if (strcmp(mode, "classical") && strcmp(mode, "affective")) {
-        fprintf(stderr, "analyse: mode '%s' is not available (modes: classical, affective)\n", mode);
+    if (strcmp(mode, "classical") && strcmp(mode, "affective") && strcmp(mode, "bayesian")) {
+        fprintf(stderr, "analyse: mode '%s' is not one of classical, affective, bayesian\n", mode);
+        return 2;
+    }
+    BayesTarget target;
+    bool auto_target;
+    if (!adaptive_parse_target(target_name, &target, &auto_target)) {
+        fprintf(stderr, "analyse: target '%s' is not one of auto, aggressive, conservative\n", target_name);
         return 2;
     }
     const Temperament *temperament = temperament_find(temper);
@@ -122,6 +138,16 @@ int analyse_command(int argc, char **argv, FILE *out)
         free(p);
         return 2;
     }
+    Position *start = malloc(sizeof *start);
+    Move *played = malloc(2048 * sizeof *played);
+    int played_count = 0;
+    if (!start || !played) {
+        free(p);
+        free(start);
+        free(played);
+        return 1;
+    }
+    position_copy_root(start, p);
     if (moves) {
         char buf[8192];
         snprintf(buf, sizeof buf, "%s", moves);
@@ -132,11 +158,15 @@ int analyse_command(int argc, char **argv, FILE *out)
             if (!m) {
                 fprintf(stderr, "analyse: illegal move '%s'\n", t);
                 free(p);
+                free(start);
+                free(played);
                 return 2;
             }
             if (p->stack_len > POSITION_STACK_SIZE / 2)
                 position_trim_history(p);
             position_make_move(p, m);
+            if (played_count < 2048)
+                played[played_count++] = m;
         }
     }
     Evaluator eval;
@@ -147,6 +177,31 @@ int analyse_command(int argc, char **argv, FILE *out)
         affective_evaluator(&emotion, &eval);
     } else
         evaluator_classical(&eval);
+    bool bayesian = !strcmp(mode, "bayesian");
+    BayesChoice choice;
+    static EvalParams bayes_params;
+    if (bayesian) {
+        BayesModel model;
+        StyleModel style;
+        char err[300];
+        bool has_style = style_model_load(&style, style_path, err, sizeof err);
+        if (!has_style && auto_target)
+            fprintf(stderr, "analyse: style model: %s (auto uses the conservative default)\n", err);
+        if (!bayes_model_init(&model)) {
+            free(p);
+            free(start);
+            free(played);
+            return 1;
+        }
+        if (!bayes_read_model(db, &model, err, sizeof err))
+            fprintf(stderr, "analyse: Bayesian model %s: %s (the default vector)\n", db, err);
+        MoveHistory h = {start, played, played_count};
+        adaptive_choose(&model, has_style ? &style : NULL, p, &h, target, auto_target, start->st->key, &choice,
+                        &bayes_params, &eval);
+        bayes_model_free(&model);
+    }
+    free(start);
+    free(played);
     char fen_out[FEN_BUFFER_SIZE], buf[MOVE_STRING_SIZE];
     fen_write(p, fen_out);
 
@@ -222,6 +277,10 @@ int analyse_command(int argc, char **argv, FILE *out)
     if (affective) {
         char json[1024];
         fprintf(out, ",\n \"emotion\": %s", affective_json(&emotion, json, sizeof json));
+    }
+    if (bayesian) {
+        char json[1024];
+        fprintf(out, ",\n \"bayesian\": %s", adaptive_choice_text(&choice, json, sizeof json));
     }
     fprintf(out, "}\n");
     search_free(s);

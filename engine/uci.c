@@ -73,9 +73,6 @@ static void say(Uci *u, const char *fmt, ...)
 
 typedef enum { OPT_SPIN, OPT_CHECK, OPT_COMBO, OPT_BUTTON, OPT_STRING } OptionType;
 
-static UciBayesLoader BayesLoader; /* set once by the program before uci_loop */
-void uci_set_bayes_loader(UciBayesLoader loader) { BayesLoader = loader; }
-
 typedef struct {
     const char *name;
     OptionType type;
@@ -370,10 +367,7 @@ static void choose_bayesian(Uci *u, const Position *root)
 {
     char err[256];
     if (!u->model_loaded) {
-        bayes_model_clear(&u->model);
-        if (!BayesLoader)
-            say(u, "info string no Bayesian model reader in this build: the default vector");
-        else if (!BayesLoader(u->model_path, &u->model, err, sizeof err))
+        if (!bayes_read_model(u->model_path, &u->model, err, sizeof err))
             say(u, "info string Bayesian model %s: %s; the default vector", u->model_path, err);
         u->model_loaded = true;
     }

@@ -47,7 +47,7 @@ static int usage(FILE *f)
 int main(int argc, char **argv)
 {
     engine_init(getenv("FEELFISH_ATTACKS"));
-    uci_set_bayes_loader(bayes_store_load_file);
+    bayes_set_reader(bayes_store_load_file);
     if (argc < 2)
         return uci_loop(stdin, stdout);
     const char *cmd = argv[1];

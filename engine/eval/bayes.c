@@ -209,6 +209,19 @@ void bayes_evaluator(const BayesModel *m, GamePhase ph, BayesTarget t, EvalParam
     evaluator_update_fingerprint(out);
 }
 
+static BayesModelReader Reader; /* set once at start, before any thread */
+void bayes_set_reader(BayesModelReader reader) { Reader = reader; }
+
+bool bayes_read_model(const char *path, BayesModel *m, char *err, size_t size)
+{
+    bayes_model_clear(m);
+    if (!Reader) {
+        snprintf(err, size, "no Bayesian model reader in this build");
+        return false;
+    }
+    return Reader(path, m, err, size);
+}
+
 uint64_t bayes_rand(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);

@@ -82,6 +82,12 @@ int bayes_select(const BayesModel *m, GamePhase ph, BayesTarget t, uint8_t *leve
  * evaluator), or the classical evaluator itself when every level is the default. */
 void bayes_evaluator(const BayesModel *m, GamePhase ph, BayesTarget t, EvalParams *storage, Evaluator *out);
 
+/* Reading a stored model: the engine has no database code, so the program supplies the reader
+ * once at start (feelfish's reads the server's SQLite file). False with a message if it cannot. */
+typedef bool (*BayesModelReader)(const char *path, BayesModel *m, char *err, size_t err_size);
+void bayes_set_reader(BayesModelReader reader);
+bool bayes_read_model(const char *path, BayesModel *m, char *err, size_t err_size);
+
 /* A small deterministic generator (splitmix64) for self-play levels and seeded choices. */
 uint64_t bayes_rand(uint64_t *state);
 

@@ -79,5 +79,10 @@ grep -q 'Bayesian model .*none.db: cannot open' <<<"$out" && grep -q '^bestmove 
 run uci_bad_target 0 'BayesTarget takes one of: auto aggressive conservative' \
     bash -c "printf 'setoption name BayesTarget value wild\nquit\n' | $FF"
 
+run analyse_bayesian 0 '"bayesian": \{"phase": "opening", "target": "aggressive", "reason": "requested", "gamesLearned": 6,' \
+    $FF analyse --moves "e2e4 c7c5" --mode bayesian --target aggressive --db "$DB" --depth 5
+run analyse_bad_target 2 "target 'wild' is not one of auto, aggressive, conservative" \
+    $FF analyse --mode bayesian --target wild --depth 3
+
 echo "learn: $passed passed, $failed failed"
 [ "$failed" = 0 ]
