@@ -24,11 +24,13 @@ TSAN_FLAGS := -O1 -g -fsanitize=thread
 TSAN_OBJ   := $(patsubst %.c,build/tsan/%.o,$(ENGINE_SRC) $(UNIT_SRC))
 
 # Debian packages each step needs; `deps-*` installs the missing ones (as root, with apt-get).
-DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libwebsockets-dev libjansson-dev libsqlite3-dev
-DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish
-DEB_BENCH := $(DEB_BUILD) stockfish python3 wrk nginx-light
+DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libwebsockets-dev libjansson-dev libsqlite3-dev \
+	nodejs $(if $(shell command -v npm 2>/dev/null),,npm)
+# (npm only when missing: NodeSource's nodejs brings its own npm and conflicts with Debian's)
+DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish chromium
+DEB_BENCH := $(DEB_BUILD) stockfish python3 wrk nginx-light chromium gnuplot-nox
 
-.PHONY: all help deps-build deps-test deps-bench run test test-unit bench bench-strength bench-affective format clean
+.PHONY: all help deps-build deps-test deps-bench web run test test-unit bench bench-strength bench-affective bench-bayesian format clean
 
 all: feelfish
 
@@ -39,6 +41,8 @@ help:
 	@echo "make bench     benchmarks against Stockfish on this machine (perft, search, WAC; ~10 min)"
 	@echo "make bench-strength  matches against Stockfish at UCI_Elo 2000/2400/2850 (hours)"
 	@echo "make bench-affective speed, choices and a 200-game match of affective vs classical (hours)"
+	@echo "make bench-bayesian  the BayesChess experiments: self-play learning, learning curve, chart (~1 hour)"
+	@echo "make web       build the browser page into web/dist (npm ci when needed, then esbuild)"
 	@echo "make format    clang-format every C file"
 
 define install_missing
@@ -88,18 +92,31 @@ build/unit-asan: $(ASAN_ENGINE_OBJ) $(ASAN_UNIT_OBJ)
 build/unit: $(patsubst %.c,build/release/%.o,$(ENGINE_SRC) $(UNIT_SRC))
 	$(CC) $(CFLAGS) $(OPT) $(ARCH) -o $@ $^ $(LDLIBS)
 
-run: deps-build feelfish
+# The browser page: npm ci when web/node_modules is missing or older than the lock, then esbuild.
+WEB_SRC := $(wildcard web/src/*.js web/public/*) web/index.html web/style.css web/build.mjs
+
+web: web/dist/index.html
+
+web/node_modules/.package-lock.json: web/package-lock.json
+	npm ci --prefix web --no-audit --no-fund --loglevel=error
+	@touch $@
+
+web/dist/index.html: web/node_modules/.package-lock.json $(WEB_SRC)
+	node web/build.mjs
+
+run: deps-build feelfish web
 	./feelfish serve
 
 test: deps-test
-	@$(MAKE) --no-print-directory feelfish build/unit build/unit-asan build/unit-tsan build/feelfish-asan
+	@$(MAKE) --no-print-directory feelfish web build/unit build/unit-asan build/unit-tsan build/feelfish-asan
 	@tests/run.sh
 
-bench: deps-bench feelfish
+bench: deps-bench feelfish web
 	@tests/bench/perft.sh
 	@tests/bench/search.sh
 	@tests/bench/wac.sh
 	@python3 tests/bench/server.py
+	@node tests/bench/web.mjs
 
 bench-strength: deps-bench feelfish
 	@tests/bench/strength.sh
@@ -107,8 +124,11 @@ bench-strength: deps-bench feelfish
 bench-affective: deps-bench feelfish
 	@tests/bench/affective.sh
 
+bench-bayesian: deps-bench feelfish
+	@tests/bench/bayesian.sh
+
 format:
 	clang-format -i engine/*.c engine/*.h engine/eval/*.c engine/eval/*.h server/*.c server/*.h tests/unit/*.c tests/unit/*.h
 
 clean:
-	rm -rf build feelfish
+	rm -rf build feelfish web/dist

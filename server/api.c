@@ -72,6 +72,17 @@ static void on_config(Request *r, const char *param)
     }
     json_object_set_new(o, "httpPort", json_integer(HttpPort));
     json_object_set_new(o, "wsPort", json_integer(WsPort));
+    /* The WebSocket address as this client reaches the server: the Host it used, the WebSocket port. */
+    const char *host = http_header(r, "Host");
+    char name[256] = "localhost", url[300];
+    if (host && *host && strlen(host) < sizeof name && !strpbrk(host, " /\\\"")) {
+        snprintf(name, sizeof name, "%s", host);
+        char *colon = name[0] == '[' ? strstr(name, "]:") : strrchr(name, ':');
+        if (colon)
+            colon[name[0] == '[' ? 1 : 0] = 0; /* drop the HTTP port, keep an IPv6 literal's brackets */
+    }
+    snprintf(url, sizeof url, "ws://%s:%d/", name, WsPort);
+    json_object_set_new(o, "wsUrl", json_string(url));
     json_object_set_new(o, "modes", json_pack("[s, s, s]", "classical", "affective", "bayesian"));
     json_object_set_new(o, "version", json_string(VERSION));
     http_reply_json(r, 200, o);

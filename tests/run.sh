@@ -14,7 +14,7 @@ runner() {
     "$@" 2>&1 | tee "$log"
     local rc=${PIPESTATUS[0]}
     local summary
-    summary=$(grep -E '^[a-z-]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -1)
+    summary=$(grep -E '^[a-z0-9-]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -1)
     rm -f "$log"
     if [ -z "$summary" ]; then
         echo "$name: no summary line (exit $rc): counted as one failure"

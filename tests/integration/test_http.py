@@ -115,7 +115,9 @@ def main():
               and body["queue"]["capacity"] == 8 and "uptimeMs" in body, body)
         st, cfg, _ = s.request("GET", "/api/config")
         check("config_lists_limits", st == 200 and cfg["bodyMaxBytes"] == 1048576 and cfg["maxMultiPv"] == 10
-              and cfg["queueCapacity"] == 8 and cfg["httpPort"] == s.port and "maxDepth" in cfg, cfg)
+              and cfg["queueCapacity"] == 8 and cfg["httpPort"] == s.port and "maxDepth" in cfg
+              and cfg["wsUrl"] == "ws://127.0.0.1:%d/" % cfg["wsPort"]
+              and cfg["modes"] == ["classical", "affective", "bayesian"], cfg)
 
         fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
         st, r, _ = s.request("POST", "/api/analyse", {"fen": fen, "limits": {"depth": 8}, "multiPv": 3})
@@ -294,7 +296,8 @@ def main():
                 ("get", "/api/cloud-eval"), ("post", "/api/games"), ("get", "/api/games/{id}"),
                 ("post", "/api/games/{id}/moves"), ("get", "/api/games/{id}/pgn"), ("post", "/api/games/{id}/resign"),
                 ("get", "/api/jobs/{id}"), ("delete", "/api/jobs/{id}"), ("get", "/api/openapi.json"),
-                ("get", "/metrics")]
+                ("get", "/metrics"), ("post", "/api/games/{id}/takeback"), ("get", "/api/bayes/model"),
+                ("post", "/api/style")]
         check("openapi_has_every_route", st == 200 and spec["openapi"].startswith("3.")
               and all(m in paths.get(p, {}) for m, p in want), list(paths))
         st, metrics, _ = s.request("GET", "/metrics")

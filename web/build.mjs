@@ -1,0 +1,49 @@
+// Builds the page into web/dist: one minified JS bundle (the app with chessground and chessops),
+// one CSS bundle (the page's style with chessground's board and piece assets, which embed their
+// images as data URIs), index.html with content-hashed references, and the files of public/.
+// `node build.mjs --watch` rebuilds on change (for development; the server loads dist at start).
+import * as esbuild from 'esbuild';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = join(here, 'dist');
+const watch = process.argv.includes('--watch');
+
+const common = {
+  bundle: true,
+  minify: !watch,
+  sourcemap: watch ? 'inline' : false,
+  target: ['es2020', 'chrome100', 'firefox100', 'safari15'],
+  logLevel: 'warning',
+  legalComments: 'none',
+};
+
+function writeIndex() {
+  const hash = (f) => createHash('sha256').update(readFileSync(join(dist, f))).digest('hex').slice(0, 10);
+  const html = readFileSync(join(here, 'index.html'), 'utf8')
+    .replace('href="app.css"', `href="app.css?v=${hash('app.css')}"`)
+    .replace('src="app.js"', `src="app.js?v=${hash('app.js')}"`);
+  writeFileSync(join(dist, 'index.html'), html);
+}
+
+rmSync(dist, { recursive: true, force: true });
+mkdirSync(dist, { recursive: true });
+if (existsSync(join(here, 'public'))) cpSync(join(here, 'public'), dist, { recursive: true });
+
+const js = { ...common, entryPoints: [join(here, 'src/main.js')], outfile: join(dist, 'app.js'), format: 'iife' };
+const css = { ...common, entryPoints: [join(here, 'style.css')], outfile: join(dist, 'app.css'), loader: { '.svg': 'dataurl' } };
+
+if (watch) {
+  const done = { name: 'index', setup: (b) => b.onEnd(() => existsSync(join(dist, 'app.js')) && existsSync(join(dist, 'app.css')) && writeIndex()) };
+  const a = await esbuild.context({ ...js, plugins: [done] });
+  const b = await esbuild.context({ ...css, plugins: [done] });
+  await Promise.all([a.watch(), b.watch()]);
+  console.log('watching web/ (rebuilds web/dist; restart feelfish serve to load it)');
+} else {
+  await Promise.all([esbuild.build(js), esbuild.build(css)]);
+  writeIndex();
+  console.log('web/dist built');
+}
