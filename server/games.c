@@ -327,8 +327,40 @@ static void wait_for_engine(Request *r, Game *g)
         http_suspend(r);
 }
 
-static const char *const CreateKeys[] = {"mode",   "color",         "level", "temperament",
-                                         "target", "defaultTarget", "fen",   NULL};
+static const char *const CreateKeys[] = {"mode",          "color", "level", "temperament", "target",
+                                         "defaultTarget", "fen",   "moves", NULL};
+
+/* A new game's opening moves (UCI or SAN) played from p, so the game and its PGN start with them
+ * and repetitions across them count. */
+static bool play_opening(ApiError *e, json_t *moves, Position *p, Game *g)
+{
+    if (!moves)
+        return true;
+    if (!json_is_array(moves) || json_array_size(moves) > GAMES_MAX_MOVES / 2) {
+        api_error_set(e, 400, "bad_type", "moves", "'moves' must be an array of moves (UCI or SAN, at most %d)",
+                      GAMES_MAX_MOVES / 2);
+        return false;
+    }
+    size_t i;
+    json_t *m;
+    json_array_foreach(moves, i, m)
+    {
+        const char *text = json_string_value(m);
+        Move mv = text ? move_from_uci(p, text) : MOVE_NONE;
+        if (text && !mv)
+            mv = san_read(p, text);
+        if (!mv) {
+            api_error_set(e, 400, "bad_move", "moves", "moves[%zu] '%.20s' is not a legal move here", i,
+                          text ? text : "?");
+            return false;
+        }
+        g->moves[g->move_count++] = mv;
+        if (p->stack_len > POSITION_STACK_SIZE / 2)
+            position_trim_history(p);
+        position_make_move(p, mv);
+    }
+    return true;
+}
 
 void games_create(Request *r, const char *param)
 {
@@ -365,7 +397,8 @@ void games_create(Request *r, const char *param)
     char msg[200];
     FenError fe = FEN_OK;
     if (!known)
-        api_error_set(&e, 400, "unknown_field", NULL, "a game takes mode, color, level, temperament, target and fen");
+        api_error_set(&e, 400, "unknown_field", NULL,
+                      "a game takes mode, color, level, temperament, target, defaultTarget, fen and moves");
     else if (mode && strcmp(mode, "classical") && strcmp(mode, "affective") && strcmp(mode, "bayesian"))
         api_error_set(&e, 400, "bad_mode", "mode", "mode must be classical, affective or bayesian");
     else if ((json_object_get(body, "target") && !target) ||
@@ -388,8 +421,10 @@ void games_create(Request *r, const char *param)
         api_error_set(&e, 400, "bad_type", NULL, "mode, color, temperament and fen are strings");
     else if ((fe = fen_read(&p, fen ? fen : FEN_STARTPOS, msg, sizeof msg)) != FEN_OK)
         api_error_set(&e, 400, fen_error_code(fe), "fen", "%s", msg);
+    else if (fen_write(&p, g->initial_fen), !play_opening(&e, json_object_get(body, "moves"), &p, g))
+        ; /* e is set */
     else if (position_status(&p) != STATUS_ONGOING)
-        api_error_set(&e, 400, "game_over", "fen", "this position is already over (%s)",
+        api_error_set(&e, 400, "game_over", g->move_count ? "moves" : "fen", "this position is already over (%s)",
                       game_status_name(position_status(&p)));
     else
         e.status = 0;
@@ -405,7 +440,6 @@ void games_create(Request *r, const char *param)
     g->temperament = temperament_find(temper ? temper : "neutral");
     if (!target)
         g->auto_target = true; /* g->target: defaultTarget, or conservative (§6) */
-    fen_write(&p, g->initial_fen);
     strcpy(g->status, "started");
     strcpy(g->result, "*");
     uint64_t rnd = ((uint64_t)rand() << 31) ^ (uint64_t)rand() ^ (uint64_t)uv_hrtime();

@@ -165,6 +165,16 @@ def main():
         s.request("POST", "/api/games/%s/resign" % t["id"])
         res = s.request("POST", "/api/games/%s/takeback" % t["id"])
         check("takeback_after_end_409", res[0] == 409 and error_code(res) == "game_over", res[1])
+        # a game can start from moves (UCI or SAN): they are the game's own, in its PGN
+        st, gm, _ = s.request("POST", "/api/games", {"moves": ["e2e4", "e5", "g1f3"], "color": "black", "level": 1})
+        st2, pgn, _ = s.request("GET", "/api/games/%s/pgn" % gm.get("id", "x"))
+        check("game_from_moves", st == 201 and gm["moves"] == ["e2e4", "e7e5", "g1f3"] and gm["turn"] == "black"
+              and isinstance(pgn, str) and "1. e4 e5 2. Nf3" in pgn, (st, gm, pgn))
+        res = s.request("POST", "/api/games", {"moves": ["e2e4", "e2e4"], "level": 1})
+        check("game_from_bad_moves_400", res[0] == 400 and error_code(res) == "bad_move"
+              and res[1]["error"]["field"] == "moves", res[1])
+        res = s.request("POST", "/api/games", {"moves": ["f2f3", "e7e5", "g2g4", "d8h4"], "level": 1})
+        check("game_from_finished_moves_400", res[0] == 400 and error_code(res) == "game_over", res[1])
         res = s.request("POST", "/api/games", {"mode": "bayesian", "target": "aggressive",
                                                "defaultTarget": "conservative"})
         check("game_default_target_needs_auto", res[0] == 400 and error_code(res) == "bad_target", res[1])
