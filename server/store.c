@@ -86,27 +86,38 @@ bool store_exec(sqlite3 *db, const char *sql, char *err, size_t size)
     return false;
 }
 
+/* Brings the schema up to date in one write transaction. BEGIN IMMEDIATE takes the write lock first
+ * (waiting out the busy timeout), and the version is read inside it, so two processes opening a new
+ * file at once (the server and `feelfish learn`, say) never both migrate it. */
 static bool migrate(sqlite3 *db, char *err, size_t size)
 {
+    if (!store_exec(db, "BEGIN IMMEDIATE", err, size))
+        return false;
     sqlite3_stmt *st;
-    int version = 0;
+    int version = 0, from;
     if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
         version = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
     if (version > STORE_SCHEMA_VERSION) {
         snprintf(err, size, "the database has schema version %d, newer than this server's %d", version,
                  STORE_SCHEMA_VERSION);
+        store_exec(db, "ROLLBACK", err + strlen(err), 0);
         return false;
     }
-    for (; version < STORE_SCHEMA_VERSION; version++) {
+    for (from = version; version < STORE_SCHEMA_VERSION; version++) {
         char sql[4096];
-        snprintf(sql, sizeof sql, "BEGIN; %s PRAGMA user_version = %d; COMMIT;", Migrations[version], version + 1);
+        snprintf(sql, sizeof sql, "%s PRAGMA user_version = %d;", Migrations[version], version + 1);
         if (!store_exec(db, sql, err, size)) {
             store_exec(db, "ROLLBACK", err + strlen(err), 0);
             return false;
         }
-        log_msg(LOG_INFO, "database migrated to schema version %d", version + 1);
     }
+    if (!store_exec(db, "COMMIT", err, size)) {
+        store_exec(db, "ROLLBACK", err + strlen(err), 0);
+        return false;
+    }
+    if (version != from)
+        log_msg(LOG_INFO, "database migrated from schema version %d to %d", from, version);
     return true;
 }
 

@@ -20,7 +20,7 @@ run learn_nothing_to_do 0 '6 of 6 self-play games already' $FF learn --games 6 -
 # Stopped in the middle, restarted: every finished game is kept, none is played twice.
 $FF learn --games 40 --nodes 6000 --db "$TMP/k.db" >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 100); do
+for _ in $(seq 300); do
     n=$(games_in "$TMP/k.db")
     [ "${n:-0}" -ge 2 ] && break
     sleep 0.1
