@@ -13,43 +13,32 @@ from test_http import Server, error_code  # noqa: E402
 DATA = os.environ.get("FEELFISH_DATA", os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data"))
 
 
-def king_file(fen, king):
-    for row in fen.split()[0].split("/"):
+def squares(fen):
+    """The pieces of a FEN's board by square name ("e1": "K")."""
+    board = {}
+    for i, row in enumerate(fen.split()[0].split("/")):
         f = 0
         for ch in row:
             if ch.isdigit():
                 f += int(ch)
             else:
-                if ch == king:
-                    return f
+                board["%s%d" % (chr(97 + f), 8 - i)] = ch
                 f += 1
-    return 4
-
-
-def piece_at(fen, square):
-    f, r = ord(square[0]) - 97, int(square[1])
-    row, x = fen.split()[0].split("/")[8 - r], 0
-    for ch in row:
-        if ch.isdigit():
-            x += int(ch)
-        else:
-            if x == f:
-                return ch
-            x += 1
-    return None
+    return board
 
 
 def attacking_black_move(s, fen):
     """An attacking plan for Black, from the server's own candidate moves: pawns storming the
     white king's files, pieces jumping past Black's third rank; otherwise the best move."""
     st, a, _ = s.request("POST", "/api/analyse", {"fen": fen, "multiPv": 12, "limits": {"depth": 2}})
-    kf = king_file(fen, "K")
+    board = squares(fen)
+    kf = next((ord(sq[0]) - 97 for sq, p in board.items() if p == "K"), 4)
     best = a["pvs"][0].get("cp", 0)
     for pv in a["pvs"]:
         m, cp = pv["moves"][0], pv.get("cp")
         if cp is None or abs(cp - best) > 150:
             continue
-        piece, to_file, to_rank = piece_at(fen, m[:2]), ord(m[2]) - 97, int(m[3])
+        piece, to_file, to_rank = board.get(m[:2]), ord(m[2]) - 97, int(m[3])
         if piece == "p" and abs(to_file - kf) <= 1 and to_rank <= 5:
             return m
         if piece in ("n", "b", "r", "q") and to_rank <= 5 and int(m[1]) > 5:
