@@ -169,6 +169,9 @@ test('an illegal FEN or PGN paste shows the error', async ({ page: newPage, serv
   await startGame(page, { level: 1, color: 'white', position: '1. e4 e5 2. Nf3 Nc6 3. Bb5 a6' });
   const moves = await moveList(page);
   assert.deepEqual(moves.slice(0, 6), ['e4', 'e5', 'Nf3', 'Nc6', 'Bb5', 'a6']);
+  // ... and they are the server game's own moves (its PGN and repetitions see them).
+  const stored = await page.evaluate(async () => (await (await fetch(`/api/games/${location.hash.slice(1)}`)).json()).san);
+  assert.deepEqual(stored.slice(0, 6), ['e4', 'e5', 'Nf3', 'Nc6', 'Bb5', 'a6']);
 }, { allowConsole: [HTTP_4XX] });
 
 test('reload keeps the game (stored server-side)', async ({ page: newPage, server }) => {

@@ -56,10 +56,15 @@ export async function submitNewGame(ev) {
     if (text) {
       const p = readPosition(text);
       if (p.kind === 'fen') body.fen = p.rootFen;
-      else {
+      else if (p.ucis.length <= 600) {
+        // the server plays the PGN's moves into the game: its PGN, repetitions and the opponent
+        // model see them
+        body.fen = p.rootFen;
+        if (p.ucis.length) body.moves = p.ucis;
+      } else {
         const l = new Line(p.rootFen, p.ucis);
         body.fen = l.fen(l.length);
-        if (p.ucis.length) prefix = { fen: p.rootFen, moves: p.ucis, emotions: [], bayesian: [] };
+        prefix = { fen: p.rootFen, moves: p.ucis, emotions: [], bayesian: [] };
       }
     }
   } catch (e) {
