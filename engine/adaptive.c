@@ -2,7 +2,6 @@
 #include "adaptive.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 bool adaptive_parse_target(const char *name, BayesTarget *target, bool *automatic)
@@ -59,15 +58,7 @@ void adaptive_choose(const BayesModel *m, const StyleModel *style, const Positio
         } else
             snprintf(c->reason, sizeof c->reason, "the moves do not replay: the requested default");
     }
-    uint8_t *levels = malloc((size_t)BayesParamCount);
-    evaluator_classical(e);
-    c->changed = levels ? bayes_select(m, c->phase, c->target, levels) : 0;
-    if (c->changed) {
-        bayes_apply(levels, storage);
-        e->params = storage;
-        evaluator_update_fingerprint(e);
-    }
-    free(levels);
+    c->changed = bayes_evaluator(m, c->phase, c->target, storage, e);
 }
 
 void adaptive_levels(const BayesModel *m, const BayesChoice *c, uint8_t *levels)

@@ -194,7 +194,7 @@ static bool parse_sprt(MatchSprt *p, const char *s, char *err, size_t size)
 }
 
 /* FEN or EPD lines: the first four fields, plus the two clocks when they are there as numbers. */
-static bool load_openings(MatchConfig *c, const char *path, char *err, size_t size)
+bool openings_load(const char *path, char ***list, int *list_count, char *err, size_t size)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -225,12 +225,12 @@ static bool load_openings(MatchConfig *c, const char *path, char *err, size_t si
             break;
         }
         char normal[FEN_BUFFER_SIZE];
-        c->openings = grow(c->openings, (size_t)c->opening_count + 1, sizeof *c->openings);
-        c->openings[c->opening_count++] = dup_or_die(fen_write(p, normal));
+        *list = grow(*list, (size_t)*list_count + 1, sizeof **list);
+        (*list)[(*list_count)++] = dup_or_die(fen_write(p, normal));
     }
     if (ok && ferror(f))
         ok = fail(err, size, "--openings: cannot read %s", path);
-    if (ok && c->opening_count == 0)
+    if (ok && *list_count == 0)
         ok = fail(err, size, "--openings: no positions in %s", path);
     free(p);
     fclose(f);
@@ -370,7 +370,7 @@ bool match_config_parse(MatchConfig *c, int argc, char **argv, char *err, size_t
             return fail(err, size, "%s needs --openings", c->opening_start ? "--opening-start" : "--random-openings");
         return true;
     }
-    if (!load_openings(c, openings, err, size))
+    if (!openings_load(openings, &c->openings, &c->opening_count, err, size))
         return false;
     if (c->opening_start >= c->opening_count) {
         snprintf(err, size, "--opening-start %d: %s has only %d positions", c->opening_start, openings,

@@ -31,6 +31,11 @@ typedef struct {
     MatchSprt sprt;
 } MatchConfig;
 
+/* Appends the positions of a FEN/EPD file (first four fields, plus the clocks when present) to
+ * *list as normal-form FENs. False with "--openings: ..." on an unreadable file, a bad line or no
+ * position. Used by match and learn. */
+bool openings_load(const char *path, char ***list, int *count, char *err, size_t err_size);
+
 /* Reads the arguments (and the openings file). False with a one-line reason on a bad argument;
  * the config must be freed with match_config_free either way. */
 bool match_config_parse(MatchConfig *c, int argc, char **argv, char *err, size_t err_size);

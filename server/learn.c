@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../engine/engine.h"
+#include "../engine/match_config.h"
 #include "../engine/match_stats.h"
 #include "../engine/selfplay.h"
 #include "bayes_store.h"
@@ -153,39 +154,12 @@ static bool load_openings(Common *c)
         snprintf(fallback, sizeof fallback, "%s/openings.epd", data ? data : "../shared/data");
         path = fallback;
     }
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "openings: cannot open %s: %s (give --openings FILE.epd, or set FEELFISH_DATA)\n", path,
-                strerror(errno));
+    char err[512];
+    if (!openings_load(path, &c->openings, &c->opening_count, err, sizeof err)) {
+        fprintf(stderr, "%s (give --openings FILE.epd, or set FEELFISH_DATA)\n", err);
         return false;
     }
-    Position *p = malloc(sizeof *p);
-    char line[512], msg[160];
-    for (int n = 1; p && fgets(line, sizeof line, f); n++) {
-        char *field[6], *save = NULL, fen[512];
-        int count = 0;
-        for (char *t = strtok_r(line, " \t\r\n", &save); t && count < 6; t = strtok_r(NULL, " \t\r\n", &save))
-            field[count++] = t;
-        if (count == 0 || field[0][0] == '#')
-            continue;
-        snprintf(fen, sizeof fen, "%s %s %s %s 0 1", field[0], count > 1 ? field[1] : "", count > 2 ? field[2] : "",
-                 count > 3 ? field[3] : "");
-        if (count < 4 || fen_read(p, fen, msg, sizeof msg) != FEN_OK) {
-            fprintf(stderr, "openings: %s line %d is not a position: %s\n", path, n,
-                    count < 4 ? "too few fields" : msg);
-            continue;
-        }
-        char **grown = realloc(c->openings, (size_t)(c->opening_count + 1) * sizeof *grown);
-        if (!grown)
-            abort();
-        c->openings = grown;
-        c->openings[c->opening_count++] = strdup(fen);
-    }
-    free(p);
-    fclose(f);
-    if (!c->opening_count)
-        fprintf(stderr, "openings: no positions in %s\n", path);
-    return c->opening_count > 0;
+    return true;
 }
 
 static void common_free(Common *c)

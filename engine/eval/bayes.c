@@ -198,15 +198,17 @@ int bayes_select(const BayesModel *m, GamePhase ph, BayesTarget t, uint8_t *leve
     return changed;
 }
 
-void bayes_evaluator(const BayesModel *m, GamePhase ph, BayesTarget t, EvalParams *storage, Evaluator *out)
+int bayes_evaluator(const BayesModel *m, GamePhase ph, BayesTarget t, EvalParams *storage, Evaluator *out)
 {
     uint8_t levels[BAYES_PARAM_MAX];
     evaluator_classical(out);
-    if (!bayes_select(m, ph, t, levels))
-        return; /* exactly the classical evaluator: same pointer, fingerprint 0 */
+    int changed = bayes_select(m, ph, t, levels);
+    if (!changed)
+        return 0; /* exactly the classical evaluator: same pointer, fingerprint 0 */
     bayes_apply(levels, storage);
     out->params = storage;
     evaluator_update_fingerprint(out);
+    return changed;
 }
 
 static BayesModelReader Reader; /* set once at start, before any thread */

@@ -79,8 +79,9 @@ double bayes_probability(const BayesModel *m, int param, GamePhase ph, BayesTarg
 int bayes_select(const BayesModel *m, GamePhase ph, BayesTarget t, uint8_t *levels);
 
 /* The evaluator for a phase and target: the selected vector in *storage (which must outlive the
- * evaluator), or the classical evaluator itself when every level is the default. */
-void bayes_evaluator(const BayesModel *m, GamePhase ph, BayesTarget t, EvalParams *storage, Evaluator *out);
+ * evaluator), or the classical evaluator itself when every level is the default. Returns how many
+ * parameters differ from the default level. */
+int bayes_evaluator(const BayesModel *m, GamePhase ph, BayesTarget t, EvalParams *storage, Evaluator *out);
 
 /* Reading a stored model: the engine has no database code, so the program supplies the reader
  * once at start (feelfish's reads the server's SQLite file). False with a message if it cannot. */
