@@ -137,6 +137,54 @@ static void print_training(const TrainingSet *ts, FILE *out)
     }
 }
 
+/* The decision prior (fortieths, each at least 1) that maximises the mean recall of the three classes
+ * on the training games (those not in skip_fold), each game's samples combined; the first best of
+ * the grid wins. The games' log-likelihoods do not depend on the prior: computed once. */
+static void fit_decision(StyleModel *m, const TrainingSet *ts, const int *fold, int skip_fold)
+{
+    double(*ll)[STYLE_NB] = malloc(sizeof *ll * (size_t)(ts->count + 1));
+    long total[STYLE_NB] = {0};
+    for (int i = 0; i < ts->count; i++) {
+        if (fold && fold[i] == skip_fold)
+            continue;
+        const GameSamples *gs = &ts->games[i];
+        total[gs->style]++;
+        for (int c = 0; c < STYLE_NB; c++) {
+            ll[i][c] = 0;
+            for (int k = 0; k < gs->count; k++)
+                for (int f = 0; f < STYLE_FEATURE_NB; f++)
+                    ll[i][c] += log(style_model_likelihood(m, (StyleFeature)f, (Style)c, gs->samples[k].value[f]));
+        }
+    }
+    const int U = STYLE_DECISION_UNITS;
+    double best = -1;
+    for (int a = 1; a < U - 1; a++)
+        for (int b = 1; a + b < U; b++) {
+            const int w[STYLE_NB] = {a, b, U - a - b};
+            long hit[STYLE_NB] = {0};
+            for (int i = 0; i < ts->count; i++) {
+                if (fold && fold[i] == skip_fold)
+                    continue;
+                int arg = 0;
+                for (int c = 1; c < STYLE_NB; c++)
+                    if (log(w[c]) + ll[i][c] > log(w[arg]) + ll[i][arg])
+                        arg = c;
+                hit[ts->games[i].style] += arg == (int)ts->games[i].style;
+            }
+            double mean = 0;
+            for (int c = 0; c < STYLE_NB; c++)
+                mean += total[c] ? (double)hit[c] / (double)total[c] / STYLE_NB : 0;
+            if (mean > best) {
+                best = mean;
+                for (int c = 0; c < STYLE_NB; c++)
+                    m->decision[c] = (uint32_t)w[c];
+            }
+        }
+    free(ll);
+}
+
+/* Counts the training games (those not in skip_fold; all with fold NULL), then fits the decision
+ * prior on them. */
 static void train(StyleModel *m, const TrainingSet *ts, const int *fold, int skip_fold)
 {
     style_model_init(m);
@@ -144,6 +192,7 @@ static void train(StyleModel *m, const TrainingSet *ts, const int *fold, int ski
         if (!fold || fold[i] != skip_fold)
             for (int j = 0; j < ts->games[i].count; j++)
                 style_model_add(m, ts->games[i].style, &ts->games[i].samples[j]);
+    fit_decision(m, ts, fold, skip_fold);
 }
 
 static bool parse_int(const char *s, long lo, long hi, long *v)
@@ -184,8 +233,9 @@ int style_train_command(int argc, char **argv, FILE *out)
         fprintf(stderr, "style-train: %s\n", err);
         return 2;
     }
-    fprintf(out, "wrote %s: %u samples (attacking %u, positional %u, mixed %u)\n", path,
-            m.prior[0] + m.prior[1] + m.prior[2], m.prior[0], m.prior[1], m.prior[2]);
+    fprintf(out, "wrote %s: %u samples (attacking %u, positional %u, mixed %u); decision prior %u:%u:%u (of %d)\n",
+            path, m.prior[0] + m.prior[1] + m.prior[2], m.prior[0], m.prior[1], m.prior[2], m.decision[0],
+            m.decision[1], m.decision[2], STYLE_DECISION_UNITS);
     return 0;
 }
 
@@ -289,18 +339,21 @@ int style_cv_command(int argc, char **argv, FILE *out)
 {
     const char *dir = default_data_dir();
     long folds = 5, seed = 1;
-    bool uniform = false;
+    static const char *const PriorKinds[] = {"decision", "shares", "uniform"};
+    int prior_kind = 0;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--data") && i + 1 < argc)
             dir = argv[++i];
         else if (!strcmp(argv[i], "--prior") && i + 1 < argc) {
             i++;
-            if (strcmp(argv[i], "model") && strcmp(argv[i], "uniform")) {
-                fprintf(stderr, "style-cv: --prior is 'model' (the class shares of the training samples, the "
-                                "default) or 'uniform'\n");
+            for (prior_kind = 0; prior_kind < 3 && strcmp(argv[i], PriorKinds[prior_kind]); prior_kind++)
+                ;
+            if (prior_kind == 3) {
+                fprintf(stderr, "style-cv: --prior is 'decision' (fitted on each training fold for the best mean "
+                                "recall, the default), 'shares' (the class shares of the training samples) or "
+                                "'uniform'\n");
                 return 2;
             }
-            uniform = !strcmp(argv[i], "uniform");
         } else if (!strcmp(argv[i], "--folds") && i + 1 < argc) {
             if (!parse_int(argv[++i], 2, 100, &folds)) {
                 fprintf(stderr, "style-cv: --folds needs a number from 2 to 100\n");
@@ -314,7 +367,7 @@ int style_cv_command(int argc, char **argv, FILE *out)
         } else {
             fprintf(stderr,
                     "style-cv: unexpected argument '%s'\nusage: feelfish style-cv [--data DIR] [--folds K] "
-                    "[--seed S] [--prior model|uniform]\n",
+                    "[--seed S] [--prior decision|shares|uniform]\n",
                     argv[i]);
             return 2;
         }
@@ -341,8 +394,13 @@ int style_cv_command(int argc, char **argv, FILE *out)
     for (int k = 0; k < folds; k++) {
         train(&m, &ts, fold, k);
         double prior[STYLE_NB];
+        StyleModel shares = m;
+        memset(shares.decision, 0, sizeof shares.decision);
         for (int c = 0; c < STYLE_NB; c++)
-            prior[c] = uniform ? 1.0 / STYLE_NB : style_model_prior(&m, (Style)c);
+            prior[c] = prior_kind == 2 ? 1.0 / STYLE_NB : style_model_prior(prior_kind ? &shares : &m, (Style)c);
+        if (prior_kind == 0)
+            fprintf(out, "fold %d: decision prior attacking %u positional %u mixed %u (of %d)\n", k + 1, m.decision[0],
+                    m.decision[1], m.decision[2], STYLE_DECISION_UNITS);
         for (int i = 0; i < ts.count; i++) {
             if (fold[i] != k)
                 continue;
@@ -356,7 +414,7 @@ int style_cv_command(int argc, char **argv, FILE *out)
     fprintf(out,
             "\n%ld-fold cross-validation, seed %ld, %s prior: %d games, split by game (each fold trains on the "
             "other %ld folds and tests its own)\n\n",
-            folds, seed, uniform ? "uniform" : "model", ts.count, folds - 1);
+            folds, seed, PriorKinds[prior_kind], ts.count, folds - 1);
     print_matrix("by game (a game's samples after moves 15 and 20 combined)", by_game, out);
     fprintf(out, "one class against the rest, by game: AUC (0.5 = chance)");
     for (int c = 0; c < STYLE_NB; c++)

@@ -117,7 +117,7 @@ run analyse_illegal_move 2 "illegal move 'e2e5'" $FF analyse --moves "e2e5"
 
 # The style classifier: the committed model is exactly what style-train builds from the three
 # collections; style-cv prints its confusion matrix; style classifies one player's games.
-run style_train 0 '^wrote .*: 15055 samples \(attacking 3875, positional 6095, mixed 5085\)$' \
+run style_train 0 '^wrote .*: 15055 samples \(attacking 3875, positional 6095, mixed 5085\); decision prior [0-9]+:[0-9]+:[0-9]+ \(of 40\)$' \
     $FF style-train --data "$DATA" --out "$TMP/style.model"
 cmp -s "$TMP/style.model" engine/style.model && ok style_model_is_committed_build \
     || fail style_model_is_committed_build "engine/style.model differs from 'feelfish style-train': rebuild and commit it"
@@ -132,6 +132,14 @@ grep -Eq '^accuracy: [0-9.]+% \([0-9]+/7748, ' <<<"$cv" && ok style_cv_accuracy 
 auc=$(grep -m1 '^one class against the rest' <<<"$cv")
 awk '{ for (i = 1; i < NF; i++) if ($i == "attacking" || $i == "positional") { if ($(i + 1) < 0.6) bad = 1; n++ } }
      END { exit !(n == 2 && !bad) }' <<<"$auc" && ok "style_cv_auc ($auc)" || fail style_cv_auc "$auc"
+# The must-show: attacking and positional each recognised better than chance, by game: the lower end
+# of the 95 % interval of their recall above the 33.3 % of a uniform guess.
+for cls in attacking positional; do
+    row=$(sed -n '/^by game/,/^accuracy/p' <<<"$cv" | grep -E "^$cls ")
+    lo=$(sed -E 's/.*% \(([0-9.]+)-.*/\1/' <<<"$row")
+    awk -v lo="$lo" 'BEGIN { exit !(lo > 33.3) }' && ok "style_cv_recall_above_chance_$cls ($row)" \
+        || fail "style_cv_recall_above_chance_$cls" "$row"
+done
 [ "$cv" = "$($FF style-cv --data "$DATA" 2>&1)" ] && ok style_cv_deterministic || fail style_cv_deterministic
 cat >"$TMP/style.pgn" <<'PGN'
 [White "Kasparov, Gary"]

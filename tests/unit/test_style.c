@@ -345,6 +345,43 @@ static void test_model_malformed(void)
     free(good);
 }
 
+static void test_decision_prior(void)
+{
+    StyleModel m, back;
+    hand_model(&m);
+    m.decision[STYLE_ATTACKING] = 20, m.decision[STYLE_POSITIONAL] = 10, m.decision[STYLE_MIXED] = 10;
+    /* It replaces the sample shares as P(class). */
+    CHECK_NEAR(style_model_prior(&m, STYLE_ATTACKING), 0.5);
+    CHECK_NEAR(style_model_prior(&m, STYLE_MIXED), 0.25);
+    double post[STYLE_NB];
+    CHECK_INT(style_model_classify(&m, NULL, 0, post), STYLE_ATTACKING);
+    CHECK_NEAR(post[STYLE_POSITIONAL], 0.25);
+    /* Saved and read back; the line is absent when there is none. */
+    char *text = style_model_format(&m), err[300];
+    CHECK(strstr(text, "\ndecision_prior attacking: 20 positional: 10 mixed: 10\n"));
+    CHECK(style_model_parse(&back, text, err, sizeof err));
+    CHECK(!memcmp(&m, &back, sizeof m));
+    static const struct {
+        const char *replace, *message;
+    } Bad[] = {
+        {"decision_prior attacking: 21 positional: 10 mixed: 10", "must be 40 parts, none of them 0"},
+        {"decision_prior attacking: 30 positional: 10 mixed: 0", "must be 40 parts, none of them 0"},
+        {"decision_prior attacking: 20 positional: 10", "expected 6 fields"},
+    };
+    for (size_t i = 0; i < sizeof Bad / sizeof Bad[0]; i++) {
+        char bad[4096];
+        const char *at = strstr(text, "decision_prior");
+        snprintf(bad, sizeof bad, "%.*s%s%s", (int)(at - text), text, Bad[i].replace, strchr(at, '\n'));
+        CHECK_MSG(!style_model_parse(&back, bad, err, sizeof err), "case %zu parsed", i);
+        CHECK_MSG(strstr(err, Bad[i].message), "case %zu: '%s' lacks '%s'", i, err, Bad[i].message);
+    }
+    free(text);
+    hand_model(&m);
+    text = style_model_format(&m);
+    CHECK(!strstr(text, "decision_prior"));
+    free(text);
+}
+
 static void test_committed_model(void)
 {
     StyleModel m;
@@ -352,6 +389,10 @@ static void test_committed_model(void)
     bool ok = style_model_load(&m, "engine/style.model", err, sizeof err);
     CHECK_MSG(ok, "%s", err);
     CHECK(m.prior[STYLE_ATTACKING] > 3000 && m.prior[STYLE_POSITIONAL] > 5000 && m.prior[STYLE_MIXED] > 4000);
+    /* style-train fitted a decision prior: it weighs attacking above its share of the samples. */
+    CHECK_INT(m.decision[0] + m.decision[1] + m.decision[2], STYLE_DECISION_UNITS);
+    double share = m.prior[STYLE_ATTACKING] / (double)(m.prior[0] + m.prior[1] + m.prior[2]);
+    CHECK(m.decision[STYLE_ATTACKING] / (double)STYLE_DECISION_UNITS > share);
     /* Karpov's Caro-Kann and Queen's Gambit answers make a quiet Black game positional. */
     StyleFeatures q = {.value = {STYLE_FIRST_C6, STYLE_CASTLED_SAME, 0, 0}};
     double post[STYLE_NB];
@@ -441,6 +482,7 @@ void suite_style(void)
     RUN(test_counts_and_smoothing);
     RUN(test_model_round_trip);
     RUN(test_model_malformed);
+    RUN(test_decision_prior);
     RUN(test_committed_model);
     RUN(test_classify_pgn_and_moves);
     RUN(test_name_matching);
