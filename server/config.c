@@ -31,6 +31,8 @@ const Setting Settings[] = {
      "largest request body, bytes (413 beyond)"},
     {"--ws-message-max", "FEELFISH_WS_MESSAGE_MAX", "wsMessageMaxBytes", SETTING_NUMBER, "65536", 1024, 16777216,
      F(ws_message_max), "largest WebSocket message, bytes"},
+    {"--ws-send-buffer", "FEELFISH_WS_SEND_BUFFER", "wsSendBufferBytes", SETTING_NUMBER, "65536", 4096, 16777216,
+     F(ws_send_buffer), "kernel send buffer per WebSocket connection, bytes"},
     {"--ws-searches-max", "FEELFISH_WS_SEARCHES_MAX", "wsSearchesPerConnection", SETTING_NUMBER, "4", 1, 1000,
      F(ws_searches_max), "analyses one WebSocket connection may run at once"},
     {"--max-depth", "FEELFISH_MAX_DEPTH", "maxDepth", SETTING_NUMBER, "40", 1, 119, F(max_depth),

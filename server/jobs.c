@@ -4,8 +4,10 @@
  * job's `worker` pointer and the counters; `event_lock` guards the event list. Lock order:
  * pool_lock before event_lock (never the other way). A worker pushes an event and rings the
  * doorbell (an eventfd under a uv_poll) only when the list goes from empty to non-empty; the loop detaches the whole
- * list at once and handles it unlocked. Intermediate info events are coalesced per job and line
- * (latest wins); final events are never dropped. */
+ * list at once and handles it unlocked; code that keeps the loop busy with a burst of input (many
+ * WebSocket messages in one loop iteration) calls jobs_deliver_pending() between items, so events
+ * published meanwhile do not wait for the whole burst. Intermediate info events are coalesced per
+ * job and line (latest wins); final events are never dropped. */
 #include "jobs.h"
 
 #include <pthread.h>
@@ -56,6 +58,7 @@ static struct {
     int capacity, head, count;
     bool quit;
     Event *events, *events_tail;
+    atomic_bool pending; /* events wait: the list is non-empty (a cheap check for the loop) */
     Job *table[TABLE_SIZE];
     Job *finished[KEEP_FINISHED]; /* ring of finished jobs still kept in memory */
     int finished_next;
@@ -169,6 +172,8 @@ static void push_event(Job *job, json_t *body, int kind, int line)
     else
         P.events = e;
     P.events_tail = e;
+    if (was_empty)
+        atomic_store_explicit(&P.pending, true, memory_order_release);
     pthread_mutex_unlock(&P.event_lock);
     if (was_empty) {
         uint64_t one = 1;
@@ -223,6 +228,7 @@ static void handle_events(void)
     pthread_mutex_lock(&P.event_lock);
     Event *e = P.events;
     P.events = P.events_tail = NULL;
+    atomic_store_explicit(&P.pending, false, memory_order_relaxed);
     pthread_mutex_unlock(&P.event_lock);
     while (e) {
         Event *next = e->next;
@@ -249,6 +255,12 @@ static void handle_events(void)
         free(e);
         e = next;
     }
+}
+
+void jobs_deliver_pending(void)
+{
+    if (atomic_load_explicit(&P.pending, memory_order_acquire))
+        handle_events();
 }
 
 static void on_bell(uv_poll_t *h, int status, int events)

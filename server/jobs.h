@@ -72,4 +72,8 @@ typedef struct {
 } JobsStats;
 void jobs_stats(JobsStats *s);
 
+/* Loop thread: handles the events workers have published, if any (a cheap check otherwise). For
+ * code that may keep the loop busy for long between its iterations. */
+void jobs_deliver_pending(void);
+
 #endif

@@ -8,6 +8,7 @@
 #include <libwebsockets.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "api.h"
 #include "jobs.h"
@@ -54,13 +55,37 @@ void ws_stats(WsStats *s)
     s->frames_coalesced = W.coalesced;
 }
 
+/* Sends one text frame. lws buffers what the socket does not take and sends it itself. */
+static void write_frame(Session *s, unsigned char *buf, size_t len)
+{
+    if (lws_write(s->wsi, buf + LWS_PRE, len, LWS_WRITE_TEXT) < 0) {
+        lws_set_timeout(s->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC); /* a dead connection */
+        return;
+    }
+    W.sent++;
+}
+
 static void queue_text(Session *s, const char *text, bool info, const char *id, int line)
 {
     size_t len = strlen(text);
+    if (!s->out && !lws_send_pipe_choked(s->wsi)) {
+        /* Nothing waits before it and the socket is writeable (poll() says POLLOUT, the test the
+         * writeable callback would pass): written at once rather than on that callback, which
+         * costs a loop iteration (behind any burst of input) and two epoll_ctl calls. A slow
+         * reader's socket stops being writeable long before its buffer is full, so its frames
+         * still queue here and coalesce. */
+        unsigned char *buf = malloc(LWS_PRE + len);
+        if (!buf)
+            return;
+        memcpy(buf + LWS_PRE, text, len);
+        write_frame(s, buf, len);
+        free(buf);
+        return;
+    }
     if (info)
         for (Frame *f = s->out; f; f = f->next)
-            if (f->info && f->line == line && !strcmp(f->id, id) && f != s->out) {
-                /* Not yet written: the newer state replaces it. (The head may be mid-write.) */
+            if (f->info && f->line == line && !strcmp(f->id, id)) {
+                /* Not yet written: the newer state replaces it. */
                 unsigned char *buf = realloc(f->buf, LWS_PRE + len);
                 if (!buf)
                     return;
@@ -317,7 +342,12 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 {
     Session *s = user;
     switch (reason) {
-    case LWS_CALLBACK_ESTABLISHED:
+    case LWS_CALLBACK_ESTABLISHED: {
+        /* A bounded kernel buffer: what a slow reader cannot take soon waits in the session's queue,
+         * where newer info replaces older, instead of piling up stale in the kernel. */
+        int bytes = (int)W.cfg->ws_send_buffer;
+        if (setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes))
+            log_msg(LOG_DEBUG, "websocket: cannot set the send buffer size");
         memset(s, 0, sizeof *s);
         s->wsi = wsi;
         s->next = W.sessions;
@@ -325,7 +355,9 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             W.sessions->prev = s;
         W.sessions = s;
         W.clients++;
+        jobs_deliver_pending(); /* a storm of handshakes is a burst too */
         break;
+    }
     case LWS_CALLBACK_RECEIVE: {
         if (lws_is_first_fragment(wsi)) {
             s->rx_len = 0;
@@ -345,15 +377,19 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                 s->rx[s->rx_len] = 0;
             }
         }
-        if (lws_is_final_fragment(wsi) && !lws_remaining_packet_payload(wsi))
+        if (lws_is_final_fragment(wsi) && !lws_remaining_packet_payload(wsi)) {
             handle_message(s);
+            /* Many messages may arrive in one loop iteration (1,000 clients starting at once):
+             * what workers published meanwhile goes out now, not after the whole burst. */
+            jobs_deliver_pending();
+        }
         break;
     }
     case LWS_CALLBACK_SERVER_WRITEABLE: {
         Frame *f = s->out;
         if (!f)
             break;
-        if (lws_write(wsi, f->buf + LWS_PRE, f->len, LWS_WRITE_TEXT) < (int)f->len)
+        if (lws_write(wsi, f->buf + LWS_PRE, f->len, LWS_WRITE_TEXT) < 0)
             return -1;
         W.sent++;
         s->out = f->next;

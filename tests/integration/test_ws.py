@@ -163,20 +163,6 @@ def main():
         check("ws_metrics", "feelfish_websocket_clients" in metrics and "feelfish_websocket_frames_sent_total" in metrics,
               metrics[-400:])
 
-        # A slow reader: frames queue on the server and info frames are coalesced (latest wins); when it
-        # reads again it gets the newest lines and the final bestmove, never an unbounded backlog.
-        slow = WebSocket(ws_port, rcvbuf=2048)
-        slow.send({"op": "analyse", "id": "slow", "fen": FEN, "limits": {"movetime": 2500}, "multiPv": 8})
-        time.sleep(3.5)
-        best, seen = slow.until(lambda m: m.get("type") == "bestmove", timeout=10)
-        slow.close()
-        with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % http_port, timeout=5) as r:
-            coalesced = int([l for l in r.read().decode().splitlines()
-                             if l.startswith("feelfish_websocket_frames_coalesced_total ")][0].split()[1])
-        infos = [m for m in seen if m.get("type") == "info"]
-        check("slow_reader_coalesced", best and best["id"] == "slow" and coalesced > 0 and infos
-              and max(m["depth"] for m in infos) >= best["depth"] - 1, (coalesced, len(infos), best and best["depth"]))
-
         # SIGTERM with analyses running over WebSocket: they end, the process exits 0 promptly.
         ws = WebSocket(ws_port)
         ws.send({"op": "analyse", "id": "t1", "fen": FEN, "limits": {"infinite": True}})
@@ -190,6 +176,28 @@ def main():
             proc.kill()
             rc = None
     check("sigterm_with_ws_searches", rc == 0 and time.time() - t0 < 2, (rc, time.time() - t0))
+
+    # A slow reader: once its socket takes no more (a small kernel buffer here, --ws-send-buffer), frames
+    # wait on the server and info frames are coalesced (latest wins); when it reads again it gets the newest
+    # lines and the final bestmove, never an unbounded backlog.
+    proc, http_port, ws_port = start("--workers", "1", "--ws-send-buffer", "4096")
+    try:
+        with urllib.request.urlopen("http://127.0.0.1:%d/api/config" % http_port, timeout=5) as r:
+            check("ws_send_buffer_in_config", json.load(r).get("wsSendBufferBytes") == 4096)
+        slow = WebSocket(ws_port, rcvbuf=2048)
+        slow.send({"op": "analyse", "id": "slow", "fen": FEN, "limits": {"movetime": 2500}, "multiPv": 8})
+        time.sleep(3.5)
+        best, seen = slow.until(lambda m: m.get("type") == "bestmove", timeout=10)
+        slow.close()
+        with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % http_port, timeout=5) as r:
+            coalesced = int([l for l in r.read().decode().splitlines()
+                             if l.startswith("feelfish_websocket_frames_coalesced_total ")][0].split()[1])
+        infos = [m for m in seen if m.get("type") == "info"]
+        check("slow_reader_coalesced", best and best["id"] == "slow" and coalesced > 0 and infos
+              and max(m["depth"] for m in infos) >= best["depth"] - 1, (coalesced, len(infos), best and best["depth"]))
+    finally:
+        proc.terminate()
+        proc.wait(5)
 
     # A full queue answers with an error frame (the connection stays usable).
     proc, http_port, ws_port = start("--workers", "1", "--queue", "1")
