@@ -74,6 +74,7 @@ bool selfplay_game(Search *searches[COLOR_NB], const char *fen, const SelfPlayer
                                                                                 : 0;
         decisive_plies = sign && sign == last_sign ? decisive_plies + 1 : sign ? 1 : 0;
         last_sign = sign;
+        game->scores[game->plies] = (int16_t)r->score;
         game->moves[game->plies++] = r->best;
         position_make_move(p, r->best);
         position_trim_history(p);

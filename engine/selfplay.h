@@ -26,6 +26,7 @@ typedef struct {
     char reason[32];
     int plies;
     Move moves[SELFPLAY_MAX_PLIES];
+    int16_t scores[SELFPLAY_MAX_PLIES]; /* each move's search score, its mover's view */
 } SelfPlayGame;
 
 /* Plays from fen (NULL: the start position); players[WHITE], players[BLACK]; searches[c] is the

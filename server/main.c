@@ -5,6 +5,8 @@
 
 #include "../engine/engine.h"
 #include "../engine/style.h"
+#include "../engine/datagen.h"
+#include "../engine/tune.h"
 #include "bayes_store.h"
 #include "learn.h"
 #include "serve.h"
@@ -34,6 +36,10 @@ static int usage(FILE *f)
                "                                   a player's style per game: posterior and features\n"
                "  style-cv [--data DIR] [--folds K] [--seed S] [--prior model|uniform]\n"
                "                                   cross-validate the style classifier: confusion matrix\n"
+               "  datagen --games N [--nodes N] [--threads T] [--seed S] [--params engine|handset] --out FILE\n"
+               "                                   self-play positions labelled with results, for tune\n"
+               "  tune [--labels FILE | --data DIR] [--from engine|handset] [--rounds N] [--out FILE]\n"
+               "                                   tune the classical evaluation (engine/eval/tuned.c)\n"
                "  learn --games N [--concurrency C] [--nodes N | --tc S+I] [--db FILE]\n"
                "                                   self-play for the Bayesian model (learn --help)\n"
                "  bayes show|export FILE|import FILE [--db FILE]\n"
@@ -75,6 +81,10 @@ int main(int argc, char **argv)
         return style_command(argc - 2, argv + 2, stdout);
     if (!strcmp(cmd, "style-cv"))
         return style_cv_command(argc - 2, argv + 2, stdout);
+    if (!strcmp(cmd, "datagen"))
+        return datagen_command(argc - 2, argv + 2);
+    if (!strcmp(cmd, "tune"))
+        return tune_command(argc - 2, argv + 2, stdout);
     if (!strcmp(cmd, "learn"))
         return learn_command(argc - 2, argv + 2);
     if (!strcmp(cmd, "bayes"))

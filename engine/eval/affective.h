@@ -66,10 +66,10 @@ typedef struct {
 } Emotion;
 
 /* This engine's term ranges (centipawns), measured by `feelfish affective-ranges` (see the .c). */
-#define AFFECTIVE_RANGE_MATERIAL 4466.0
-#define AFFECTIVE_RANGE_MOBILITY 269.0
-#define AFFECTIVE_RANGE_KING_SAFETY 166.0
-#define AFFECTIVE_RANGE_OPP_KING 126.0
+#define AFFECTIVE_RANGE_MATERIAL 5033.0
+#define AFFECTIVE_RANGE_MOBILITY 252.0
+#define AFFECTIVE_RANGE_KING_SAFETY 360.0
+#define AFFECTIVE_RANGE_OPP_KING 576.0
 extern const double AffectiveRanges[AFFECTIVE_TERM_NB];
 
 /* The board concepts in [-1, 1] from side's point of view (membership degrees, continuous). */

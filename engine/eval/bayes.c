@@ -25,7 +25,8 @@ static const char *const PieceTypeNames[PIECE_TYPE_NB] = {"none", "pawn", "knigh
 /* Arrays indexed by piece type get piece names; others their index. */
 static bool indexed_by_piece(const char *name)
 {
-    return !strcmp(name, "piece_value") || !strcmp(name, "attack_weight") || !strcmp(name, "safe_check");
+    return !strcmp(name, "piece_value") || !strcmp(name, "attack_weight") || !strcmp(name, "safe_check") ||
+           !strcmp(name, "threat_by_minor") || !strcmp(name, "threat_by_rook");
 }
 
 void bayes_init(void)
@@ -52,6 +53,12 @@ void bayes_init(void)
                     snprintf(bp->name, sizeof bp->name, "%s", info->name);
                 else if (indexed_by_piece(info->name))
                     snprintf(bp->name, sizeof bp->name, "%s.%s", info->name, PieceTypeNames[i]);
+                else if (!strcmp(info->name, "shelter") || !strcmp(info->name, "storm")) { /* [edge distance][rank] */
+                    if (i % RANK_NB)
+                        snprintf(bp->name, sizeof bp->name, "%s.edge%d.rank%d", info->name, i / RANK_NB, i % RANK_NB + 1);
+                    else
+                        snprintf(bp->name, sizeof bp->name, "%s.edge%d.none", info->name, i / RANK_NB);
+                }
                 else
                     snprintf(bp->name, sizeof bp->name, "%s.%d", info->name, i);
             }

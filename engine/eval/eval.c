@@ -62,6 +62,20 @@ static inline int distance(Square a, Square b)
     int df = abs(square_file(a) - square_file(b)), dr = abs(square_rank(a) - square_rank(b));
     return df > dr ? df : dr;
 }
+static inline int edge_distance(int file) { return file < 7 - file ? file : 7 - file; }
+
+#define FILES_ABC (FILE_A_BB | FILE_A_BB << 1 | FILE_A_BB << 2)
+#define FILES_CDEF (FILE_A_BB << 2 | FILE_A_BB << 3 | FILE_A_BB << 4 | FILE_A_BB << 5)
+#define FILES_FGH (FILE_A_BB << 5 | FILE_A_BB << 6 | FILE_A_BB << 7)
+#define QUEEN_SIDE (FILE_A_BB | FILE_A_BB << 1 | FILE_A_BB << 2 | FILE_A_BB << 3)
+#define KING_SIDE (~QUEEN_SIDE)
+/* The files around a king on each file: where its shelter is and an attack on it happens. */
+static const Bitboard KingFlank[8] = {FILES_ABC | FILE_A_BB << 3, FILES_ABC | FILE_A_BB << 3, FILES_ABC | FILE_A_BB << 3,
+                                      FILES_CDEF, FILES_CDEF, FILES_FGH | FILE_A_BB << 4, FILES_FGH | FILE_A_BB << 4,
+                                      FILES_FGH | FILE_A_BB << 4};
+#define CENTER_FILES (FILE_A_BB << 2 | FILE_A_BB << 3 | FILE_A_BB << 4 | FILE_A_BB << 5)
+#define CENTER_SQUARES ((FILE_A_BB << 3 | FILE_A_BB << 4) & (RANK_4_BB | RANK_5_BB))
+#define DARK_SQUARES 0xAA55AA55AA55AA55ULL
 
 static void eval_pawns(EvalState *es, Color c)
 {
@@ -79,11 +93,17 @@ static void eval_pawns(EvalState *es, Color c)
         bool supported = (PawnAttacks[them][s] & ours) != 0;
         bool phalanx = (adj & rank_bb(square_rank(s)) & ours) != 0;
 
-        if (!(adj & ours))
+        bool opposed = (front & theirs) != 0;
+        if (!(adj & ours)) {
             add(es, GROUP_PAWN_STRUCTURE, c, prm->pawn_isolated);
-        else if (!supported && !phalanx && !(adj & ours & ~forward_ranks(c, s)) &&
-                 (pawn_attacks_bb(them, theirs) & stop))
+            if (!opposed)
+                add(es, GROUP_PAWN_STRUCTURE, c, prm->pawn_weak_unopposed);
+        } else if (!supported && !phalanx && !(adj & ours & ~forward_ranks(c, s)) &&
+                   (pawn_attacks_bb(them, theirs) & stop)) {
             add(es, GROUP_PAWN_STRUCTURE, c, prm->pawn_backward); /* no pawn can come to its aid */
+            if (!opposed)
+                add(es, GROUP_PAWN_STRUCTURE, c, prm->pawn_weak_unopposed);
+        }
         if (front & ours)
             add(es, GROUP_PAWN_STRUCTURE, c, prm->pawn_doubled);
         if (supported || phalanx)
@@ -112,12 +132,23 @@ static void eval_passed(EvalState *es, Color c)
             Bitboard path = forward_ranks(c, s) & file_bb(square_file(s));
             if (!(path & occupied(p)) && !(path & es->attacked[them][0]))
                 bonus += prm->passed_free_path[rr];
+            /* The stop square: free and safe, and whether we hold it (or a major backs the pawn). */
+            Bitboard behind = forward_ranks(them, s) & file_bb(square_file(s));
+            Bitboard majors = p->by_type[ROOK] | p->by_type[QUEEN];
+            Bitboard backers = rook_attacks(s, occupied(p)) & behind & majors;
+            if (!(occupied(p) & square_bb(stop)) &&
+                (!(es->attacked[them][0] & square_bb(stop)) || (backers & p->by_color[c])))
+                bonus += prm->passed_stop_safe * w;
+            if ((es->attacked[c][0] & square_bb(stop)) || (backers & p->by_color[c]))
+                bonus += prm->passed_stop_defended * w;
         }
         add(es, GROUP_PAWN_STRUCTURE, c, bonus);
     }
 }
 
-/* Own king shelter: pawns in front of the king on its file and the two beside it. */
+/* Own king shelter: on the king's file and the two beside it, our nearest pawn in front of the
+ * king (or level with it) shelters and their nearest pawn storms, both by relative rank and by
+ * the file's distance from the edge; a file with no pawn at all is open towards the king. */
 static void eval_king_shelter(EvalState *es, Color c)
 {
     const Position *p = es->pos;
@@ -129,29 +160,25 @@ static void eval_king_shelter(EvalState *es, Color c)
         kf = FILE_B;
     if (kf == FILE_H)
         kf = FILE_G;
-    Bitboard ours = pieces(p, c, PAWN) & ~forward_ranks(them, k), theirs = pieces(p, them, PAWN);
+    Bitboard front = p->by_type[PAWN] & ~forward_ranks(them, k);
+    Bitboard ours = front & p->by_color[c], theirs = front & p->by_color[them];
+    Score bonus = 0;
     for (int f = kf - 1; f <= kf + 1; f++) {
-        Bitboard on_file = ours & file_bb(f);
-        if (on_file) {
-            Square nearest = c == WHITE ? lsb(on_file) : msb(on_file);
-            int rr = relative_rank(c, nearest) - relative_rank(c, k);
-            if (rr <= 1)
-                add(es, GROUP_KING_SAFETY, c, prm->shield_rank2);
-            else if (rr == 2)
-                add(es, GROUP_KING_SAFETY, c, prm->shield_rank3);
-        } else {
-            add(es, GROUP_KING_SAFETY, c, prm->shield_missing);
-            if (!(theirs & file_bb(f)))
-                add(es, GROUP_KING_SAFETY, c, prm->king_open_file);
-        }
-        Bitboard storm = theirs & file_bb(f);
-        while (storm) {
-            Square s = pop_lsb(&storm);
-            int rr = relative_rank(c, s);
-            if (rr == RANK_4 || rr == RANK_5)
-                add(es, GROUP_KING_SAFETY, c, prm->storm_near);
-        }
+        Bitboard o = ours & file_bb(f), t = theirs & file_bb(f);
+        int our_rank = o ? relative_rank(c, c == WHITE ? lsb(o) : msb(o)) : 0;
+        int their_rank = t ? relative_rank(c, c == WHITE ? lsb(t) : msb(t)) : 0;
+        int d = edge_distance(f);
+        bonus += prm->shelter[d][our_rank];
+        if (our_rank && our_rank == their_rank - 1)
+            bonus += prm->storm_blocked[their_rank];
+        else
+            bonus += prm->storm[d][their_rank];
+        if (!(p->by_type[PAWN] & file_bb(f)))
+            bonus += prm->king_open_file;
     }
+    if (!(p->by_type[PAWN] & KingFlank[square_file(k)]))
+        bonus += prm->king_pawnless_flank;
+    add(es, GROUP_KING_SAFETY, c, bonus);
 }
 
 static void eval_pieces(EvalState *es, Color c)
@@ -163,7 +190,7 @@ static void eval_pieces(EvalState *es, Color c)
     Bitboard enemy_zone = es->king_zone[them];
     Bitboard outpost_ranks = c == WHITE ? (RANK_4_BB | RANK_5_BB | RANK_6_BB) : (RANK_3_BB | RANK_4_BB | RANK_5_BB);
     Bitboard their_pawns = pieces(p, them, PAWN), our_pawns = pieces(p, c, PAWN);
-    Score mobility = 0;
+    Score mobility = 0, other = 0;
 
     for (PieceType pt = KNIGHT; pt <= QUEEN; pt++) {
         Bitboard b = pieces(p, c, pt);
@@ -195,20 +222,38 @@ static void eval_pieces(EvalState *es, Color c)
                 /* An outpost: in the enemy half, defended by a pawn, no enemy pawn can chase it. */
                 if ((square_bb(s) & outpost_ranks) && (PawnAttacks[them][s] & our_pawns) &&
                     !(passed_span(c, s) & adjacent_files(s) & their_pawns))
-                    add(es, GROUP_OTHER, c, pt == KNIGHT ? prm->knight_outpost : prm->bishop_outpost);
+                    other += pt == KNIGHT ? prm->knight_outpost : prm->bishop_outpost;
+                if (pawn_push(c, square_bb(s)) & p->by_type[PAWN])
+                    other += prm->minor_behind_pawn;
+                other += prm->king_protector * distance(s, king_square(p, c));
+                if (pt == BISHOP) {
+                    /* Own pawns on its colour hem it in, the more so with the centre blocked. */
+                    Bitboard colour = (square_bb(s) & DARK_SQUARES) ? DARK_SQUARES : ~DARK_SQUARES;
+                    Bitboard blocked = our_pawns & pawn_push(them, occ) & CENTER_FILES;
+                    other += prm->bishop_pawns * (popcount(our_pawns & colour) * (1 + popcount(blocked)));
+                    if (more_than_one(bishop_attacks(s, p->by_type[PAWN]) & CENTER_SQUARES))
+                        other += prm->bishop_long_diagonal;
+                }
             } else if (pt == ROOK) {
                 Bitboard file = file_bb(square_file(s));
                 if (!(file & (our_pawns | their_pawns)))
-                    add(es, GROUP_OTHER, c, prm->rook_open_file);
+                    other += prm->rook_open_file;
                 else if (!(file & our_pawns))
-                    add(es, GROUP_OTHER, c, prm->rook_semi_open_file);
+                    other += prm->rook_semi_open_file;
                 if (relative_rank(c, s) == RANK_7 &&
                     (relative_rank(c, king_square(p, them)) == RANK_8 || (their_pawns & rank_bb(square_rank(s)))))
-                    add(es, GROUP_OTHER, c, prm->rook_seventh);
+                    other += prm->rook_seventh;
+                /* Shut in by its own king on the same wing; worse when the king can no longer castle. */
+                int kf = square_file(king_square(p, c));
+                if (mob <= 3 && (kf < FILE_E) == (square_file(s) < kf) && square_file(s) != kf) {
+                    int rights = p->st->castling & (c == WHITE ? (WHITE_OO | WHITE_OOO) : (BLACK_OO | BLACK_OOO));
+                    other += prm->rook_trapped * (1 + !rights);
+                }
             }
         }
     }
     add(es, GROUP_MOBILITY, c, mobility);
+    add(es, GROUP_OTHER, c, other);
 }
 
 /* c's attack on the enemy king: weighted zone attacks plus safe checks, growing quadratically. */
@@ -222,17 +267,30 @@ static void eval_king_attack(EvalState *es, Color c)
     Square k = king_square(p, them);
     Bitboard occ = occupied(p);
     Bitboard safe = ~p->by_color[c] & (~es->attacked[them][0] | (es->attacked2[c] & ~es->attacked2[them]));
-    Bitboard knight_checks = KnightAttacks[k] & es->attacked[c][KNIGHT] & safe;
     Bitboard bishop_lines = bishop_attacks(k, occ), rook_lines = rook_attacks(k, occ);
     int danger = es->attack_units[c] * es->attackers[c] / 2;
-    if (knight_checks)
-        danger += score_mg(prm->safe_check[KNIGHT]);
-    if (bishop_lines & es->attacked[c][BISHOP] & safe)
-        danger += score_mg(prm->safe_check[BISHOP]);
-    if (rook_lines & es->attacked[c][ROOK] & safe)
-        danger += score_mg(prm->safe_check[ROOK]);
-    if ((bishop_lines | rook_lines) & es->attacked[c][QUEEN] & safe)
-        danger += score_mg(prm->safe_check[QUEEN]);
+    Bitboard checks[PIECE_TYPE_NB] = {0};
+    checks[KNIGHT] = KnightAttacks[k] & es->attacked[c][KNIGHT];
+    checks[BISHOP] = bishop_lines & es->attacked[c][BISHOP];
+    checks[ROOK] = rook_lines & es->attacked[c][ROOK];
+    checks[QUEEN] = (bishop_lines | rook_lines) & es->attacked[c][QUEEN];
+    Bitboard unsafe = 0;
+    for (PieceType pt = KNIGHT; pt <= QUEEN; pt++) {
+        Bitboard b = checks[pt] & ~p->by_color[c];
+        if (b & safe)
+            danger += score_mg(prm->safe_check[pt]);
+        else
+            unsafe |= b;
+    }
+    danger += score_mg(prm->unsafe_check) * popcount(unsafe);
+    /* Squares next to the king we attack and they defend only with the king or queen, if at all. */
+    Bitboard weak = es->attacked[c][0] & ~es->attacked2[them] &
+                    (~es->attacked[them][0] | es->attacked[them][KING] | es->attacked[them][QUEEN]);
+    danger += score_mg(prm->king_ring_weak) * popcount(KingAttacks[k] & weak);
+    /* Attacks on the king's flank in its own camp (their five ranks), twice-attacked squares twice. */
+    Bitboard camp = them == WHITE ? ~0ULL >> 24 : ~0ULL << 24;
+    Bitboard flank = es->attacked[c][0] & KingFlank[square_file(k)] & camp;
+    danger += score_mg(prm->flank_attack) * (popcount(flank) + popcount(flank & es->attacked2[c]));
     if (!pieces(p, c, QUEEN))
         danger /= 2;
     if (danger <= 0)
@@ -245,25 +303,77 @@ static void eval_king_attack(EvalState *es, Color c)
     add(es, GROUP_OPP_KING_EXPOSURE, c, S(mg, eg));
 }
 
+/* Threats against their pieces: safe pawns and safe pawn pushes hitting pieces, minors and rooks
+ * hitting pieces by victim, the king hitting a weak piece, and pieces left hanging. */
 static void eval_threats(EvalState *es, Color c)
 {
     const Position *p = es->pos;
     const EvalParams *prm = es->prm;
     Color them = color_flip(c);
-    Bitboard targets = p->by_color[them] & ~p->by_type[PAWN] & ~p->by_type[KING];
-    int n = popcount(targets & es->attacked[c][PAWN]);
-    if (n)
-        add(es, GROUP_OTHER, c, prm->threat_by_pawn * n);
-    Bitboard major = p->by_color[them] & (p->by_type[ROOK] | p->by_type[QUEEN]);
-    n = popcount(major & (es->attacked[c][KNIGHT] | es->attacked[c][BISHOP]));
-    if (n)
-        add(es, GROUP_OTHER, c, prm->threat_by_minor * n);
-    n = popcount(pieces(p, them, QUEEN) & es->attacked[c][ROOK]);
-    if (n)
-        add(es, GROUP_OTHER, c, prm->threat_by_rook * n);
-    n = popcount((targets | pieces(p, them, PAWN)) & es->attacked[c][0] & ~es->attacked[them][0]);
-    if (n)
-        add(es, GROUP_OTHER, c, prm->hanging * n);
+    Bitboard occ = occupied(p);
+    Bitboard non_pawn = p->by_color[them] & ~p->by_type[PAWN] & ~p->by_type[KING];
+    Bitboard strongly = es->attacked[them][PAWN] | (es->attacked2[them] & ~es->attacked2[c]);
+    Bitboard defended = non_pawn & strongly;
+    Bitboard weak = p->by_color[them] & ~strongly & es->attacked[c][0] & ~p->by_type[KING];
+    Score bonus = 0;
+    if (defended | weak) {
+        Bitboard b = (defended | weak) & (es->attacked[c][KNIGHT] | es->attacked[c][BISHOP]);
+        while (b)
+            bonus += prm->threat_by_minor[piece_type(p->board[pop_lsb(&b)])];
+        b = weak & es->attacked[c][ROOK];
+        while (b)
+            bonus += prm->threat_by_rook[piece_type(p->board[pop_lsb(&b)])];
+        if (weak & es->attacked[c][KING])
+            bonus += prm->threat_by_king;
+        b = ~es->attacked[them][0] | (non_pawn & es->attacked2[c]);
+        bonus += prm->hanging * popcount(weak & b);
+    }
+    /* Pawns that are safe (not attacked, or defended) hitting pieces; and safe pushes that would. */
+    Bitboard safe = ~es->attacked[them][0] | es->attacked[c][0];
+    Bitboard ours = pieces(p, c, PAWN);
+    bonus += prm->threat_by_pawn * popcount(pawn_attacks_bb(c, ours & safe) & non_pawn);
+    Bitboard push = pawn_push(c, ours) & ~occ;
+    push |= pawn_push(c, push & (c == WHITE ? RANK_3_BB : RANK_6_BB)) & ~occ;
+    push &= ~es->attacked[them][PAWN] & safe;
+    bonus += prm->threat_by_pawn_push * popcount(pawn_attacks_bb(c, push) & non_pawn);
+    add(es, GROUP_OTHER, c, bonus);
+}
+
+/* Space in the middlegame: safe central squares on our side, those behind our pawns twice,
+ * weighted by our piece count squared. */
+static void eval_space(EvalState *es, Color c)
+{
+    const Position *p = es->pos;
+    Color them = color_flip(c);
+    if (p->st->material[WHITE] + p->st->material[BLACK] < 2 * (PieceValueMg[QUEEN] + PieceValueMg[ROOK] +
+                                                                 PieceValueMg[BISHOP] + PieceValueMg[KNIGHT]))
+        return;
+    Bitboard mask = CENTER_FILES & (c == WHITE ? (RANK_2_BB | RANK_3_BB | RANK_4_BB) : (RANK_5_BB | RANK_6_BB | RANK_7_BB));
+    Bitboard ours = pieces(p, c, PAWN);
+    Bitboard safe = mask & ~ours & ~es->attacked[them][PAWN];
+    Bitboard behind = ours | pawn_push(them, ours);
+    behind |= pawn_push(them, pawn_push(them, ours));
+    int bonus = popcount(safe) + popcount(behind & safe & ~es->attacked[them][0]);
+    int weight = popcount(p->by_color[c]) - 1;
+    add(es, GROUP_OTHER, c, es->prm->space * (bonus * weight * weight / 16));
+}
+
+/* The endgame's initiative: with passed pawns, many pawns and pawns on both wings the side ahead
+ * can press; without them (or in a pawn ending, for that matter) less so. It moves the endgame
+ * score towards or away from zero, never past it. */
+static int initiative(const EvalState *es, int eg)
+{
+    const Position *p = es->pos;
+    const EvalParams *prm = es->prm;
+    Bitboard pawns = p->by_type[PAWN];
+    bool both_flanks = (pawns & QUEEN_SIDE) && (pawns & KING_SIDE);
+    bool pawn_ending = p->st->material[WHITE] + p->st->material[BLACK] == 0;
+    int complexity = score_eg(prm->initiative[0]) * popcount(es->passed) +
+                     score_eg(prm->initiative[1]) * popcount(pawns) + score_eg(prm->initiative[2]) * both_flanks +
+                     score_eg(prm->initiative[3]) * pawn_ending + score_eg(prm->initiative[4]);
+    int sign = (eg > 0) - (eg < 0);
+    int v = complexity > -abs(eg) ? complexity : -abs(eg);
+    return sign * v;
 }
 
 /* Endgame scale (of 64): drawish material lowers the endgame part. */
@@ -335,6 +445,8 @@ int evaluate_terms(const Position *p, const Evaluator *e, EvalTerms *terms)
     eval_passed(&es, BLACK);
     eval_threats(&es, WHITE);
     eval_threats(&es, BLACK);
+    eval_space(&es, WHITE);
+    eval_space(&es, BLACK);
     if (pieces(p, WHITE, BISHOP) && more_than_one(pieces(p, WHITE, BISHOP)))
         es.g[GROUP_OTHER] += prm->bishop_pair;
     if (pieces(p, BLACK, BISHOP) && more_than_one(pieces(p, BLACK, BISHOP)))
@@ -348,6 +460,9 @@ int evaluate_terms(const Position *p, const Evaluator *e, EvalTerms *terms)
     int eg_sum = 0;
     for (int g = 0; g < EVAL_GROUP_NB; g++)
         eg_sum += score_eg(es.g[g]);
+    int push = initiative(&es, eg_sum);
+    es.g[GROUP_OTHER] += S(0, push);
+    eg_sum += push;
     int scale = endgame_scale(p, eg_sum);
 
     long total = 0;

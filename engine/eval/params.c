@@ -1,11 +1,13 @@
-/* The default parameter vector and its table of names. Defaults are hand-set: material and
- * piece-square values in centipawns, smooth formulas for mobility, round numbers elsewhere. */
+/* The default parameter vector and its table of names. The starting point is hand-set (material
+ * and piece-square values in centipawns, smooth formulas for mobility, round numbers elsewhere);
+ * the tuned vector from `feelfish tune` (engine/eval/tuned.c) replaces it when present, and the
+ * hand-set one stays available (the tuning starts from it). */
 #include "params.h"
 
 #include <math.h>
 #include <stddef.h>
 
-EvalParams DefaultParams;
+EvalParams DefaultParams, HandSetParams;
 
 #define P(field)                                                                                                       \
     {                                                                                                                  \
@@ -22,29 +24,44 @@ const ParamInfo ParamTable[] = {
     P(pawn_isolated),
     P(pawn_doubled),
     P(pawn_backward),
+    P(pawn_weak_unopposed),
     P(pawn_connected),
     P(passed),
     P(passed_free_path),
     P(passed_own_king_distance),
     P(passed_enemy_king_distance),
-    P(shield_rank2),
-    P(shield_rank3),
-    P(shield_missing),
+    P(passed_stop_safe),
+    P(passed_stop_defended),
+    P(shelter),
+    P(storm),
+    P(storm_blocked),
     P(king_open_file),
-    P(storm_near),
+    P(king_pawnless_flank),
     P(attack_weight),
     P(safe_check),
+    P(unsafe_check),
+    P(king_ring_weak),
+    P(flank_attack),
     P(attack_scale),
     P(bishop_pair),
+    P(bishop_pawns),
+    P(bishop_long_diagonal),
+    P(minor_behind_pawn),
+    P(king_protector),
     P(rook_open_file),
     P(rook_semi_open_file),
     P(rook_seventh),
+    P(rook_trapped),
     P(knight_outpost),
     P(bishop_outpost),
     P(threat_by_pawn),
+    P(threat_by_pawn_push),
     P(threat_by_minor),
     P(threat_by_rook),
+    P(threat_by_king),
     P(hanging),
+    P(space),
+    P(initiative),
     P(tempo),
 };
 #undef P
@@ -90,7 +107,7 @@ static void mobility_default(Score *table, int n, double mg_weight, double eg_we
 
 void params_init(void)
 {
-    EvalParams *p = &DefaultParams;
+    EvalParams *p = &HandSetParams;
     const Score values[PIECE_TYPE_NB] = {0, S(90, 120), S(340, 310), S(360, 330), S(490, 560), S(1020, 1000), 0};
     for (PieceType pt = PAWN; pt <= KING; pt++) {
         p->piece_value[pt] = values[pt];
@@ -117,11 +134,29 @@ void params_init(void)
     p->passed_own_king_distance = S(0, -5);
     p->passed_enemy_king_distance = S(0, 10);
 
-    p->shield_rank2 = S(18, 0);
-    p->shield_rank3 = S(10, 0);
-    p->shield_missing = S(-14, 0);
+    p->pawn_weak_unopposed = S(-8, -14);
+    p->passed_stop_safe = S(2, 4);
+    p->passed_stop_defended = S(1, 1);
+
+    /* Shelter and storm by the file's distance from the edge and the pawn's relative rank (0: no
+     * pawn). The shape follows the classical engines: a pawn one or two steps ahead of the king
+     * shelters best; an enemy pawn close to the king storms most, less when our pawn blocks it. */
+    static const int shelter[4][RANK_NB] = {{-4, 48, 56, 34, 24, 10, 14, 0},
+                                            {-26, 36, 20, -30, -18, -6, -38, 0},
+                                            {-6, 45, 14, -2, 20, 2, -28, 0},
+                                            {-24, -8, -18, -32, -30, -40, -100, 0}};
+    static const int storm[4][RANK_NB] = {{-54, 170, 110, -56, -34, -28, -30, 0},
+                                          {-26, 10, -74, -28, -24, 4, -14, 0},
+                                          {-2, -30, -98, -22, -4, 8, 2, 0},
+                                          {6, 8, -54, -10, -2, 4, 10, 0}};
+    for (int d = 0; d < 4; d++)
+        for (int r = 0; r < RANK_NB; r++) {
+            p->shelter[d][r] = S(shelter[d][r], 0);
+            p->storm[d][r] = S(storm[d][r], 0);
+        }
+    p->storm_blocked[RANK_3] = S(-50, -45);
     p->king_open_file = S(-18, 0);
-    p->storm_near = S(-10, 0);
+    p->king_pawnless_flank = S(-10, -50);
 
     p->attack_weight[KNIGHT] = S(8, 0);
     p->attack_weight[BISHOP] = S(6, 0);
@@ -131,19 +166,46 @@ void params_init(void)
     p->safe_check[BISHOP] = S(24, 0);
     p->safe_check[ROOK] = S(40, 0);
     p->safe_check[QUEEN] = S(30, 0);
+    p->unsafe_check = S(8, 0);
+    p->king_ring_weak = S(10, 0);
+    p->flank_attack = S(2, 0);
     p->attack_scale = S(640, 320);
 
     p->bishop_pair = S(28, 52);
+    p->bishop_pawns = S(-2, -4);
+    p->bishop_long_diagonal = S(26, 0);
+    p->minor_behind_pawn = S(10, 2);
+    p->king_protector = S(-4, -4);
     p->rook_open_file = S(30, 8);
     p->rook_semi_open_file = S(14, 6);
     p->rook_seventh = S(6, 24);
+    p->rook_trapped = S(-30, -6);
     p->knight_outpost = S(22, 12);
     p->bishop_outpost = S(12, 6);
     p->threat_by_pawn = S(50, 40);
-    p->threat_by_minor = S(30, 34);
-    p->threat_by_rook = S(30, 30);
+    p->threat_by_pawn_push = S(28, 20);
+    const Score by_minor[PIECE_TYPE_NB] = {0, S(3, 18), S(32, 22), S(44, 30), S(50, 64), S(45, 88), 0};
+    const Score by_rook[PIECE_TYPE_NB] = {0, S(2, 24), S(22, 38), S(24, 34), 0, S(34, 24), 0};
+    for (PieceType pt = PAWN; pt <= KING; pt++) {
+        p->threat_by_minor[pt] = by_minor[pt];
+        p->threat_by_rook[pt] = by_rook[pt];
+    }
+    p->threat_by_king = S(14, 50);
     p->hanging = S(18, 12);
+    p->space = S(1, 0);
+    p->initiative[0] = S(0, 5);   /* per passed pawn */
+    p->initiative[1] = S(0, 6);   /* per pawn */
+    p->initiative[2] = S(0, 12);  /* pawns on both flanks */
+    p->initiative[3] = S(0, 28);  /* no pieces: a pawn ending */
+    p->initiative[4] = S(0, -56); /* bias */
     p->tempo = S(18, 6);
+
+    DefaultParams = HandSetParams;
+    if (TunedSlotCount == PARAM_SLOT_COUNT) {
+        Score *slots = params_slots_mut(&DefaultParams);
+        for (int i = 0; i < PARAM_SLOT_COUNT; i++)
+            slots[i] = S(TunedSlots[i][0], TunedSlots[i][1]);
+    }
 }
 
 uint64_t params_fingerprint(const EvalParams *p)

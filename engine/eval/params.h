@@ -19,32 +19,47 @@ typedef struct {
     Score pawn_isolated;
     Score pawn_doubled;
     Score pawn_backward;
+    Score pawn_weak_unopposed;     /* an isolated or backward pawn no enemy pawn faces */
     Score pawn_connected[RANK_NB]; /* by relative rank */
     Score passed[RANK_NB];         /* by relative rank */
     Score passed_free_path[RANK_NB];
     Score passed_own_king_distance; /* per square of distance to the stop square (endgame) */
     Score passed_enemy_king_distance;
-    /* own king: shelter and storms */
-    Score shield_rank2;
-    Score shield_rank3;
-    Score shield_missing; /* no own pawn on a file next to or of the king */
-    Score king_open_file; /* no pawn of either colour on such a file */
-    Score storm_near;     /* an enemy pawn on relative rank 4-5 of a king file */
-    /* attacks on the enemy king */
+    Score passed_stop_safe;     /* the stop square is empty and not attacked (times the rank weight) */
+    Score passed_stop_defended; /* the stop square is defended, or a rook or queen backs the pawn (same) */
+    /* own king: shelter and storms, by the file's distance from the edge (0: a/h .. 3: d/e) */
+    Score shelter[4][RANK_NB]; /* own pawn's relative rank on the file (0: none) */
+    Score storm[4][RANK_NB];   /* enemy pawn's relative rank on the file (0: none), not blocked */
+    Score storm_blocked[RANK_NB];
+    Score king_open_file; /* no pawn of either colour on a king file */
+    Score king_pawnless_flank;
+    /* attacks on the enemy king: danger units (middlegame halves only) */
     Score attack_weight[PIECE_TYPE_NB]; /* per attacked king-zone square, by attacker type */
     Score safe_check[PIECE_TYPE_NB];    /* per piece type that can check safely */
+    Score unsafe_check;                 /* checks that are possible but not safe */
+    Score king_ring_weak;               /* per weak square next to the king we attack */
+    Score flank_attack;                 /* per attack on the king's flank (twice-attacked count twice) */
     Score attack_scale;                 /* mg: danger^2 / this; eg: danger / (this / 16) */
     /* the rest */
     Score bishop_pair;
+    Score bishop_pawns; /* per own pawn on the bishop's colour, more with blocked centre pawns */
+    Score bishop_long_diagonal;
+    Score minor_behind_pawn;
+    Score king_protector; /* per square of distance between a minor and its king */
     Score rook_open_file;
     Score rook_semi_open_file;
     Score rook_seventh;
+    Score rook_trapped; /* by its own king, with little mobility */
     Score knight_outpost;
     Score bishop_outpost;
-    Score threat_by_pawn;  /* a pawn attacks a piece */
-    Score threat_by_minor; /* a minor attacks a rook or queen */
-    Score threat_by_rook;  /* a rook attacks a queen */
-    Score hanging;         /* an attacked piece nobody defends */
+    Score threat_by_pawn;                /* a safe pawn attacks a piece */
+    Score threat_by_pawn_push;           /* a safe pawn push would attack a piece */
+    Score threat_by_minor[PIECE_TYPE_NB]; /* a minor attacks a defended or weak piece, by victim */
+    Score threat_by_rook[PIECE_TYPE_NB];  /* a rook attacks a weak piece, by victim */
+    Score threat_by_king;                /* the king attacks a weak piece */
+    Score hanging;                       /* a weak piece attacked and undefended (or attacked twice) */
+    Score space;                         /* middlegame: safe squares behind the pawns, by piece count */
+    Score initiative[5]; /* endgame: passed pawns, pawns, both flanks, pawn ending, bias */
     Score tempo;
 } EvalParams;
 
@@ -60,8 +75,14 @@ typedef struct {
 extern const ParamInfo ParamTable[];
 extern const int ParamTableCount;
 
-/* Read-only after params_init(). */
-extern EvalParams DefaultParams;
+/* The tuned vector (engine/eval/tuned.c, written by `feelfish tune`): {mg, eg} per slot. Applied
+ * over the hand-set defaults when its count matches the vector's. */
+extern const int TunedSlotCount;
+extern const short TunedSlots[][2];
+
+/* Read-only after params_init(): the engine's vector (tuned when engine/eval/tuned.c holds one),
+ * and the hand-set vector the tuning starts from. */
+extern EvalParams DefaultParams, HandSetParams;
 
 void params_init(void);
 

@@ -111,6 +111,13 @@ out=$($FF analyse --fen "6k1/5ppp/8/8/8/3q4/8/4K3 w - - 0 1" --depth 4 --mode af
 python3 -c 'import json,sys; e=json.load(sys.stdin)["emotion"]; assert e["label"] == "fear" and e["goal"] == "reach_safety" and e["intensity"] > 0.9, e' <<<"$out" \
     && ok analyse_affective_emotion || fail analyse_affective_emotion "$out"
 run analyse_bad_temperament 2 "temperament 'wild' is not one of" $FF analyse --mode affective --temperament wild --depth 2
+# The affective evaluator's term ranges (engine/eval/affective.h) are what affective-ranges measures
+# with this engine's evaluation: a change of the evaluation (or its tuned vector) must update them.
+ranges=$($FF affective-ranges "$DATA/epd/wac.epd" "$DATA/openings.epd" "$DATA/perft/random.epd" \
+    "$DATA/epd/bratko-kopec.epd" | awk '/range/ { printf "%s ", $NF }')
+consts=$(awk '/#define AFFECTIVE_RANGE_/ { printf "%d ", $3 }' engine/eval/affective.h)
+[ -n "$ranges" ] && [ "$ranges" = "$consts" ] && ok affective_ranges_match_evaluation \
+    || fail affective_ranges_match_evaluation "measured: $ranges" "engine/eval/affective.h: $consts"
 run analyse_bad_fen 2 'bad FEN \(fen_rank_count\)' $FF analyse --fen "8/8/8 w - - 0 1"
 run analyse_bad_algorithm 2 "unknown algorithm 'bogo'" $FF analyse --algorithm bogo --depth 2
 run analyse_illegal_move 2 "illegal move 'e2e5'" $FF analyse --moves "e2e5"
@@ -173,6 +180,39 @@ if command -v valgrind >/dev/null; then
     run valgrind_style 0 '^  posterior: ' valgrind -q --error-exitcode=9 --leak-check=full \
         --errors-for-leak-kinds=definite,indirect $FF style "$TMP/style.pgn" --player kasparov
 fi
+
+# Tuning data and the tuner. datagen's file is the same whatever the thread count: one line saying
+# how it was made, then "FEN;result" lines. tune fits on them (the error falls) and writes a vector
+# the engine compiles, naming the commands that made it.
+$FF datagen --games 30 --nodes 400 --threads 2 --out "$TMP/dg2.txt" >/dev/null 2>&1
+$FF datagen --games 30 --nodes 400 --threads 1 --out "$TMP/dg1.txt" >"$TMP/dg1.log" 2>&1
+cmp -s "$TMP/dg1.txt" "$TMP/dg2.txt" && ok datagen_same_with_any_thread_count \
+    || fail datagen_same_with_any_thread_count "1 and 2 threads wrote different files"
+first=$(head -1 "$TMP/dg1.txt")
+[ "$first" = "# feelfish datagen --games 30 --nodes 400 --seed 1 --random-plies 8 --params engine" ] \
+    && ok datagen_origin_line || fail datagen_origin_line "first line: $first"
+n=$(tail -n +2 "$TMP/dg1.txt" | wc -l)
+bad=$(tail -n +2 "$TMP/dg1.txt" | grep -cvE '^[1-8pnbrqkPNBRQK/]+ [wb] [KQkq-]+ (-|[a-h][36]) [0-9]+ [0-9]+;(1\.0|0\.5|0\.0)$')
+[ "$bad" = 0 ] && [ "$n" -gt 1200 ] && ok datagen_lines || fail datagen_lines "$n lines, $bad not FEN;result"
+run datagen_summary 0 "^30 games \(\+[0-9]+ =[0-9]+ -[0-9]+ for White\), $n positions written" cat "$TMP/dg1.log"
+run datagen_no_out 2 'usage: feelfish datagen --games N' $FF datagen --games 3
+run datagen_bad_nodes 2 "bad or incomplete argument '--nodes'" $FF datagen --games 3 --nodes x --out "$TMP/x.txt"
+run datagen_bad_params 2 "bad or incomplete argument '--params'" $FF datagen --games 3 --params tuned --out "$TMP/x.txt"
+run datagen_unwritable 1 'cannot write' $FF datagen --games 1 --out "$TMP/no/such/dir/x.txt"
+$FF tune --labels "$TMP/dg1.txt" --from handset --rounds 1 --epochs 40 --out "$TMP/tuned.c" >"$TMP/tune.log" 2>&1
+start=$(sed -nE 's/^start: error ([0-9.]+),.*/\1/p' "$TMP/tune.log")
+after=$(sed -nE 's/^round 1: error ([0-9.]+),.*/\1/p' "$TMP/tune.log")
+awk -v a="$start" -v b="$after" 'BEGIN { exit !(a > 0 && b > 0 && b < a) }' && ok tune_error_falls \
+    || fail tune_error_falls "start '$start', after one round '$after'" "$(tail -3 "$TMP/tune.log")"
+grep -q "^ \*   feelfish datagen --games 30 --nodes 400 --seed 1 --random-plies 8 --params engine --out FILE$" "$TMP/tuned.c" \
+    && grep -q "^ \*   feelfish tune --labels FILE --from handset --rounds 1 --epochs 40 --out $TMP/tuned.c$" "$TMP/tuned.c" \
+    && ok tune_names_its_commands || fail tune_names_its_commands "$(head -6 "$TMP/tuned.c")"
+cc -std=c11 -Wall -Wextra -Werror -c -I engine/eval -o "$TMP/tuned.o" "$TMP/tuned.c" 2>"$TMP/cc.log" \
+    && ok tune_output_compiles || fail tune_output_compiles "$(head -5 "$TMP/cc.log")"
+head -200 "$TMP/dg1.txt" >"$TMP/few.txt"
+run tune_too_few 1 'only [0-9]+ positions' $FF tune --labels "$TMP/few.txt" --out "$TMP/never.c"
+run tune_bad_from 2 "unexpected argument '--from'" $FF tune --from tuned
+[ ! -e "$TMP/never.c" ] && ok tune_writes_nothing_on_error || fail tune_writes_nothing_on_error "$TMP/never.c exists"
 
 run unknown_command 2 "unknown command 'frobnicate'" $FF frobnicate
 run help 0 'perft FEN DEPTH' $FF help
