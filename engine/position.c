@@ -161,6 +161,30 @@ bool position_gives_check(const Position *p, Move m)
     return (bishop_attacks(ksq, occ) & diag) || (rook_attacks(ksq, occ) & straight);
 }
 
+void position_check_info(const Position *p, CheckInfo *ci)
+{
+    Color us = p->side, them = color_flip(us);
+    Square k = king_square(p, them);
+    Bitboard occ = occupied(p);
+    ci->ksq = k;
+    ci->check_squares[0] = ci->check_squares[KING] = 0;
+    ci->check_squares[PAWN] = PawnAttacks[them][k];
+    ci->check_squares[KNIGHT] = KnightAttacks[k];
+    ci->check_squares[BISHOP] = bishop_attacks(k, occ);
+    ci->check_squares[ROOK] = rook_attacks(k, occ);
+    ci->check_squares[QUEEN] = ci->check_squares[BISHOP] | ci->check_squares[ROOK];
+    /* Our sliders that see their king on an empty board; one piece of ours between: a discoverer. */
+    Bitboard snipers = ((bishop_attacks(k, 0) & (p->by_type[BISHOP] | p->by_type[QUEEN])) |
+                        (rook_attacks(k, 0) & (p->by_type[ROOK] | p->by_type[QUEEN]))) &
+                       p->by_color[us];
+    ci->discoverers = 0;
+    while (snipers) {
+        Bitboard between = BetweenBB[k][pop_lsb(&snipers)] & occ;
+        if (between && !more_than_one(between))
+            ci->discoverers |= between & p->by_color[us];
+    }
+}
+
 void position_make_move(Position *p, Move m)
 {
     assert(p->stack_len + 1 < POSITION_STACK_SIZE);

@@ -67,6 +67,27 @@ bool position_attacked_by(const Position *p, Color c, Square s, Bitboard occ);
 /* Whether legal move m gives check, without making it. */
 bool position_gives_check(const Position *p, Move m);
 
+/* What makes a move of the side to move give check, computed once per node so that each move's
+ * test is a lookup: the squares from which each piece type attacks their king, and our pieces
+ * that alone block a line from one of our sliders to it. */
+typedef struct {
+    Bitboard check_squares[PIECE_TYPE_NB];
+    Bitboard discoverers;
+    Square ksq;
+} CheckInfo;
+
+void position_check_info(const Position *p, CheckInfo *ci);
+/* The same answer as position_gives_check. */
+static inline bool position_gives_check_ci(const Position *p, const CheckInfo *ci, Move m)
+{
+    Square from = move_from(m), to = move_to(m);
+    if (move_kind(m) != MOVE_NORMAL)
+        return position_gives_check(p, m); /* promotion, en passant, castling: rare, the full test */
+    if (ci->check_squares[piece_type(p->board[from])] & square_bb(to))
+        return true;
+    return (ci->discoverers & square_bb(from)) && !(LineBB[from][ci->ksq] & square_bb(to));
+}
+
 /* The move must be legal (from the legal generator or matched against it). */
 void position_make_move(Position *p, Move m);
 void position_unmake_move(Position *p);

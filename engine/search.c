@@ -144,12 +144,15 @@ static int qsearch(SearchThread *t, Stack *ss, int alpha, int beta, int depth)
     MovePicker mp;
     movepick_init(&mp, p, t, ss, hit ? tte.move : MOVE_NONE, true);
     mp.quiet_checks = depth >= 0 && !checked;
+    CheckInfo ci;
+    if (!checked)
+        position_check_info(p, &ci);
     Move m, best_move = MOVE_NONE;
     int move_count = 0;
     while ((m = movepick_next(&mp, false)) != MOVE_NONE) {
         move_count++;
         if (best > -VALUE_MATE_IN_MAX_PLY && !checked) {
-            bool gives = position_gives_check(p, m);
+            bool gives = position_gives_check_ci(p, &ci, m);
             if (!gives && move_kind(m) != MOVE_PROMOTION && futility_base > -VALUE_INFINITE) {
                 PieceType victim = move_kind(m) == MOVE_EN_PASSANT ? PAWN : piece_type(p->board[move_to(m)]);
                 int value = futility_base + SeeValue[victim];
@@ -336,6 +339,8 @@ static int search(SearchThread *t, Stack *ss, int alpha, int beta, int depth, bo
 moves_loop:;
     MovePicker mp;
     movepick_init(&mp, p, t, ss, tt_move, false);
+    CheckInfo ci;
+    position_check_info(p, &ci);
     Move quiets[64], captures[32], m, best_move = MOVE_NONE;
     int nq = 0, nc = 0, move_count = 0, best = -VALUE_INFINITE;
     bool skip_quiets = false;
@@ -352,7 +357,7 @@ moves_loop:;
         }
         move_count++;
         bool noisy = is_capture(p, m) || move_kind(m) == MOVE_PROMOTION;
-        bool gives = position_gives_check(p, m);
+        bool gives = position_gives_check_ci(p, &ci, m);
         int history = noisy ? 0 : movepick_quiet_history(t, ss, p, m);
         int r = Reductions[depth < MAX_PLY ? depth : MAX_PLY - 1][move_count < MAX_MOVES ? move_count : MAX_MOVES - 1];
 

@@ -130,13 +130,18 @@ static void test_random_playouts(void)
                 CHECK(!is_capture(&pos, m) && move_kind(m) != MOVE_PROMOTION);
             }
             CHECK_MSG(state_matches_refresh(&pos), "state differs from refresh at %s", fen_write(&pos, fen));
+            CheckInfo ci;
+            position_check_info(&pos, &ci);
             for (int i = 0; i < all.count; i++) {
                 bool predicted = position_gives_check(&pos, all.moves[i]);
+                bool looked_up = position_gives_check_ci(&pos, &ci, all.moves[i]);
                 position_make_move(&pos, all.moves[i]);
                 bool real = in_check(&pos);
                 position_unmake_move(&pos);
                 char u[MOVE_STRING_SIZE];
                 CHECK_MSG(predicted == real, "gives_check(%s) = %d in %s", move_to_uci(all.moves[i], u), predicted,
+                          fen_write(&pos, fen));
+                CHECK_MSG(looked_up == real, "gives_check_ci(%s) = %d in %s", move_to_uci(all.moves[i], u), looked_up,
                           fen_write(&pos, fen));
             }
             if (all.count == 0)
