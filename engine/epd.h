@@ -6,7 +6,7 @@
 
 #include "position.h"
 
-#define EPD_MAX_MOVES 8
+#define EPD_MAX_MOVES MAX_MOVES /* a list may name every legal move */
 
 typedef struct {
     char fen[128];

@@ -77,6 +77,8 @@ sleep 0.5
 send "isready"
 if expect '^readyok$' 5 && ! grep -q '^bestmove' <<<"$SEEN"; then ok isready_during_search; else fail isready_during_search "$SEEN"; fi
 sleep 0.3
+# Read the info lines already written, so the time measured is the engine's, not this loop's.
+while IFS= read -r -t 0.02 line <&"${ENGINE[0]}"; do :; done
 t0=$(date +%s%N)
 send "stop"
 if expect '^bestmove ' 5; then

@@ -47,21 +47,24 @@ static void test_levels(void)
     }
     /* A square-table component of 0 moves by the additive step instead (-20..+20). */
     Square zero = NO_SQUARE;
-    for (Square s = 0; s < SQUARE_NB && zero == NO_SQUARE; s++)
-        if (score_mg(DefaultParams.psq[ROOK][s]) == 0)
-            zero = s;
+    PieceType zt = PAWN;
+    for (PieceType pt = KNIGHT; pt <= KING && zero == NO_SQUARE; pt++)
+        for (Square s = 0; s < SQUARE_NB && zero == NO_SQUARE; s++)
+            if (score_mg(DefaultParams.psq[pt][s]) == 0)
+                zero = s, zt = pt;
     CHECK(zero != NO_SQUARE);
     char name[32];
-    snprintf(name, sizeof name, "psq.rook.%c%d", 'a' + square_file(zero), 1 + square_rank(zero));
+    static const char *const names[PIECE_TYPE_NB] = {"", "pawn", "knight", "bishop", "rook", "queen", "king"};
+    snprintf(name, sizeof name, "psq.%s.%c%d", names[zt], 'a' + square_file(zero), 1 + square_rank(zero));
     int k = find(name);
     CHECK(k >= 0);
     memset(levels, BAYES_DEFAULT_LEVEL, (size_t)BayesParamCount);
     levels[k] = 4;
     bayes_apply(levels, p);
-    CHECK_INT(score_mg(p->psq[ROOK][zero]), 20);
+    CHECK_INT(score_mg(p->psq[zt][zero]), 20);
     levels[k] = 0;
     bayes_apply(levels, p);
-    CHECK_INT(score_mg(p->psq[ROOK][zero]), -20);
+    CHECK_INT(score_mg(p->psq[zt][zero]), -20);
     free(p);
     free(levels);
 }
