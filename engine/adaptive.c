@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "random.h"
+
 bool adaptive_parse_target(const char *name, BayesTarget *target, bool *automatic)
 {
     *automatic = !strcmp(name, "auto");
@@ -52,7 +54,7 @@ void adaptive_choose(const BayesModel *m, const StyleModel *style, const Positio
              * a mixed one either, drawn once per game from its seed. */
             c->target = c->style == STYLE_ATTACKING    ? TARGET_CONSERVATIVE
                         : c->style == STYLE_POSITIONAL ? TARGET_AGGRESSIVE
-                                                       : (BayesTarget)(bayes_rand(&seed) & 1);
+                                                       : (BayesTarget)(splitmix64(&seed) & 1);
             snprintf(c->reason, sizeof c->reason, "opponent style %s (p=%.2f)%s", StyleNames[c->style],
                      c->posterior[c->style], c->style == STYLE_MIXED ? ": target drawn for this game" : "");
         } else

@@ -18,6 +18,7 @@
 #define RANK_6_BB 0x0000FF0000000000ULL
 #define RANK_7_BB 0x00FF000000000000ULL
 #define RANK_8_BB 0xFF00000000000000ULL
+#define DARK_SQUARES 0xAA55AA55AA55AA55ULL /* a1, c1 ... h8 */
 
 static inline Bitboard square_bb(Square s) { return 1ULL << s; }
 static inline int popcount(Bitboard b) { return __builtin_popcountll(b); }

@@ -22,6 +22,7 @@
 
 #include "fen.h"
 #include "movegen.h"
+#include "random.h"
 #include "selfplay.h"
 
 typedef struct {
@@ -30,22 +31,14 @@ typedef struct {
     uint64_t nodes, seed;
     FILE *out;
     pthread_mutex_t lock;
-    int next_game;   /* the next game to claim */
-    int next_write;  /* the next game to write: output stays in game order */
-    int reported;    /* games written at the last progress line */
-    char **ready;    /* finished games' lines, by index, until written */
-    long positions;  /* written so far */
-    int results[3];  /* White wins, draws, Black wins */
+    int next_game;  /* the next game to claim */
+    int next_write; /* the next game to write: output stays in game order */
+    int reported;   /* games written at the last progress line */
+    char **ready;   /* finished games' lines, by index, until written */
+    long positions; /* written so far */
+    int results[3]; /* White wins, draws, Black wins */
     int64_t start_ms;
 } DataGen;
-
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
 
 static const Evaluator *classical(void *user, const Position *root)
 {
@@ -63,13 +56,13 @@ static void opening(DataGen *g, Search *search, const Evaluator *e, int index, c
     for (int attempt = 0;; attempt++) {
         char err[64];
         fen_read(p, FEN_STARTPOS, err, sizeof err);
-        int plies = g->random_plies + (int)(splitmix(&rng) % 2);
+        int plies = g->random_plies + (int)(splitmix64(&rng) % 2);
         bool ok = true;
         for (int i = 0; i < plies && ok; i++) {
             MoveList l;
             ok = movegen_legal(p, &l, GEN_ALL) > 0;
             if (ok)
-                position_make_move(p, l.moves[splitmix(&rng) % (uint64_t)l.count]);
+                position_make_move(p, l.moves[splitmix64(&rng) % (uint64_t)l.count]);
         }
         MoveList l;
         if (!ok || movegen_legal(p, &l, GEN_ALL) == 0)
@@ -203,7 +196,8 @@ int datagen_command(int argc, char **argv)
             g.seed = (uint64_t)v, i++;
         else if (!strcmp(argv[i], "--random-plies") && number && v >= 0 && v <= 40)
             g.random_plies = (int)v, i++;
-        else if (!strcmp(argv[i], "--params") && has && (!strcmp(argv[i + 1], "engine") || !strcmp(argv[i + 1], "handset")))
+        else if (!strcmp(argv[i], "--params") && has &&
+                 (!strcmp(argv[i + 1], "engine") || !strcmp(argv[i + 1], "handset")))
             g.handset = !strcmp(argv[++i], "handset");
         else {
             fprintf(stderr, "datagen: bad or incomplete argument '%s'\n", argv[i]);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fen.h"
+#include "random.h"
 
 #define MAX_GAMES 10000000
 #define MAX_CONCURRENCY 256
@@ -235,14 +236,6 @@ bool openings_load(const char *path, char ***list, int *list_count, char *err, s
     free(p);
     fclose(f);
     return ok;
-}
-
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
 }
 
 /* Flags with a whole-number value and its range; the rest of the valued flags after them. */

@@ -41,7 +41,7 @@ void movepick_init(MovePicker *mp, const Position *pos, const SearchThread *t, c
     mp->ss = ss;
     mp->tt_move = tt_move;
     mp->noisy_only = qsearch && !in_check(pos);
-    mp->quiet_checks = false;
+    mp->quiet_checks = NULL;
     mp->killer[0] = qsearch ? MOVE_NONE : ss->killer[0];
     mp->killer[1] = qsearch ? MOVE_NONE : ss->killer[1];
     mp->counter = MOVE_NONE;
@@ -51,7 +51,7 @@ void movepick_init(MovePicker *mp, const Position *pos, const SearchThread *t, c
             mp->counter = t->counter[prev->piece][move_to(prev->move)];
     }
     mp->stage = tt_move ? STAGE_TT : STAGE_GEN_NOISY;
-    mp->noisy_ready = mp->quiet_ready = mp->check_ready = false;
+    mp->noisy_ready = mp->quiet_ready = false;
     mp->noisy_next = mp->quiet_next = mp->bad_count = mp->bad_next = 0;
 }
 
@@ -196,13 +196,9 @@ Move movepick_next(MovePicker *mp, bool skip_quiets)
         case STAGE_QUIET_CHECKS:
             if (!mp->quiet_ready)
                 gen_quiet(mp);
-            if (!mp->check_ready) {
-                position_check_info(mp->pos, &mp->check_info);
-                mp->check_ready = true;
-            }
             while (mp->quiet_next < mp->quiet.count) {
                 Move m = mp->quiet.moves[mp->quiet_next++];
-                if (m != mp->tt_move && position_gives_check_ci(mp->pos, &mp->check_info, m))
+                if (m != mp->tt_move && position_gives_check_ci(mp->pos, mp->quiet_checks, m))
                     return m;
             }
             mp->stage = STAGE_DONE;

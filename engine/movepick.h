@@ -11,15 +11,14 @@ typedef struct {
     const Stack *ss;
     Move tt_move, killer[2], counter;
     int stage;
-    bool noisy_only;   /* quiescence search not in check */
-    bool quiet_checks; /* with noisy_only: then quiet moves that give check */
+    bool noisy_only;               /* quiescence search not in check */
+    const CheckInfo *quiet_checks; /* with noisy_only: then quiet moves giving check (by this), or NULL */
     MoveList noisy, quiet;
-    bool noisy_ready, quiet_ready, check_ready;
+    bool noisy_ready, quiet_ready;
     int noisy_score[MAX_MOVES], quiet_score[MAX_MOVES];
     int noisy_next, quiet_next;
     Move bad[MAX_MOVES];
     int bad_count, bad_next;
-    CheckInfo check_info; /* for the quiet checks, once they are generated */
 } MovePicker;
 
 void movepick_init(MovePicker *mp, const Position *pos, const SearchThread *t, const Stack *ss, Move tt_move,

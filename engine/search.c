@@ -143,10 +143,10 @@ static int qsearch(SearchThread *t, Stack *ss, int alpha, int beta, int depth)
 
     MovePicker mp;
     movepick_init(&mp, p, t, ss, hit ? tte.move : MOVE_NONE, true);
-    mp.quiet_checks = depth >= 0 && !checked;
     CheckInfo ci;
     if (!checked)
         position_check_info(p, &ci);
+    mp.quiet_checks = depth >= 0 && !checked ? &ci : NULL;
     Move m, best_move = MOVE_NONE;
     int move_count = 0;
     while ((m = movepick_next(&mp, false)) != MOVE_NONE) {

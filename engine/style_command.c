@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "random.h"
 #include "style.h"
 
 #define DEFAULT_MODEL "engine/style.model"
@@ -240,14 +241,6 @@ int style_train_command(int argc, char **argv, FILE *out)
 }
 
 /* ---- style-cv ---------------------------------------------------------------------------- */
-
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
 
 /* The Wilson score interval (95 %) of k successes in n. */
 static void wilson(long k, long n, double *lo, double *hi)

@@ -62,6 +62,18 @@ typedef struct {
  * --freeze. */
 static bool frozen[PARAM_SLOT_COUNT];
 
+/* Room for one more sample; the caller fills it and counts it. */
+static Sample *sample_slot(SampleSet *set)
+{
+    if (set->count == set->cap) {
+        set->cap = set->cap ? set->cap * 2 : 65536;
+        set->samples = realloc(set->samples, (size_t)set->cap * sizeof *set->samples);
+        if (!set->samples)
+            abort();
+    }
+    return &set->samples[set->count];
+}
+
 static bool tunable(int slot)
 {
     int scale = (int)(offsetof(EvalParams, attack_scale) / sizeof(Score));
@@ -131,13 +143,10 @@ static void read_collection(const char *path, SampleSet *set, FILE *out)
         for (int i = 0; i < g.move_count; i++) {
             Move next = g.moves[i].move;
             if (i >= MIN_PLY && !is_capture(&p, next) && move_kind(next) != MOVE_PROMOTION && quiet_position(&p)) {
-                if (set->count == set->cap) {
-                    set->cap = set->cap ? set->cap * 2 : 65536;
-                    set->samples = realloc(set->samples, (size_t)set->cap * sizeof *set->samples);
-                }
-                Sample *s = &set->samples[set->count++];
+                Sample *s = sample_slot(set);
                 fen_write(&p, s->fen);
                 s->result = result;
+                set->count++;
             }
             position_make_move(&p, g.moves[i].move);
             position_trim_history(&p);
@@ -169,11 +178,7 @@ static void read_labels(const char *path, SampleSet *set, char *origin, size_t o
         char *semi = strchr(line, ';');
         if (!semi || semi - line >= 100)
             continue;
-        if (set->count == set->cap) {
-            set->cap = set->cap ? set->cap * 2 : 65536;
-            set->samples = realloc(set->samples, (size_t)set->cap * sizeof *set->samples);
-        }
-        Sample *s = &set->samples[set->count];
+        Sample *s = sample_slot(set);
         memcpy(s->fen, line, (size_t)(semi - line));
         s->fen[semi - line] = 0;
         s->result = (float)atof(semi + 1);
@@ -451,15 +456,16 @@ int tune_command(int argc, char **argv, FILE *out)
             labels = argv[++i];
         else if (!strcmp(argv[i], "--l2") && has)
             l2 = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--from") && has && (!strcmp(argv[i + 1], "engine") || !strcmp(argv[i + 1], "handset")))
+        else if (!strcmp(argv[i], "--from") && has &&
+                 (!strcmp(argv[i + 1], "engine") || !strcmp(argv[i + 1], "handset")))
             from = !strcmp(argv[++i], "handset") ? &HandSetParams : &DefaultParams;
         else if (!strcmp(argv[i], "--freeze") && has) {
             if (!freeze(argv[++i])) {
-                fprintf(stderr, "tune: --freeze takes parameter names (feelfish bayes show lists them)\n");
+                fprintf(stderr, "tune: --freeze takes names of the vector's tables, comma-separated (ParamTable in "
+                                "engine/eval/params.c)\n");
                 return 2;
             }
-        }
-        else {
+        } else {
             fprintf(stderr,
                     "tune: unexpected argument '%s'\nusage: feelfish tune [--labels FILE | --data DIR] "
                     "[--from engine|handset] [--rounds N] [--epochs N] [--threads N] [--l2 L] [--freeze NAME,...] "
@@ -524,8 +530,7 @@ int tune_command(int argc, char **argv, FILE *out)
         Term *terms;
         Traced *traced = trace_all(&set, &params, threads, &terms);
         long nterms = traced[set.count - 1].first + traced[set.count - 1].count;
-        fprintf(out, "round %d: traced %d positions, %.1f terms each\n", round, set.count,
-                (double)nterms / set.count);
+        fprintf(out, "round %d: traced %d positions, %.1f terms each\n", round, set.count, (double)nterms / set.count);
         double *delta = calloc((size_t)PARAM_SLOT_COUNT * 2, sizeof *delta),
                *away = calloc((size_t)PARAM_SLOT_COUNT * 2, sizeof *away);
         for (int slot = 0; slot < PARAM_SLOT_COUNT; slot++) {
@@ -553,7 +558,8 @@ int tune_command(int argc, char **argv, FILE *out)
         n += snprintf(how + n, sizeof how - (size_t)n, " *   %s --out FILE\n", origin);
     n += snprintf(how + n, sizeof how - (size_t)n, " *   feelfish tune");
     for (int i = 0; i < argc && n < (int)sizeof how - 64; i++)
-        n += snprintf(how + n, sizeof how - (size_t)n, " %s", !strcmp(argv[i], labels ? labels : "") ? "FILE" : argv[i]);
+        n +=
+            snprintf(how + n, sizeof how - (size_t)n, " %s", !strcmp(argv[i], labels ? labels : "") ? "FILE" : argv[i]);
     snprintf(how + n, sizeof how - (size_t)n, "\n");
     bool ok = write_c(path, &params, how, k, held_before, after, set.count);
     fprintf(out, ok ? "wrote %s\n" : "tune: cannot write %s\n", path);

@@ -13,6 +13,7 @@
 #include "../engine/engine.h"
 #include "../engine/match_config.h"
 #include "../engine/match_stats.h"
+#include "../engine/random.h"
 #include "../engine/selfplay.h"
 #include "bayes_store.h"
 #include "store.h"
@@ -45,7 +46,7 @@ static Player *player_new(PlayerKind kind, uint64_t seed)
         /* §3: the perturbed side draws a fresh level for every parameter in every phase. */
         for (int i = 0; i < BayesParamCount; i++)
             pl->levels[ph][i] =
-                kind == PLAYER_PERTURBED ? (uint8_t)(bayes_rand(&seed) % BAYES_LEVELS) : BAYES_DEFAULT_LEVEL;
+                kind == PLAYER_PERTURBED ? (uint8_t)(splitmix64(&seed) % BAYES_LEVELS) : BAYES_DEFAULT_LEVEL;
     }
     return pl;
 }
@@ -230,7 +231,7 @@ static void *learn_worker(void *arg)
         /* Game i: opening i/2, the perturbed side White in odd games; its levels seeded by (seed, i)
          * so a resumed run plays the same games. */
         uint64_t seed = L->c.seed * 0x9E3779B97F4A7C15ULL + (uint64_t)i;
-        Player *a = player_new(PLAYER_DEFAULT, 0), *b = player_new(PLAYER_PERTURBED, bayes_rand(&seed));
+        Player *a = player_new(PLAYER_DEFAULT, 0), *b = player_new(PLAYER_PERTURBED, splitmix64(&seed));
         Color b_colour = i & 1 ? WHITE : BLACK;
         SelfPlayer players[COLOR_NB];
         players[b_colour] = (SelfPlayer){player_evaluator, b};

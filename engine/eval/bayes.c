@@ -55,11 +55,11 @@ void bayes_init(void)
                     snprintf(bp->name, sizeof bp->name, "%s.%s", info->name, PieceTypeNames[i]);
                 else if (!strcmp(info->name, "shelter") || !strcmp(info->name, "storm")) { /* [edge distance][rank] */
                     if (i % RANK_NB)
-                        snprintf(bp->name, sizeof bp->name, "%s.edge%d.rank%d", info->name, i / RANK_NB, i % RANK_NB + 1);
+                        snprintf(bp->name, sizeof bp->name, "%s.edge%d.rank%d", info->name, i / RANK_NB,
+                                 i % RANK_NB + 1);
                     else
                         snprintf(bp->name, sizeof bp->name, "%s.edge%d.none", info->name, i / RANK_NB);
-                }
-                else
+                } else
                     snprintf(bp->name, sizeof bp->name, "%s.%d", info->name, i);
             }
             bp->slot = slot;
@@ -229,12 +229,4 @@ bool bayes_read_model(const char *path, BayesModel *m, char *err, size_t size)
         return false;
     }
     return Reader(path, m, err, size);
-}
-
-uint64_t bayes_rand(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
 }

@@ -89,7 +89,4 @@ typedef bool (*BayesModelReader)(const char *path, BayesModel *m, char *err, siz
 void bayes_set_reader(BayesModelReader reader);
 bool bayes_read_model(const char *path, BayesModel *m, char *err, size_t err_size);
 
-/* A small deterministic generator (splitmix64) for self-play levels and seeded choices. */
-uint64_t bayes_rand(uint64_t *state);
-
 #endif

@@ -70,12 +70,11 @@ static inline int edge_distance(int file) { return file < 7 - file ? file : 7 - 
 #define QUEEN_SIDE (FILE_A_BB | FILE_A_BB << 1 | FILE_A_BB << 2 | FILE_A_BB << 3)
 #define KING_SIDE (~QUEEN_SIDE)
 /* The files around a king on each file: where its shelter is and an attack on it happens. */
-static const Bitboard KingFlank[8] = {FILES_ABC | FILE_A_BB << 3, FILES_ABC | FILE_A_BB << 3, FILES_ABC | FILE_A_BB << 3,
-                                      FILES_CDEF, FILES_CDEF, FILES_FGH | FILE_A_BB << 4, FILES_FGH | FILE_A_BB << 4,
-                                      FILES_FGH | FILE_A_BB << 4};
+static const Bitboard KingFlank[8] = {
+    FILES_ABC | FILE_A_BB << 3, FILES_ABC | FILE_A_BB << 3, FILES_ABC | FILE_A_BB << 3, FILES_CDEF, FILES_CDEF,
+    FILES_FGH | FILE_A_BB << 4, FILES_FGH | FILE_A_BB << 4, FILES_FGH | FILE_A_BB << 4};
 #define CENTER_FILES (FILE_A_BB << 2 | FILE_A_BB << 3 | FILE_A_BB << 4 | FILE_A_BB << 5)
 #define CENTER_SQUARES ((FILE_A_BB << 3 | FILE_A_BB << 4) & (RANK_4_BB | RANK_5_BB))
-#define DARK_SQUARES 0xAA55AA55AA55AA55ULL
 
 static void eval_pawns(EvalState *es, Color c)
 {
@@ -191,6 +190,7 @@ static void eval_pieces(EvalState *es, Color c)
     Bitboard outpost_ranks = c == WHITE ? (RANK_4_BB | RANK_5_BB | RANK_6_BB) : (RANK_3_BB | RANK_4_BB | RANK_5_BB);
     Bitboard their_pawns = pieces(p, them, PAWN), our_pawns = pieces(p, c, PAWN);
     Score mobility = 0, other = 0;
+    int blocked_centre = popcount(our_pawns & pawn_push(them, occ) & CENTER_FILES); /* for the bishops */
 
     for (PieceType pt = KNIGHT; pt <= QUEEN; pt++) {
         Bitboard b = pieces(p, c, pt);
@@ -229,8 +229,7 @@ static void eval_pieces(EvalState *es, Color c)
                 if (pt == BISHOP) {
                     /* Own pawns on its colour hem it in, the more so with the centre blocked. */
                     Bitboard colour = (square_bb(s) & DARK_SQUARES) ? DARK_SQUARES : ~DARK_SQUARES;
-                    Bitboard blocked = our_pawns & pawn_push(them, occ) & CENTER_FILES;
-                    other += prm->bishop_pawns * (popcount(our_pawns & colour) * (1 + popcount(blocked)));
+                    other += prm->bishop_pawns * (popcount(our_pawns & colour) * (1 + blocked_centre));
                     if (more_than_one(bishop_attacks(s, p->by_type[PAWN]) & CENTER_SQUARES))
                         other += prm->bishop_long_diagonal;
                 }
@@ -345,10 +344,11 @@ static void eval_space(EvalState *es, Color c)
 {
     const Position *p = es->pos;
     Color them = color_flip(c);
-    if (p->st->material[WHITE] + p->st->material[BLACK] < 2 * (PieceValueMg[QUEEN] + PieceValueMg[ROOK] +
-                                                                 PieceValueMg[BISHOP] + PieceValueMg[KNIGHT]))
+    if (p->st->material[WHITE] + p->st->material[BLACK] <
+        2 * (PieceValueMg[QUEEN] + PieceValueMg[ROOK] + PieceValueMg[BISHOP] + PieceValueMg[KNIGHT]))
         return;
-    Bitboard mask = CENTER_FILES & (c == WHITE ? (RANK_2_BB | RANK_3_BB | RANK_4_BB) : (RANK_5_BB | RANK_6_BB | RANK_7_BB));
+    Bitboard mask =
+        CENTER_FILES & (c == WHITE ? (RANK_2_BB | RANK_3_BB | RANK_4_BB) : (RANK_5_BB | RANK_6_BB | RANK_7_BB));
     Bitboard ours = pieces(p, c, PAWN);
     Bitboard safe = mask & ~ours & ~es->attacked[them][PAWN];
     Bitboard behind = ours | pawn_push(them, ours);
@@ -384,9 +384,8 @@ static int endgame_scale(const Position *p, int eg)
     if (!pieces(p, strong, PAWN) && strong_npm - weak_npm <= PieceValueMg[BISHOP])
         return strong_npm < PieceValueMg[ROOK] ? 0 : 16;
     if (popcount(p->by_type[BISHOP]) == 2 && strong_npm == PieceValueMg[BISHOP] && weak_npm == PieceValueMg[BISHOP]) {
-        const Bitboard dark = 0xAA55AA55AA55AA55ULL;
         Bitboard b = p->by_type[BISHOP];
-        if ((b & dark) && (b & ~dark))
+        if ((b & DARK_SQUARES) && (b & ~DARK_SQUARES))
             return 32; /* opposite-coloured bishops */
     }
     return 64;

@@ -52,14 +52,14 @@ typedef struct {
     Score rook_trapped; /* by its own king, with little mobility */
     Score knight_outpost;
     Score bishop_outpost;
-    Score threat_by_pawn;                /* a safe pawn attacks a piece */
-    Score threat_by_pawn_push;           /* a safe pawn push would attack a piece */
+    Score threat_by_pawn;                 /* a safe pawn attacks a piece */
+    Score threat_by_pawn_push;            /* a safe pawn push would attack a piece */
     Score threat_by_minor[PIECE_TYPE_NB]; /* a minor attacks a defended or weak piece, by victim */
     Score threat_by_rook[PIECE_TYPE_NB];  /* a rook attacks a weak piece, by victim */
-    Score threat_by_king;                /* the king attacks a weak piece */
-    Score hanging;                       /* a weak piece attacked and undefended (or attacked twice) */
-    Score space;                         /* middlegame: safe squares behind the pawns, by piece count */
-    Score initiative[5]; /* endgame: passed pawns, pawns, both flanks, pawn ending, bias */
+    Score threat_by_king;                 /* the king attacks a weak piece */
+    Score hanging;                        /* a weak piece attacked and undefended (or attacked twice) */
+    Score space;                          /* middlegame: safe squares behind the pawns, by piece count */
+    Score initiative[5];                  /* endgame: passed pawns, pawns, both flanks, pawn ending, bias */
     Score tempo;
 } EvalParams;
 
