@@ -12,9 +12,10 @@ SERVER_PKGS := libuv libmicrohttpd libwebsockets jansson sqlite3
 SERVER_CFLAGS = $(shell pkg-config --cflags $(SERVER_PKGS) 2>/dev/null)
 SERVER_LIBS = $(shell pkg-config --libs $(SERVER_PKGS) 2>/dev/null)
 
-ENGINE_SRC := $(sort $(wildcard engine/*.c engine/eval/*.c))
-SERVER_SRC := $(sort $(wildcard server/*.c))
-UNIT_SRC   := $(sort $(wildcard tests/unit/*.c))
+ENGINE_SRC := $(sort $(shell find engine -name '*.c'))
+SERVER_SRC := $(sort $(shell find server -name '*.c'))
+UNIT_SRC   := $(sort $(shell find tests/unit -name '*.c'))
+ALL_H      := $(shell find engine server tests/unit -name '*.h')
 
 REL_OBJ  := $(patsubst %.c,build/release/%.o,$(ENGINE_SRC) $(SERVER_SRC))
 ASAN_ENGINE_OBJ := $(patsubst %.c,build/asan/%.o,$(ENGINE_SRC))
@@ -64,12 +65,12 @@ deps-bench:
 feelfish: $(REL_OBJ)
 	$(CC) $(CFLAGS) $(OPT) $(ARCH) -o $@ $^ $(LDLIBS) $(SERVER_LIBS)
 
-build/release/%.o: %.c $(wildcard engine/*.h engine/eval/*.h server/*.h)
+build/release/%.o: %.c $(ALL_H)
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
 	@$(CC) $(CFLAGS) $(if $(filter server/%,$<),$(SERVER_CFLAGS)) $(OPT) $(ARCH) -c -o $@ $<
 
-build/asan/%.o: %.c $(wildcard engine/*.h engine/eval/*.h server/*.h tests/unit/*.h)
+build/asan/%.o: %.c $(ALL_H)
 	@mkdir -p $(dir $@)
 	@echo "CC (asan) $<"
 	@$(CC) $(CFLAGS) $(if $(filter server/%,$<),$(SERVER_CFLAGS)) $(ASAN_FLAGS) -c -o $@ $<
@@ -78,7 +79,7 @@ build/asan/%.o: %.c $(wildcard engine/*.h engine/eval/*.h server/*.h tests/unit/
 build/feelfish-asan: $(ASAN_ENGINE_OBJ) $(patsubst %.c,build/asan/%.o,$(SERVER_SRC))
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS) $(SERVER_LIBS)
 
-build/tsan/%.o: %.c $(wildcard engine/*.h engine/eval/*.h server/*.h tests/unit/*.h)
+build/tsan/%.o: %.c $(ALL_H)
 	@mkdir -p $(dir $@)
 	@echo "CC (tsan) $<"
 	@$(CC) $(CFLAGS) $(TSAN_FLAGS) -c -o $@ $<
@@ -128,7 +129,7 @@ bench-bayesian: deps-bench feelfish
 	@tests/bench/bayesian.sh
 
 format:
-	clang-format -i engine/*.c engine/*.h engine/eval/*.c engine/eval/*.h server/*.c server/*.h tests/unit/*.c tests/unit/*.h
+	clang-format -i $$(find engine server tests/unit -name '*.[ch]')
 
 clean:
 	rm -rf build feelfish web/dist

@@ -10,6 +10,7 @@
 #include "../engine/eval/affective.h"
 #include "models.h"
 #include "api.h"
+#include "../engine/core/rules.h"
 
 static const ServerConfig *Cfg;
 

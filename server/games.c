@@ -15,6 +15,7 @@
 #include "jobs.h"
 #include "log.h"
 #include "store.h"
+#include "../engine/core/rules.h"
 
 #define GAMES_MAX_MOVES 1200
 #define GAMES_TABLE 1024

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/search.h"
+#include "../engine/search/search.h"
 #include "api.h"
 #include "log.h"
 

@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "../engine/engine.h"
-#include "../engine/match_config.h"
-#include "../engine/match_stats.h"
-#include "../engine/random.h"
-#include "../engine/selfplay.h"
+#include "../engine/tools/match/match_config.h"
+#include "../engine/tools/match/match_stats.h"
+#include "../engine/core/random.h"
+#include "../engine/adapt/selfplay.h"
 #include "bayes_store.h"
 #include "store.h"
 

@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "../engine/engine.h"
-#include "../engine/style.h"
-#include "../engine/datagen.h"
-#include "../engine/tune.h"
+#include "../engine/adapt/style.h"
+#include "../engine/tools/datagen.h"
+#include "../engine/tools/tune.h"
 #include "bayes_store.h"
 #include "learn.h"
 #include "serve.h"

@@ -6,7 +6,7 @@
 
 #include <jansson.h>
 
-#include "../engine/adaptive.h"
+#include "../engine/adapt/adaptive.h"
 #include "config.h"
 #include "http.h"
 

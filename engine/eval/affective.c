@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fen.h"
-#include "../movegen.h"
+#include "../notation/fen.h"
+#include "../core/movegen.h"
 
 const char *const ConceptNames[CONCEPT_NB] = {"desirability", "relief",     "arousal",        "material",
                                               "mobility",     "kingSafety", "oppKingExposure"};

@@ -8,6 +8,7 @@
 #ifndef FEELFISH_BAYES_H
 #define FEELFISH_BAYES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "eval.h"

@@ -6,7 +6,7 @@
 
 #include <stdlib.h>
 
-#include "../psqt.h"
+#include "../core/psqt.h"
 
 const char *const EvalGroupNames[EVAL_GROUP_NB] = {"material",          "mobility",       "king_safety",
                                                    "opp_king_exposure", "pawn_structure", "other"};

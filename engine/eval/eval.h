@@ -4,6 +4,7 @@
 #ifndef FEELFISH_EVAL_H
 #define FEELFISH_EVAL_H
 
+#include "../core/position.h"
 #include "params.h"
 
 typedef enum {

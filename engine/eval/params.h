@@ -3,7 +3,7 @@
 #ifndef FEELFISH_PARAMS_H
 #define FEELFISH_PARAMS_H
 
-#include "../position.h"
+#include "../core/types.h"
 
 #define S(mg, eg) score_make((mg), (eg))
 

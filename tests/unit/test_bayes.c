@@ -3,9 +3,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../../engine/adaptive.h"
+#include "../../engine/adapt/adaptive.h"
 #include "../../engine/engine.h"
-#include "../../engine/selfplay.h"
+#include "../../engine/adapt/selfplay.h"
 #include "test.h"
 
 static int find(const char *name)

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "../../engine/engine.h"
-#include "../../engine/style.h"
+#include "../../engine/adapt/style.h"
 #include "test.h"
 
 /* A Sicilian with opposite castling and a pawn storm. After 15...Nc7 (ply 30): White Kc1 Qd2

@@ -1,0 +1,27 @@
+/* The search lab: textbook minimax, alpha-beta, NegaScout and MTD(f) on the same tree (fixed
+ * depth, no pruning, no extensions, static evaluation at the leaves), to compare their values and
+ * node counts. They must agree on the value; only the work differs. */
+#ifndef FEELFISH_LAB_H
+#define FEELFISH_LAB_H
+
+#include "../eval/eval.h"
+#include "../core/position.h"
+
+typedef enum { LAB_MINIMAX, LAB_ALPHABETA, LAB_NEGASCOUT, LAB_MTDF, LAB_ALGORITHM_NB } LabAlgorithm;
+
+extern const char *const LabAlgorithmNames[LAB_ALGORITHM_NB];
+
+typedef struct {
+    int value; /* side to move's view, centipawns (mate scores as in the search) */
+    Move best;
+    uint64_t nodes;  /* positions searched (a look-up in MTD(f)'s memory is not one) */
+    uint64_t leaves; /* of which evaluated statically or found terminal */
+    int passes;      /* MTD(f): null-window searches made */
+} LabResult;
+
+/* Runs one algorithm to depth (1..8) on a copy of p. */
+void lab_run(LabAlgorithm a, const Position *p, int depth, const Evaluator *e, LabResult *out);
+/* The algorithm named, or -1. */
+int lab_algorithm_from_name(const char *name);
+
+#endif

@@ -1,0 +1,209 @@
+/* The staged move picker. Our generator is legal, so the table move, killers and counter-move are
+ * validated by finding them in the generated lists (which are then reused, never regenerated). */
+#include "movepick.h"
+
+#include "../core/movegen.h"
+#include "../core/see.h"
+
+enum {
+    STAGE_TT,
+    STAGE_GEN_NOISY,
+    STAGE_GOOD_NOISY,
+    STAGE_GEN_QUIET,
+    STAGE_KILLER1,
+    STAGE_KILLER2,
+    STAGE_COUNTER,
+    STAGE_QUIET,
+    STAGE_BAD_NOISY,
+    STAGE_QUIET_CHECKS,
+    STAGE_DONE
+};
+
+static bool list_contains(const MoveList *l, Move m)
+{
+    for (int i = 0; i < l->count; i++)
+        if (l->moves[i] == m)
+            return true;
+    return false;
+}
+
+static bool looks_noisy(const Position *p, Move m)
+{
+    return move_kind(m) == MOVE_PROMOTION || move_kind(m) == MOVE_EN_PASSANT ||
+           (move_kind(m) != MOVE_CASTLING && p->board[move_to(m)] != NO_PIECE);
+}
+
+void movepick_init(MovePicker *mp, const Position *pos, const SearchThread *t, const Stack *ss, Move tt_move,
+                   bool qsearch)
+{
+    mp->pos = pos;
+    mp->t = t;
+    mp->ss = ss;
+    mp->tt_move = tt_move;
+    mp->noisy_only = qsearch && !in_check(pos);
+    mp->quiet_checks = NULL;
+    mp->killer[0] = qsearch ? MOVE_NONE : ss->killer[0];
+    mp->killer[1] = qsearch ? MOVE_NONE : ss->killer[1];
+    mp->counter = MOVE_NONE;
+    if (!qsearch && ss->ply > 0) {
+        const Stack *prev = ss - 1;
+        if (prev->move != MOVE_NONE && prev->move != MOVE_NULL)
+            mp->counter = t->counter[prev->piece][move_to(prev->move)];
+    }
+    mp->stage = tt_move ? STAGE_TT : STAGE_GEN_NOISY;
+    mp->noisy_ready = mp->quiet_ready = false;
+    mp->noisy_next = mp->quiet_next = mp->bad_count = mp->bad_next = 0;
+}
+
+int movepick_quiet_history(const SearchThread *t, const Stack *ss, const Position *pos, Move m)
+{
+    Piece pc = pos->board[move_from(m)];
+    Square to = move_to(m);
+    int h = t->history[pos->side][move_from(m)][to];
+    if (ss->ply >= 1)
+        h += (*(ss - 1)->cont)[pc][to];
+    if (ss->ply >= 2)
+        h += (*(ss - 2)->cont)[pc][to];
+    return h;
+}
+
+static void gen_noisy(MovePicker *mp)
+{
+    const Position *p = mp->pos;
+    movegen_legal(p, &mp->noisy, GEN_NOISY);
+    for (int i = 0; i < mp->noisy.count; i++) {
+        Move m = mp->noisy.moves[i];
+        Piece pc = p->board[move_from(m)];
+        PieceType victim = move_kind(m) == MOVE_EN_PASSANT ? PAWN : piece_type(p->board[move_to(m)]);
+        int s = SeeValue[victim] * 8 + mp->t->capture_history[pc][move_to(m)][victim] / 16;
+        if (move_kind(m) == MOVE_PROMOTION)
+            s += move_promo(m) == QUEEN ? 8000 : -8000;
+        mp->noisy_score[i] = s;
+    }
+    mp->noisy_ready = true;
+}
+
+static void gen_quiet(MovePicker *mp)
+{
+    movegen_legal(mp->pos, &mp->quiet, GEN_QUIET);
+    mp->quiet_ready = true;
+}
+
+static void score_quiets(MovePicker *mp)
+{
+    for (int i = 0; i < mp->quiet.count; i++)
+        mp->quiet_score[i] = movepick_quiet_history(mp->t, mp->ss, mp->pos, mp->quiet.moves[i]);
+}
+
+/* Removes and returns the best-scored remaining move (selection: lists are short, most nodes
+ * take only one or two moves before a cutoff). */
+static Move pick_best(MoveList *l, int *scores, int *next)
+{
+    int best = *next;
+    for (int i = *next + 1; i < l->count; i++)
+        if (scores[i] > scores[best])
+            best = i;
+    Move m = l->moves[best];
+    int s = scores[best];
+    l->moves[best] = l->moves[*next];
+    scores[best] = scores[*next];
+    l->moves[*next] = m;
+    scores[*next] = s;
+    (*next)++;
+    return m;
+}
+
+static bool is_special_quiet(const MovePicker *mp, Move m)
+{
+    return m == mp->tt_move || m == mp->killer[0] || m == mp->killer[1] || m == mp->counter;
+}
+
+Move movepick_next(MovePicker *mp, bool skip_quiets)
+{
+    for (;;) {
+        switch (mp->stage) {
+        case STAGE_TT:
+            mp->stage = STAGE_GEN_NOISY;
+            if (looks_noisy(mp->pos, mp->tt_move)) {
+                gen_noisy(mp);
+                if (list_contains(&mp->noisy, mp->tt_move))
+                    return mp->tt_move;
+            } else if (!mp->noisy_only) {
+                gen_quiet(mp);
+                if (list_contains(&mp->quiet, mp->tt_move))
+                    return mp->tt_move;
+            }
+            mp->tt_move = MOVE_NONE; /* not legal here: a key collision */
+            break;
+        case STAGE_GEN_NOISY:
+            if (!mp->noisy_ready)
+                gen_noisy(mp);
+            mp->stage = STAGE_GOOD_NOISY;
+            break;
+        case STAGE_GOOD_NOISY:
+            while (mp->noisy_next < mp->noisy.count) {
+                Move m = pick_best(&mp->noisy, mp->noisy_score, &mp->noisy_next);
+                if (m == mp->tt_move)
+                    continue;
+                /* Losing captures wait until the quiet moves have been tried. */
+                if (!mp->noisy_only && !see_ge(mp->pos, m, -mp->noisy_score[mp->noisy_next - 1] / 64)) {
+                    mp->bad[mp->bad_count++] = m;
+                    continue;
+                }
+                return m;
+            }
+            if (mp->noisy_only) {
+                mp->stage = mp->quiet_checks ? STAGE_QUIET_CHECKS : STAGE_DONE;
+                break;
+            }
+            mp->stage = STAGE_GEN_QUIET;
+            break;
+        case STAGE_GEN_QUIET:
+            if (!mp->quiet_ready)
+                gen_quiet(mp);
+            mp->stage = STAGE_KILLER1;
+            break;
+        case STAGE_KILLER1:
+        case STAGE_KILLER2:
+        case STAGE_COUNTER: {
+            Move m = mp->stage == STAGE_COUNTER ? mp->counter : mp->killer[mp->stage - STAGE_KILLER1];
+            int stage = mp->stage++;
+            if (stage == STAGE_COUNTER && (m == mp->killer[0] || m == mp->killer[1]))
+                break;
+            if (stage == STAGE_KILLER2 && m == mp->killer[0])
+                break;
+            if (skip_quiets || !m || m == mp->tt_move || !list_contains(&mp->quiet, m))
+                break;
+            return m;
+        }
+        case STAGE_QUIET:
+            if (!skip_quiets) {
+                if (mp->quiet_next == 0)
+                    score_quiets(mp);
+                while (mp->quiet_next < mp->quiet.count) {
+                    Move m = pick_best(&mp->quiet, mp->quiet_score, &mp->quiet_next);
+                    if (!is_special_quiet(mp, m))
+                        return m;
+                }
+            }
+            mp->stage = STAGE_BAD_NOISY;
+            break;
+        case STAGE_BAD_NOISY:
+            if (mp->bad_next < mp->bad_count)
+                return mp->bad[mp->bad_next++];
+            mp->stage = STAGE_DONE;
+            break;
+        case STAGE_QUIET_CHECKS:
+            if (!mp->quiet_ready)
+                gen_quiet(mp);
+            while (mp->quiet_next < mp->quiet.count) {
+                Move m = mp->quiet.moves[mp->quiet_next++];
+                if (m != mp->tt_move && position_gives_check_ci(mp->pos, mp->quiet_checks, m))
+                    return m;
+            }
+            mp->stage = STAGE_DONE;
+            break;
+        default: return MOVE_NONE;
+        }
+    }
+}

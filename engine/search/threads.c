@@ -1,0 +1,374 @@
+/* The search's threads and its public entry points.
+ * Design: search_run() runs on the caller's thread as the main search thread (id 0); helpers
+ * (Lazy SMP) sleep on `cond` and wake when `generation` changes, each searching its own copy of
+ * the root with the shared transposition table. `lock` guards generation/running/quit only; the
+ * stop flag and node counters are atomics read with relaxed ordering. Only the main thread checks
+ * the clock, reports, and decides the best move. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/movegen.h"
+#include "search_internal.h"
+
+int64_t time_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void search_limits_init(SearchLimits *l)
+{
+    memset(l, 0, sizeof *l);
+    l->multipv = 1;
+}
+
+int search_mate_in(int score)
+{
+    if (score >= VALUE_MATE_IN_MAX_PLY)
+        return (VALUE_MATE - score + 1) / 2;
+    if (score <= -VALUE_MATE_IN_MAX_PLY)
+        return -(VALUE_MATE + score) / 2;
+    return 0;
+}
+
+uint64_t search_total_nodes(const Search *s)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < s->thread_count; i++)
+        n += atomic_load_explicit(&s->threads[i]->nodes, memory_order_relaxed);
+    return n;
+}
+
+void search_check_time(SearchThread *t)
+{
+    Search *s = t->search;
+    uint64_t nodes = atomic_load_explicit(&t->nodes, memory_order_relaxed);
+    if (s->node_limit && (s->thread_count == 1 ? nodes : search_total_nodes(s)) >= s->node_limit) {
+        atomic_store(&s->stop, true);
+        return;
+    }
+    if ((nodes & 1023) || !s->tm.maximum || atomic_load_explicit(&s->pondering, memory_order_relaxed))
+        return;
+    if (time_now_ms() - s->tm.start >= s->tm.maximum)
+        atomic_store(&s->stop, true);
+}
+
+static void fill_info(const SearchThread *t, int line, int depth, SearchInfo *info)
+{
+    const Search *s = t->search;
+    const RootMove *rm = &t->root[line];
+    bool updated = rm->score != -VALUE_INFINITE;
+    info->depth = updated ? depth : (depth > 1 ? depth - 1 : 1);
+    info->seldepth = rm->seldepth > info->depth ? rm->seldepth : info->depth;
+    info->multipv = line + 1;
+    info->score = updated ? rm->score : rm->previous_score;
+    info->bound = line == t->pv_idx ? rm->bound : BOUND_EXACT;
+    if (info->score == -VALUE_INFINITE)
+        info->score = 0;
+    info->nodes = search_total_nodes(s);
+    info->time_ms = time_now_ms() - s->tm.start;
+    info->nps = info->time_ms > 0 ? info->nodes * 1000 / (uint64_t)info->time_ms : info->nodes * 1000;
+    info->hashfull = tt_hashfull(&s->tt);
+    info->pv_length = rm->pv_length;
+    memcpy(info->pv, rm->pv, (size_t)rm->pv_length * sizeof(Move));
+}
+
+/* Reports every line of the main thread (exact lines and, mid-iteration, a failing one). */
+void search_report(SearchThread *t, int depth)
+{
+    Search *s = t->search;
+    int lines = t->multipv < s->limits.multipv ? t->multipv : s->limits.multipv;
+    for (int i = 0; i < lines; i++) {
+        SearchInfo info;
+        fill_info(t, i, depth, &info);
+        if (s->cb && s->cb->on_info)
+            s->cb->on_info(s->cb->user, &info);
+    }
+}
+
+static void *helper_main(void *arg)
+{
+    SearchThread *t = arg;
+    Search *s = t->search;
+    unsigned seen = 0;
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        while (s->generation == seen && !s->quit)
+            pthread_cond_wait(&s->cond, &s->lock);
+        if (s->quit)
+            break;
+        seen = s->generation;
+        pthread_mutex_unlock(&s->lock);
+        search_iterate(t);
+        pthread_mutex_lock(&s->lock);
+        if (--s->running == 0)
+            pthread_cond_broadcast(&s->cond);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+static SearchThread *thread_new(Search *s, int id)
+{
+    SearchThread *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->search = s;
+    t->id = id;
+    search_thread_reset(t);
+    if (id > 0 && pthread_create(&t->handle, NULL, helper_main, t)) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static void stop_helpers(Search *s)
+{
+    pthread_mutex_lock(&s->lock);
+    s->quit = true;
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+    for (int i = 1; i < s->thread_count; i++)
+        pthread_join(s->threads[i]->handle, NULL);
+    for (int i = 1; i < s->thread_count; i++)
+        free(s->threads[i]);
+    s->quit = false;
+    s->thread_count = 1;
+}
+
+Search *search_new(void)
+{
+    Search *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->cond, NULL);
+    s->move_overhead = 10;
+    s->threads[0] = thread_new(s, 0);
+    s->thread_count = 1;
+    if (!s->threads[0] || !search_set_hash(s, 16)) {
+        search_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void search_free(Search *s)
+{
+    if (!s)
+        return;
+    if (s->threads[0])
+        stop_helpers(s);
+    free(s->threads[0]);
+    tt_free(&s->tt);
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->cond);
+    free(s);
+}
+
+bool search_set_hash(Search *s, size_t mb)
+{
+    if (!tt_resize(&s->tt, mb))
+        return false;
+    s->hash_mb = mb < 1 ? 1 : mb;
+    return true;
+}
+
+size_t search_hash_mb(const Search *s) { return s->hash_mb; }
+
+bool search_set_threads(Search *s, int n)
+{
+    if (n < 1 || n > MAX_THREADS)
+        return false;
+    stop_helpers(s);
+    for (int i = 1; i < n; i++) {
+        SearchThread *t = thread_new(s, i);
+        if (!t)
+            return false;
+        s->threads[s->thread_count++] = t;
+    }
+    return true;
+}
+
+void search_set_move_overhead(Search *s, int ms) { s->move_overhead = ms < 0 ? 0 : ms; }
+void search_set_strength(Search *s, int elo) { s->strength_elo = elo; }
+
+void search_clear(Search *s)
+{
+    tt_clear(&s->tt);
+    for (int i = 0; i < s->thread_count; i++)
+        search_thread_reset(s->threads[i]);
+}
+
+void search_stop(Search *s) { atomic_store(&s->stop, true); }
+
+void search_ponderhit(Search *s) { atomic_store(&s->pondering, false); }
+
+/* UCI_LimitStrength: shallower search, then a deliberately imperfect choice among the top lines
+ * (the weaker, the further from the best move it may stray). */
+static int strength_level(int elo)
+{
+    int level = (elo - 1320) * 20 / (3190 - 1320);
+    return level < 0 ? 0 : level > 20 ? 20 : level;
+}
+
+static Move weakened_choice(const SearchThread *t, int elo)
+{
+    static _Atomic uint64_t seed = 0x2545F4914F6CDD1DULL;
+    uint64_t r = atomic_fetch_add(&seed, 0x9E3779B97F4A7C15ULL) ^ (uint64_t)time_now_ms();
+    int level = strength_level(elo), weakness = 120 - 2 * level;
+    int lines = t->multipv, top = t->root[0].score;
+    int delta = top - t->root[lines - 1].score < 100 ? top - t->root[lines - 1].score : 100;
+    int best_value = -VALUE_INFINITE;
+    Move best = t->root[0].move;
+    for (int i = 0; i < lines; i++) {
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        int push = (weakness * (top - t->root[i].score) + delta * (int)(r % (uint64_t)weakness)) / 128;
+        if (t->root[i].score + push >= best_value) {
+            best_value = t->root[i].score + push;
+            best = t->root[i].move;
+        }
+    }
+    return best;
+}
+
+void search_prepare(Search *s, const SearchLimits *limits)
+{
+    atomic_store(&s->stop, false);
+    atomic_store(&s->pondering, limits->ponder);
+    atomic_store(&s->prepared, true);
+}
+
+void search_run(Search *s, const Position *pos, const SearchLimits *limits, const Evaluator *eval,
+                const SearchCallbacks *cb, SearchResult *result)
+{
+    if (!atomic_exchange(&s->prepared, false))
+        search_prepare(s, limits);
+    atomic_store(&s->prepared, false);
+    int64_t start = time_now_ms();
+    s->root_pos = pos;
+    s->limits = *limits;
+    if (s->limits.multipv < 1)
+        s->limits.multipv = 1;
+    if (s->limits.multipv > MAX_MULTIPV)
+        s->limits.multipv = MAX_MULTIPV;
+    s->eval = eval;
+    s->salt = eval->fingerprint;
+    s->cb = cb;
+    s->node_limit = limits->nodes;
+    bool infinite = limits->infinite;
+    if (s->strength_elo) {
+        int level = strength_level(s->strength_elo);
+        if (!s->limits.depth || s->limits.depth > 1 + level)
+            s->limits.depth = 1 + level;
+    }
+    timeman_init(&s->tm, &s->limits, pos->side, pos->game_ply, s->move_overhead, start);
+    if (infinite)
+        s->tm.optimum = s->tm.maximum = 0;
+    tt_new_search(&s->tt);
+
+    MoveList legal;
+    movegen_legal(pos, &legal, GEN_ALL);
+    SearchThread *main = s->threads[0];
+    int count = 0;
+    for (int i = 0; i < legal.count; i++) {
+        bool wanted = limits->searchmoves_count == 0;
+        for (int k = 0; k < limits->searchmoves_count && !wanted; k++)
+            wanted = limits->searchmoves[k] == legal.moves[i];
+        if (wanted)
+            main->root[count++].move = legal.moves[i];
+    }
+    memset(result, 0, sizeof *result);
+
+    if (count == 0) {
+        /* Mate or stalemate (or no listed move): report it, and wait if told to search on. */
+        SearchInfo info = {0};
+        info.depth = 0;
+        info.multipv = 1;
+        info.score = in_check(pos) && legal.count == 0 ? -VALUE_MATE : VALUE_DRAW;
+        if (cb && cb->on_info)
+            cb->on_info(cb->user, &info);
+        while ((infinite || atomic_load(&s->pondering)) && !atomic_load(&s->stop)) {
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+        result->best = result->ponder = MOVE_NONE;
+        result->score = info.score;
+        result->lines = 1;
+        result->line[0] = info;
+        return;
+    }
+
+    int multipv = s->limits.multipv;
+    if (s->strength_elo && multipv < 4)
+        multipv = 4;
+    if (multipv > count)
+        multipv = count;
+    for (int i = 0; i < s->thread_count; i++) {
+        SearchThread *t = s->threads[i];
+        position_copy(&t->pos, pos);
+        if (t != main)
+            memcpy(t->root, main->root, (size_t)count * sizeof(RootMove));
+        t->root_count = count;
+        t->multipv = multipv;
+        for (int k = 0; k < count; k++) {
+            t->root[k].score = t->root[k].previous_score = -VALUE_INFINITE;
+            t->root[k].pv[0] = t->root[k].move;
+            t->root[k].pv_length = 1;
+            t->root[k].seldepth = 0;
+            t->root[k].bound = BOUND_EXACT;
+        }
+        atomic_store(&t->nodes, 0);
+    }
+
+    pthread_mutex_lock(&s->lock);
+    s->generation++;
+    s->running = s->thread_count - 1;
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+
+    search_iterate(main);
+
+    /* A finished infinite or ponder search still waits for stop (or ponderhit): UCI requires that
+     * bestmove never comes before. */
+    while ((infinite || atomic_load(&s->pondering)) && !atomic_load(&s->stop)) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    atomic_store(&s->stop, true);
+    pthread_mutex_lock(&s->lock);
+    while (s->running > 0)
+        pthread_cond_wait(&s->cond, &s->lock);
+    pthread_mutex_unlock(&s->lock);
+
+    /* The result comes from the thread that completed the deepest iteration (main on ties): with
+     * Lazy SMP a helper may finish a depth first. A search stopped before depth 1 finished still
+     * has a legal move to give (the main thread's first). */
+    SearchThread *chosen = main;
+    for (int i = 1; i < s->thread_count; i++)
+        if (s->threads[i]->completed_depth > chosen->completed_depth)
+            chosen = s->threads[i];
+    if (chosen != main && chosen->completed_depth > 0) {
+        memcpy(main->root, chosen->root, (size_t)count * sizeof(RootMove));
+        main->completed_depth = chosen->completed_depth;
+        search_report(main, main->completed_depth);
+    }
+    RootMove *best = &main->root[0];
+    result->best = s->strength_elo && main->completed_depth > 0 ? weakened_choice(main, s->strength_elo) : best->move;
+    result->ponder = MOVE_NONE;
+    for (int i = 0; i < count; i++)
+        if (main->root[i].move == result->best && main->root[i].pv_length > 1)
+            result->ponder = main->root[i].pv[1];
+    result->score = best->score == -VALUE_INFINITE ? best->previous_score : best->score;
+    if (result->score == -VALUE_INFINITE)
+        result->score = 0;
+    result->depth = main->completed_depth;
+    result->nodes = search_total_nodes(s);
+    result->time_ms = time_now_ms() - start;
+    result->lines = multipv < s->limits.multipv ? multipv : s->limits.multipv;
+    for (int i = 0; i < result->lines; i++)
+        fill_info(main, i, main->completed_depth > 0 ? main->completed_depth : 1, &result->line[i]);
+}

@@ -1,0 +1,290 @@
+/* The analyse command. JSON is written by hand here (engine/ has no JSON library): every string
+ * it writes is a FEN, a move or a fixed name, none of which needs escaping. Scores in the JSON are
+ * from White's point of view, as in the REST API; the lab's `value` is the side to move's. */
+#include "analyse.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../adapt/adaptive.h"
+#include "../eval/affective.h"
+#include "../notation/fen.h"
+#include "../search/lab.h"
+#include "../notation/move.h"
+#include "../notation/san.h"
+#include "../search/search.h"
+#include "../core/rules.h"
+
+static bool parse_long(const char *flag, const char *s, long min, long max, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = s ? strtol(s, &end, 10) : 0;
+    if (!s || errno || end == s || *end || v < min || v > max) {
+        fprintf(stderr, "analyse: %s takes a number from %ld to %ld\n", flag, min, max);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+static void write_score(FILE *out, int score_stm, Color side)
+{
+    int white = side == WHITE ? score_stm : -score_stm;
+    int mate = search_mate_in(white);
+    if (mate)
+        fprintf(out, "\"mate\": %d", mate);
+    else
+        fprintf(out, "\"cp\": %d", white);
+}
+
+static void write_line(FILE *out, Position *p, const SearchInfo *info)
+{
+    char buf[SAN_STRING_SIZE];
+    fprintf(out, "{\"moves\": [");
+    for (int i = 0; i < info->pv_length; i++)
+        fprintf(out, "%s\"%s\"", i ? ", " : "", move_to_uci(info->pv[i], buf));
+    fprintf(out, "], \"san\": [");
+    int made = 0;
+    for (int i = 0; i < info->pv_length; i++) {
+        fprintf(out, "%s\"%s\"", i ? ", " : "", san_write(p, info->pv[i], buf));
+        position_make_move(p, info->pv[i]);
+        made++;
+    }
+    while (made--)
+        position_unmake_move(p);
+    fprintf(out, "], ");
+    write_score(out, info->score, p->side);
+    fprintf(out, ", \"depth\": %d}", info->depth);
+}
+
+int analyse_command(int argc, char **argv, FILE *out)
+{
+    const char *fen = FEN_STARTPOS, *moves = NULL, *algorithm = NULL, *mode = "classical", *temper = "neutral";
+    const char *target_name = "auto", *db = "data/feelfish.db", *style_path = "engine/style.model";
+    long depth = 0, movetime = 0, nodes = 0, multipv = 1, threads = 1, hash = 64;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool ok = true;
+        if (!strcmp(a, "--fen") && v)
+            fen = v;
+        else if (!strcmp(a, "--moves") && v)
+            moves = v;
+        else if (!strcmp(a, "--algorithm") && v)
+            algorithm = v;
+        else if (!strcmp(a, "--mode") && v)
+            mode = v;
+        else if (!strcmp(a, "--temperament") && v)
+            temper = v;
+        else if (!strcmp(a, "--target") && v)
+            target_name = v;
+        else if (!strcmp(a, "--db") && v)
+            db = v;
+        else if (!strcmp(a, "--style-model") && v)
+            style_path = v;
+        else if (!strcmp(a, "--depth"))
+            ok = parse_long(a, v, 1, MAX_PLY - 1, &depth);
+        else if (!strcmp(a, "--movetime"))
+            ok = parse_long(a, v, 1, 1L << 31, &movetime);
+        else if (!strcmp(a, "--nodes"))
+            ok = parse_long(a, v, 1, 1L << 40, &nodes);
+        else if (!strcmp(a, "--multipv"))
+            ok = parse_long(a, v, 1, MAX_MULTIPV, &multipv);
+        else if (!strcmp(a, "--threads"))
+            ok = parse_long(a, v, 1, MAX_THREADS, &threads);
+        else if (!strcmp(a, "--hash"))
+            ok = parse_long(a, v, 1, 32768, &hash);
+        else {
+            fprintf(stderr,
+                    "analyse: unknown or incomplete argument '%s'\n"
+                    "usage: feelfish analyse [--fen FEN] [--moves \"e2e4 e7e5\"] [--depth D | --movetime MS |"
+                    " --nodes N]\n"
+                    "                        [--multipv K] [--threads N] [--hash MB]\n"
+                    "                        [--mode classical|affective|bayesian] [--temperament "
+                    "neutral|calm|anxious|bold]\n"
+                    "                        [--target auto|aggressive|conservative] [--db FILE] [--style-model FILE]\n"
+                    "       feelfish analyse --algorithm minimax|alphabeta|negascout|mtdf|all --depth D "
+                    "[--fen FEN]\n",
+                    a);
+            return 2;
+        }
+        if (!ok)
+            return 2;
+        i++;
+    }
+    if (strcmp(mode, "classical") && strcmp(mode, "affective") && strcmp(mode, "bayesian")) {
+        fprintf(stderr, "analyse: mode '%s' is not one of classical, affective, bayesian\n", mode);
+        return 2;
+    }
+    BayesTarget target;
+    bool auto_target;
+    if (!adaptive_parse_target(target_name, &target, &auto_target)) {
+        fprintf(stderr, "analyse: target '%s' is not one of auto, aggressive, conservative\n", target_name);
+        return 2;
+    }
+    const Temperament *temperament = temperament_find(temper);
+    if (!temperament) {
+        fprintf(stderr, "analyse: temperament '%s' is not one of neutral, calm, anxious, bold\n", temper);
+        return 2;
+    }
+    Position *p = malloc(sizeof *p);
+    if (!p)
+        return 1;
+    char msg[200];
+    FenError e = fen_read(p, fen, msg, sizeof msg);
+    if (e != FEN_OK) {
+        fprintf(stderr, "analyse: bad FEN (%s): %s\n", fen_error_code(e), msg);
+        free(p);
+        return 2;
+    }
+    Position *start = malloc(sizeof *start);
+    Move *played = malloc(2048 * sizeof *played);
+    int played_count = 0;
+    if (!start || !played) {
+        free(p);
+        free(start);
+        free(played);
+        return 1;
+    }
+    position_copy_root(start, p);
+    if (moves) {
+        char buf[8192];
+        snprintf(buf, sizeof buf, "%s", moves);
+        for (char *save, *t = strtok_r(buf, " ,", &save); t; t = strtok_r(NULL, " ,", &save)) {
+            Move m = move_from_uci(p, t);
+            if (!m)
+                m = san_read(p, t);
+            if (!m) {
+                fprintf(stderr, "analyse: illegal move '%s'\n", t);
+                free(p);
+                free(start);
+                free(played);
+                return 2;
+            }
+            if (p->stack_len > POSITION_STACK_SIZE / 2)
+                position_trim_history(p);
+            position_make_move(p, m);
+            if (played_count < 2048)
+                played[played_count++] = m;
+        }
+    }
+    Evaluator eval;
+    Emotion emotion;
+    bool affective = !strcmp(mode, "affective");
+    if (affective) {
+        affective_emotion(p, NULL, temperament, &emotion); /* once at the root, fixed for the search */
+        affective_evaluator(&emotion, &eval);
+    } else
+        evaluator_classical(&eval);
+    bool bayesian = !strcmp(mode, "bayesian");
+    BayesChoice choice;
+    static EvalParams bayes_params;
+    if (bayesian) {
+        BayesModel model;
+        StyleModel style;
+        char err[300];
+        bool has_style = style_model_load(&style, style_path, err, sizeof err);
+        if (!has_style && auto_target)
+            fprintf(stderr, "analyse: style model: %s (auto uses the conservative default)\n", err);
+        if (!bayes_model_init(&model)) {
+            free(p);
+            free(start);
+            free(played);
+            return 1;
+        }
+        if (!bayes_read_model(db, &model, err, sizeof err))
+            fprintf(stderr, "analyse: Bayesian model %s: %s (the default vector)\n", db, err);
+        MoveHistory h = {start, played, played_count};
+        adaptive_choose(&model, has_style ? &style : NULL, p, &h, target, auto_target, start->st->key, &choice,
+                        &bayes_params, &eval);
+        bayes_model_free(&model);
+    }
+    free(start);
+    free(played);
+    char fen_out[FEN_BUFFER_SIZE], buf[MOVE_STRING_SIZE];
+    fen_write(p, fen_out);
+
+    if (algorithm) {
+        int only = strcmp(algorithm, "all") ? lab_algorithm_from_name(algorithm) : -1;
+        if (strcmp(algorithm, "all") && only < 0) {
+            fprintf(stderr, "analyse: unknown algorithm '%s' (minimax, alphabeta, negascout, mtdf, all)\n", algorithm);
+            free(p);
+            return 2;
+        }
+        if (!depth || depth > 8) {
+            fprintf(stderr, "analyse: --algorithm needs --depth from 1 to 8\n");
+            free(p);
+            return 2;
+        }
+        fprintf(out, "{\"fen\": \"%s\", \"depth\": %ld, \"algorithms\": [", fen_out, depth);
+        bool first = true;
+        for (int a = 0; a < LAB_ALGORITHM_NB; a++) {
+            if (only >= 0 && a != only)
+                continue;
+            LabResult r;
+            int64_t t0 = time_now_ms();
+            lab_run((LabAlgorithm)a, p, (int)depth, &eval, &r);
+            fprintf(out,
+                    "%s\n  {\"algorithm\": \"%s\", \"value\": %d, \"bestMove\": \"%s\", \"nodes\": %" PRIu64
+                    ", \"leaves\": %" PRIu64 ", \"timeMs\": %" PRId64,
+                    first ? "" : ",", LabAlgorithmNames[a], r.value, move_to_uci(r.best, buf), r.nodes, r.leaves,
+                    time_now_ms() - t0);
+            if (a == LAB_MTDF)
+                fprintf(out, ", \"passes\": %d", r.passes);
+            fprintf(out, "}");
+            first = false;
+        }
+        fprintf(out, "\n]}\n");
+        free(p);
+        return 0;
+    }
+
+    if (!depth && !movetime && !nodes)
+        depth = 12;
+    Search *s = search_new();
+    if (!s || !search_set_hash(s, (size_t)hash) || !search_set_threads(s, (int)threads)) {
+        fprintf(stderr, "analyse: cannot set up the search (memory or threads)\n");
+        free(p);
+        return 1;
+    }
+    SearchLimits l;
+    search_limits_init(&l);
+    l.depth = (int)depth;
+    l.movetime = movetime;
+    l.nodes = (uint64_t)nodes;
+    l.multipv = (int)multipv;
+    SearchResult r;
+    search_run(s, p, &l, &eval, NULL, &r);
+    char san[SAN_STRING_SIZE];
+    fprintf(out,
+            "{\"fen\": \"%s\", \"mode\": \"%s\", \"depth\": %d, \"seldepth\": %d, \"nodes\": %" PRIu64
+            ", \"time\": %" PRId64 ", \"nps\": %" PRIu64 ",\n",
+            fen_out, mode, r.depth, r.lines ? r.line[0].seldepth : 0, r.nodes, r.time_ms,
+            r.time_ms > 0 ? r.nodes * 1000 / (uint64_t)r.time_ms : r.nodes);
+    if (r.best)
+        fprintf(out, " \"bestMove\": \"%s\", \"bestMoveSan\": \"%s\",\n", move_to_uci(r.best, buf),
+                san_write(p, r.best, san));
+    else
+        fprintf(out, " \"bestMove\": null, \"bestMoveSan\": null, \"status\": \"%s\",\n",
+                game_status_name(position_status(p)));
+    fprintf(out, " \"pvs\": [");
+    for (int i = 0; i < r.lines && r.best; i++) {
+        fprintf(out, "%s\n  ", i ? "," : "");
+        write_line(out, p, &r.line[i]);
+    }
+    fprintf(out, "\n]");
+    if (affective) {
+        char json[1024];
+        fprintf(out, ",\n \"emotion\": %s", affective_json(&emotion, json, sizeof json));
+    }
+    if (bayesian) {
+        char json[1024];
+        fprintf(out, ",\n \"bayesian\": %s", adaptive_choice_text(&choice, json, sizeof json));
+    }
+    fprintf(out, "}\n");
+    search_free(s);
+    free(p);
+    return 0;
+}

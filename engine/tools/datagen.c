@@ -1,0 +1,234 @@
+/* `feelfish datagen`: self-play games at a fixed node budget, written as labelled positions for
+ * `feelfish tune --labels` (one "FEN;result" line each, result White's 1.0 / 0.5 / 0.0).
+ *
+ * Game i starts from the standard position after a few random legal plies drawn from a generator
+ * seeded with (seed, i); an opening a short search finds unbalanced (|score| > 300) is drawn again.
+ * Both sides are the classical engine at the same node budget, so a game is the same every time
+ * whatever the thread count, and the file is written in game order: the output is reproducible.
+ * Positions kept: from the first ply after the random ones, not in check, the engine's move quiet
+ * (no capture or promotion) and its score not a mate; the tuner filters further.
+ *
+ * --params handset plays with the hand-set vector instead of the engine's tuned one (what the committed
+ * tuning started from).
+ *
+ *   feelfish datagen --games N [--nodes N] [--threads T] [--seed S] [--random-plies P]
+ *                    [--params engine|handset] --out FILE */
+#include "datagen.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../notation/fen.h"
+#include "../core/movegen.h"
+#include "../core/random.h"
+#include "../adapt/selfplay.h"
+
+typedef struct {
+    int games, threads, random_plies;
+    bool handset; /* play with the hand-set vector rather than the engine's (tuned) one */
+    uint64_t nodes, seed;
+    FILE *out;
+    pthread_mutex_t lock;
+    int next_game;  /* the next game to claim */
+    int next_write; /* the next game to write: output stays in game order */
+    int reported;   /* games written at the last progress line */
+    char **ready;   /* finished games' lines, by index, until written */
+    long positions; /* written so far */
+    int results[3]; /* White wins, draws, Black wins */
+    int64_t start_ms;
+} DataGen;
+
+static const Evaluator *classical(void *user, const Position *root)
+{
+    (void)root;
+    return user;
+}
+
+/* A balanced start for game `index`: random plies from the standard position. */
+static void opening(DataGen *g, Search *search, const Evaluator *e, int index, char fen[128])
+{
+    uint64_t rng = g->seed * 0x100000001B3ULL ^ (uint64_t)index;
+    Position *p = malloc(sizeof *p);
+    if (!p)
+        abort();
+    for (int attempt = 0;; attempt++) {
+        char err[64];
+        fen_read(p, FEN_STARTPOS, err, sizeof err);
+        int plies = g->random_plies + (int)(splitmix64(&rng) % 2);
+        bool ok = true;
+        for (int i = 0; i < plies && ok; i++) {
+            MoveList l;
+            ok = movegen_legal(p, &l, GEN_ALL) > 0;
+            if (ok)
+                position_make_move(p, l.moves[splitmix64(&rng) % (uint64_t)l.count]);
+        }
+        MoveList l;
+        if (!ok || movegen_legal(p, &l, GEN_ALL) == 0)
+            continue;
+        SearchLimits lim;
+        search_limits_init(&lim);
+        lim.depth = 6;
+        SearchResult r;
+        search_clear(search);
+        search_run(search, p, &lim, e, NULL, &r);
+        if (abs(r.score) <= 300 || attempt >= 100) {
+            fen_write(p, fen);
+            break;
+        }
+    }
+    free(p);
+}
+
+/* The game's kept positions as "FEN;result" lines, in one string. */
+static char *game_lines(const char *start, const SelfPlayGame *game, long *count)
+{
+    const char *label = game->result > 0 ? "1.0" : game->result < 0 ? "0.0" : "0.5";
+    size_t cap = 4096, len = 0;
+    char *text = malloc(cap);
+    Position *p = malloc(sizeof *p);
+    char err[64];
+    if (!text || !p)
+        abort();
+    text[0] = 0;
+    fen_read(p, start, err, sizeof err);
+    for (int i = 0; i < game->plies; i++) {
+        Move m = game->moves[i];
+        int score = game->scores[i];
+        if (!in_check(p) && !is_capture(p, m) && move_kind(m) != MOVE_PROMOTION && abs(score) < 2000) {
+            char fen[128];
+            fen_write(p, fen);
+            if (len + strlen(fen) + 8 > cap) {
+                cap *= 2;
+                text = realloc(text, cap);
+                if (!text)
+                    abort();
+            }
+            len += (size_t)sprintf(text + len, "%s;%s\n", fen, label);
+            (*count)++;
+        }
+        position_make_move(p, m);
+        position_trim_history(p);
+    }
+    free(p);
+    return text;
+}
+
+static void *worker(void *arg)
+{
+    DataGen *g = arg;
+    Search *s[COLOR_NB] = {search_new(), search_new()};
+    Evaluator e;
+    evaluator_classical(&e);
+    if (g->handset) {
+        e.params = &HandSetParams;
+        evaluator_update_fingerprint(&e);
+    }
+    SelfPlayer players[COLOR_NB] = {{classical, &e}, {classical, &e}};
+    SelfPlaySettings set = {.nodes = g->nodes, .resign_cp = 1000};
+    SelfPlayGame *game = malloc(sizeof *game);
+    if (!s[WHITE] || !s[BLACK] || !game)
+        abort();
+    for (;;) {
+        pthread_mutex_lock(&g->lock);
+        int i = g->next_game < g->games ? g->next_game++ : -1;
+        pthread_mutex_unlock(&g->lock);
+        if (i < 0)
+            break;
+        char fen[128];
+        opening(g, s[WHITE], &e, i, fen);
+        selfplay_game(s, fen, players, &set, game);
+        long count = 0;
+        char *lines = game_lines(fen, game, &count);
+
+        pthread_mutex_lock(&g->lock);
+        g->ready[i] = lines;
+        g->results[game->result > 0 ? 0 : game->result == 0 ? 1 : 2]++;
+        g->positions += count;
+        while (g->next_write < g->games && g->ready[g->next_write]) {
+            fputs(g->ready[g->next_write], g->out);
+            free(g->ready[g->next_write]);
+            g->ready[g->next_write] = NULL;
+            g->next_write++;
+        }
+        int done = g->next_write;
+        if (done / 50 != g->reported / 50 || done == g->games) {
+            g->reported = done;
+            double secs = (double)(time_now_ms() - g->start_ms) / 1000.0;
+            fprintf(stderr, "\rgames %d/%d  positions %ld  +%d =%d -%d  %.0f s  ", done, g->games, g->positions,
+                    g->results[0], g->results[1], g->results[2], secs);
+            fflush(g->out);
+        }
+        pthread_mutex_unlock(&g->lock);
+    }
+    free(game);
+    search_free(s[WHITE]);
+    search_free(s[BLACK]);
+    return NULL;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: feelfish datagen --games N [--nodes N] [--threads T] [--seed S] [--random-plies P] "
+                    "[--params engine|handset] --out FILE\n");
+    return 2;
+}
+
+int datagen_command(int argc, char **argv)
+{
+    DataGen g = {.games = 0, .threads = 2, .random_plies = 8, .nodes = 6000, .seed = 1};
+    const char *path = NULL;
+    for (int i = 0; i < argc; i++) {
+        bool has = i + 1 < argc;
+        char *end = NULL;
+        long long v = has ? strtoll(argv[i + 1], &end, 10) : 0;
+        bool number = has && end && !*end && end != argv[i + 1];
+        if (!strcmp(argv[i], "--out") && has)
+            path = argv[++i];
+        else if (!strcmp(argv[i], "--games") && number && v >= 1 && v <= 10000000)
+            g.games = (int)v, i++;
+        else if (!strcmp(argv[i], "--nodes") && number && v >= 100)
+            g.nodes = (uint64_t)v, i++;
+        else if (!strcmp(argv[i], "--threads") && number && v >= 1 && v <= 256)
+            g.threads = (int)v, i++;
+        else if (!strcmp(argv[i], "--seed") && number && v >= 0)
+            g.seed = (uint64_t)v, i++;
+        else if (!strcmp(argv[i], "--random-plies") && number && v >= 0 && v <= 40)
+            g.random_plies = (int)v, i++;
+        else if (!strcmp(argv[i], "--params") && has &&
+                 (!strcmp(argv[i + 1], "engine") || !strcmp(argv[i + 1], "handset")))
+            g.handset = !strcmp(argv[++i], "handset");
+        else {
+            fprintf(stderr, "datagen: bad or incomplete argument '%s'\n", argv[i]);
+            return usage();
+        }
+    }
+    if (!g.games || !path)
+        return usage();
+    g.out = fopen(path, "w");
+    if (!g.out) {
+        fprintf(stderr, "datagen: cannot write %s\n", path);
+        return 1;
+    }
+    /* The first line says how the file was made; the tuner copies it into what it writes. */
+    fprintf(g.out, "# feelfish datagen --games %d --nodes %llu --seed %llu --random-plies %d --params %s\n", g.games,
+            (unsigned long long)g.nodes, (unsigned long long)g.seed, g.random_plies, g.handset ? "handset" : "engine");
+    g.ready = calloc((size_t)g.games, sizeof *g.ready);
+    if (!g.ready)
+        abort();
+    pthread_mutex_init(&g.lock, NULL);
+    g.start_ms = time_now_ms();
+    pthread_t tid[256];
+    for (int t = 0; t < g.threads; t++)
+        pthread_create(&tid[t], NULL, worker, &g);
+    for (int t = 0; t < g.threads; t++)
+        pthread_join(tid[t], NULL);
+    fprintf(stderr, "\n");
+    bool ok = fclose(g.out) == 0;
+    printf("%d games (+%d =%d -%d for White), %ld positions written to %s\n", g.games, g.results[0], g.results[1],
+           g.results[2], g.positions, path);
+    free(g.ready);
+    pthread_mutex_destroy(&g.lock);
+    return ok ? 0 : 1;
+}
