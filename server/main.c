@@ -7,9 +7,9 @@
 #include "../engine/adapt/style.h"
 #include "../engine/tools/datagen.h"
 #include "../engine/tools/tune.h"
-#include "bayes_store.h"
-#include "learn.h"
-#include "serve.h"
+#include "store/bayes_store.h"
+#include "cmd/learn.h"
+#include "cmd/serve.h"
 
 static int usage(FILE *f)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "log.h"
+#include "../base/log.h"
 
 typedef struct Pending {
     void (*write)(sqlite3 *db, void *arg); /* a queued function rather than a row */

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
-#include "bayes_store.h"
-#include "log.h"
-#include "store.h"
+#include "../api/api.h"
+#include "../store/bayes_store.h"
+#include "../base/log.h"
+#include "../store/store.h"
 
 static struct {
     BayesModel model;

@@ -5,9 +5,9 @@
 
 #include <jansson.h>
 
-#include "config.h"
-#include "http.h"
-#include "jobs.h"
+#include "../base/config.h"
+#include "../net/http.h"
+#include "../jobs/jobs.h"
 
 /* A rejected request: what REST answers and what a WebSocket error frame carries. */
 typedef struct {

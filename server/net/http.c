@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/search/search.h"
-#include "api.h"
-#include "log.h"
+#include "../../engine/search/search.h"
+#include "../api/api.h"
+#include "../base/log.h"
 
 static struct {
     struct MHD_Daemon *daemon;

@@ -7,9 +7,9 @@
 #include <stdatomic.h>
 #include <uv.h>
 
-#include "../engine/engine.h"
-#include "../engine/eval/affective.h"
-#include "../engine/adapt/adaptive.h"
+#include "../../engine/engine.h"
+#include "../../engine/eval/affective.h"
+#include "../../engine/adapt/adaptive.h"
 
 typedef enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_CANCELLED, JOB_FAILED } JobStatus;
 extern const char *const JobStatusNames[];

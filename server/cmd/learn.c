@@ -10,13 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../engine/engine.h"
-#include "../engine/tools/match/match_config.h"
-#include "../engine/tools/match/match_stats.h"
-#include "../engine/core/random.h"
-#include "../engine/adapt/selfplay.h"
-#include "bayes_store.h"
-#include "store.h"
+#include "../../engine/engine.h"
+#include "../../engine/tools/match/match_config.h"
+#include "../../engine/tools/match/match_stats.h"
+#include "../../engine/core/random.h"
+#include "../../engine/adapt/selfplay.h"
+#include "../store/bayes_store.h"
+#include "../store/store.h"
 
 /* ---- players ---- */
 

@@ -4,7 +4,7 @@
 #ifndef FEELFISH_GAMES_H
 #define FEELFISH_GAMES_H
 
-#include "http.h"
+#include "../net/http.h"
 
 void games_create(Request *r, const char *param);
 void games_get(Request *r, const char *id);

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
-#include "log.h"
+#include "../api/api.h"
+#include "../base/log.h"
 
 const char *const JobStatusNames[] = {"queued", "running", "done", "cancelled", "failed"};
 

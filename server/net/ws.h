@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <uv.h>
 
-#include "config.h"
+#include "../base/config.h"
 
 bool ws_start(uv_loop_t *loop, const ServerConfig *cfg, int *bound_port);
 /* Closes every connection (their searches are cancelled) and the context; the loop then finishes

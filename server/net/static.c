@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "log.h"
+#include "../base/log.h"
 
 #define STATIC_MAX_FILES 4096
 #define STATIC_MAX_BYTES (64L * 1024 * 1024)

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "api.h"
-#include "ws.h"
+#include "../net/ws.h"
 
 /* ---- request counters for /metrics (loop thread) ---- */
 

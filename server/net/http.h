@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <uv.h>
 
-#include "config.h"
+#include "../base/config.h"
 
 typedef struct Request {
     struct MHD_Connection *conn;

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "../engine/eval/affective.h"
-#include "models.h"
+#include "../../engine/eval/affective.h"
+#include "../domain/models.h"
 #include "api.h"
-#include "../engine/core/rules.h"
+#include "../../engine/core/rules.h"
 
 static const ServerConfig *Cfg;
 

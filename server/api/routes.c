@@ -9,13 +9,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "../engine/eval/affective.h"
-#include "models.h"
-#include "games.h"
-#include "log.h"
-#include "static.h"
-#include "store.h"
-#include "ws.h"
+#include "../../engine/eval/affective.h"
+#include "../domain/models.h"
+#include "../domain/games.h"
+#include "../base/log.h"
+#include "../net/static.h"
+#include "../store/store.h"
+#include "../net/ws.h"
 
 #define VERSION "0.1.0"
 

@@ -7,7 +7,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
-#include "../engine/eval/bayes.h"
+#include "../../engine/eval/bayes.h"
 
 #define BAYES_GAME_RECORDS_MAX 6 /* three phases, two sides */
 

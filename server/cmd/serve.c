@@ -6,16 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models.h"
-#include "api.h"
-#include "config.h"
-#include "games.h"
-#include "http.h"
-#include "jobs.h"
-#include "log.h"
-#include "static.h"
-#include "store.h"
-#include "ws.h"
+#include "../domain/models.h"
+#include "../api/api.h"
+#include "../base/config.h"
+#include "../domain/games.h"
+#include "../net/http.h"
+#include "../jobs/jobs.h"
+#include "../base/log.h"
+#include "../net/static.h"
+#include "../store/store.h"
+#include "../net/ws.h"
 
 static uv_signal_t SigInt, SigTerm;
 static uv_timer_t DrainTimer;

@@ -9,13 +9,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "../engine/engine.h"
+#include "../../engine/engine.h"
 #include "models.h"
-#include "api.h"
-#include "jobs.h"
-#include "log.h"
-#include "store.h"
-#include "../engine/core/rules.h"
+#include "../api/api.h"
+#include "../jobs/jobs.h"
+#include "../base/log.h"
+#include "../store/store.h"
+#include "../../engine/core/rules.h"
 
 #define GAMES_MAX_MOVES 1200
 #define GAMES_TABLE 1024

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "api.h"
-#include "jobs.h"
-#include "log.h"
+#include "../api/api.h"
+#include "../jobs/jobs.h"
+#include "../base/log.h"
 
 typedef struct Frame {
     struct Frame *next;

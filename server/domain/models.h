@@ -6,9 +6,9 @@
 
 #include <jansson.h>
 
-#include "../engine/adapt/adaptive.h"
-#include "config.h"
-#include "http.h"
+#include "../../engine/adapt/adaptive.h"
+#include "../base/config.h"
+#include "../net/http.h"
 
 bool models_init(const ServerConfig *cfg, char *err, size_t err_size);
 void models_shutdown(void);
