@@ -12,4 +12,5 @@ void engine_init(const char *attacks)
     params_init();
     psqt_init(DefaultParams.piece_value, DefaultParams.psq);
     bayes_init();
+    search_init();
 }

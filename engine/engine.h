@@ -1,24 +1,21 @@
-/* The engine's public header: what server/ and the tools include. */
+/* The engine library's public header (core, notation, eval, search, uci): what server/ and the
+ * tests include. The command-line tools are declared apart, in tools/tools.h. */
 #ifndef FEELFISH_ENGINE_H
 #define FEELFISH_ENGINE_H
 
-#include "tools/analyse.h"
-#include "tools/bench.h"
+#include "core/types.h"
 #include "core/bitboard.h"
-#include "tools/epd.h"
+#include "core/position.h"
+#include "core/movegen.h"
+#include "notation/fen.h"
+#include "notation/move.h"
+#include "notation/san.h"
+#include "notation/pgn.h"
 #include "eval/affective.h"
 #include "eval/bayes.h"
-#include "notation/fen.h"
-#include "search/lab.h"
-#include "tools/match/match.h"
-#include "notation/move.h"
-#include "core/movegen.h"
-#include "search/perft.h"
-#include "notation/pgn.h"
-#include "core/position.h"
-#include "notation/san.h"
 #include "search/search.h"
-#include "core/types.h"
+#include "search/lab.h"
+#include "search/perft.h"
 #include "uci/uci.h"
 
 /* Builds every read-only table; attacks: "pext", "magic" or NULL to let the CPU decide. */

@@ -1,98 +1,76 @@
-/* feelfish: one binary, subcommands. This file only dispatches; each command lives in its module. */
+/* feelfish: one binary, subcommands. This file only dispatches: the server's commands and the
+ * engine tools are each declared in one table (server/cmd/commands.c, engine/tools/tools.c), and
+ * the usage text is made from them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../engine/engine.h"
-#include "../engine/adapt/style.h"
-#include "../engine/tools/datagen.h"
-#include "../engine/tools/tune.h"
+#include "../engine/tools/tools.h"
+#include "cmd/commands.h"
 #include "store/bayes_store.h"
-#include "cmd/learn.h"
-#include "cmd/serve.h"
+
+#define SUMMARY_COLUMN 35
+
+/* One entry of the usage: each form on a line of its own with its summary line beside it, or
+ * under it when the form reaches the summary's column. */
+static void usage_entry(FILE *f, const char *name, const char *synopsis, const char *summary)
+{
+    const char *form = synopsis, *line = summary;
+    while (form || line) {
+        int width = 0;
+        if (form) {
+            int n = (int)strcspn(form, "\n");
+            width = fprintf(f, "  %s%s%.*s", name, n ? " " : "", n, form);
+            form = form[n] ? form + n + 1 : NULL;
+        }
+        if (line) {
+            int n = (int)strcspn(line, "\n");
+            if (width >= SUMMARY_COLUMN) {
+                fputc('\n', f);
+                width = 0;
+            }
+            fprintf(f, "%*s%.*s", SUMMARY_COLUMN - width, "", n, line);
+            line = line[n] ? line + n + 1 : NULL;
+        }
+        fputc('\n', f);
+    }
+}
 
 static int usage(FILE *f)
 {
-    fprintf(f, "feelfish - chess analysis engine and server\n\n"
-               "usage: feelfish COMMAND [ARGS]\n\n"
-               "  (no command) | uci               speak UCI on standard input/output\n"
-               "  serve [options]                  the REST analysis server (serve --help)\n"
-               "  bench [depth]                    fixed positions at a fixed depth: node signature and speed\n"
-               "  analyse [--fen FEN] [--moves M] [--depth D|--movetime MS|--nodes N] [--multipv K]\n"
-               "                                   one analysis as JSON (scores from White's view)\n"
-               "  analyse --algorithm minimax|alphabeta|negascout|mtdf|all --depth D [--fen FEN]\n"
-               "                                   the search lab: textbook algorithms, value and nodes\n"
-               "  epd FILE.epd [--movetime MS] [--threads N] [--hash MB]\n"
-               "                                   run a bm/am test suite: misses and 'solved S/T'\n"
-               "  match --engine SPEC --engine SPEC (--tc B+I | --nodes N | --movetime MS | --depth D) [...]\n"
-               "                                   engine-vs-engine games over UCI (match --help)\n"
-               "  perft FEN DEPTH [--divide]       count leaf nodes (FEN may be 'startpos')\n"
-               "  perft --suite FILE.epd [--max-nodes N]\n"
-               "                                   check every ';Dn count' of an EPD file\n"
-               "  pgn FILE.pgn [--check] [--quiet] read and replay every game of a PGN file\n"
-               "  style-train [--data DIR] [--out FILE]\n"
-               "                                   build the style model (default engine/style.model)\n"
-               "  style FILE.pgn --player NAME [--model FILE]\n"
-               "                                   a player's style per game: posterior and features\n"
-               "  style-cv [--data DIR] [--folds K] [--seed S] [--prior model|uniform]\n"
-               "                                   cross-validate the style classifier: confusion matrix\n"
-               "  datagen --games N [--nodes N] [--threads T] [--seed S] [--params engine|handset] --out FILE\n"
-               "                                   self-play positions labelled with results, for tune\n"
-               "  tune [--labels FILE | --data DIR] [--from engine|handset] [--rounds N] [--out FILE]\n"
-               "                                   tune the classical evaluation (engine/eval/tuned.c)\n"
-               "  learn --games N [--concurrency C] [--nodes N | --tc S+I] [--db FILE]\n"
-               "                                   self-play for the Bayesian model (learn --help)\n"
-               "  bayes show|export FILE|import FILE [--db FILE]\n"
-               "                                   inspect, export or merge the Bayesian model's counts\n"
-               "  bayes-experiment [--sizes 0,50,100,200] [--games G] [...]\n"
-               "                                   the BayesChess paper's experiments (learning curve)\n"
-               "  help                             this text\n");
+    fprintf(f, "feelfish - chess analysis engine and server\n\nusage: feelfish COMMAND [ARGS]\n\n");
+    usage_entry(f, "(no command) | uci", "", "speak UCI on standard input/output");
+    for (int i = 0; i < ServerCommandCount; i++)
+        usage_entry(f, ServerCommands[i].name, ServerCommands[i].synopsis, ServerCommands[i].summary);
+    for (int i = 0; i < EngineToolCount; i++)
+        usage_entry(f, EngineTools[i].name, EngineTools[i].synopsis, EngineTools[i].summary);
+    usage_entry(f, "help", "", "this text");
     return f == stderr ? 2 : 0;
+}
+
+static const Command *command_find(const Command *table, int count, const char *name)
+{
+    for (int i = 0; i < count; i++)
+        if (!strcmp(table[i].name, name) || (table[i].alias && !strcmp(table[i].alias, name)))
+            return &table[i];
+    return NULL;
 }
 
 int main(int argc, char **argv)
 {
     engine_init(getenv("FEELFISH_ATTACKS"));
     bayes_set_reader(bayes_store_load_file);
-    if (argc < 2)
+    const char *name = argc < 2 ? "uci" : argv[1];
+    if (!strcmp(name, "uci"))
         return uci_loop(stdin, stdout);
-    const char *cmd = argv[1];
-    if (!strcmp(cmd, "uci"))
-        return uci_loop(stdin, stdout);
-    if (!strcmp(cmd, "analyse") || !strcmp(cmd, "analyze"))
-        return analyse_command(argc - 2, argv + 2, stdout);
-    if (!strcmp(cmd, "serve"))
-        return serve_command(argc - 2, argv + 2);
-    if (!strcmp(cmd, "affective-ranges"))
-        return affective_ranges_command(argc - 2, argv + 2, stdout);
-    if (!strcmp(cmd, "match"))
-        return match_command(argc - 2, argv + 2, stdout);
-    if (!strcmp(cmd, "epd"))
-        return epd_command(argc - 2, argv + 2, stdout);
-    if (!strcmp(cmd, "bench"))
-        return bench_command(argc - 2, argv + 2, stdout);
-    if (!strcmp(cmd, "perft"))
-        return perft_command(argc - 2, argv + 2, stdout);
-    if (!strcmp(cmd, "pgn"))
-        return pgn_command(argc - 2, argv + 2, stdout);
-    if (!strcmp(cmd, "style-train"))
-        return style_train_command(argc - 2, argv + 2, stdout);
-    if (!strcmp(cmd, "style"))
-        return style_command(argc - 2, argv + 2, stdout);
-    if (!strcmp(cmd, "style-cv"))
-        return style_cv_command(argc - 2, argv + 2, stdout);
-    if (!strcmp(cmd, "datagen"))
-        return datagen_command(argc - 2, argv + 2);
-    if (!strcmp(cmd, "tune"))
-        return tune_command(argc - 2, argv + 2, stdout);
-    if (!strcmp(cmd, "learn"))
-        return learn_command(argc - 2, argv + 2);
-    if (!strcmp(cmd, "bayes"))
-        return bayes_command(argc - 2, argv + 2);
-    if (!strcmp(cmd, "bayes-experiment"))
-        return bayes_experiment_command(argc - 2, argv + 2);
-    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
+    if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h"))
         return usage(stdout);
-    fprintf(stderr, "feelfish: unknown command '%s'\n\n", cmd);
+    const Command *c = command_find(ServerCommands, ServerCommandCount, name);
+    if (!c)
+        c = command_find(EngineTools, EngineToolCount, name);
+    if (c)
+        return c->run(argc - 2, argv + 2, stdout);
+    fprintf(stderr, "feelfish: unknown command '%s'\n\n", name);
     return usage(stderr);
 }

@@ -70,17 +70,13 @@ void adaptive_levels(const BayesModel *m, const BayesChoice *c, uint8_t *levels)
 
 char *adaptive_choice_text(const BayesChoice *c, char *buf, size_t size)
 {
-    int n = snprintf(buf, size,
-                     "{\"phase\": \"%s\", \"target\": \"%s\", \"reason\": \"%s\", \"gamesLearned\": %llu, "
-                     "\"changedParams\": %d",
-                     GamePhaseNames[c->phase], BayesTargetNames[c->target], c->reason, (unsigned long long)c->games,
-                     c->changed);
-    if (n > 0 && (size_t)n < size && c->has_style)
-        snprintf(buf + n, size - (size_t)n,
-                 ", \"style\": {\"style\": \"%s\", \"posterior\": {\"attacking\": %.4f, \"positional\": %.4f, "
-                 "\"mixed\": %.4f}}}",
-                 StyleNames[c->style], c->posterior[0], c->posterior[1], c->posterior[2]);
-    else if (n > 0 && (size_t)n < size)
-        snprintf(buf + n, size - (size_t)n, ", \"style\": null}");
+    char style[512] = "null";
+    if (c->has_style)
+        style_json(c->style, c->posterior, &c->features, style, sizeof style);
+    snprintf(buf, size,
+             "{\"phase\": \"%s\", \"target\": \"%s\", \"reason\": \"%s\", \"gamesLearned\": %llu, "
+             "\"changedParams\": %d, \"style\": %s}",
+             GamePhaseNames[c->phase], BayesTargetNames[c->target], c->reason, (unsigned long long)c->games,
+             c->changed, style);
     return buf;
 }

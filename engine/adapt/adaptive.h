@@ -39,7 +39,9 @@ void adaptive_choose(const BayesModel *m, const StyleModel *style, const Positio
                      Evaluator *e);
 /* The levels the choice stands for (BayesParamCount entries), for a game's records. */
 void adaptive_levels(const BayesModel *m, const BayesChoice *choice, uint8_t *levels);
-/* The choice as one line of JSON (for UCI's info string; the server builds its own with jansson). */
+/* The choice as one line of JSON text, the one writer of this shape (UCI's info string; the server
+ * parses it into its answers): {"phase", "target", "reason", "gamesLearned", "changedParams",
+ * "style": style_json or null}. */
 char *adaptive_choice_text(const BayesChoice *c, char *buf, size_t size);
 
 #endif

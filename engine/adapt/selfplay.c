@@ -1,6 +1,12 @@
-/* The in-process game loop. */
+/* The in-process game loop, and the pool of threads that plays numbered games with it.
+ *
+ * Threads (selfplay_run): the caller's thread starts `threads` workers and joins them. Each worker
+ * owns its SelfPlayTask (two Searches, the game); the pool's lock guards only the next game number
+ * (and the skip callback, called under it). setup and finish run outside it, so the callers' own
+ * locks are never taken inside the pool's. */
 #include "selfplay.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,4 +94,68 @@ bool selfplay_game(Search *searches[COLOR_NB], const char *fen, const SelfPlayer
     free(r);
     free(owned);
     return true;
+}
+
+typedef struct {
+    const SelfPlayRun *run;
+    pthread_mutex_t lock; /* guards next */
+    int next;
+} SelfPlayPool;
+
+/* The next game number to play, or -1 when there is none or the run was stopped. */
+static int pool_claim(SelfPlayPool *pool)
+{
+    const SelfPlayRun *run = pool->run;
+    pthread_mutex_lock(&pool->lock);
+    while (run->skip && pool->next < run->games && run->skip(run->user, pool->next))
+        pool->next++;
+    bool stopped = run->stop && atomic_load_explicit(run->stop, memory_order_relaxed);
+    int index = pool->next < run->games && !stopped ? pool->next++ : -1;
+    pthread_mutex_unlock(&pool->lock);
+    return index;
+}
+
+static void *pool_worker(void *arg)
+{
+    SelfPlayPool *pool = arg;
+    const SelfPlayRun *run = pool->run;
+    SelfPlayTask *task = malloc(sizeof *task); /* large: kept off the stack */
+    if (!task)
+        abort();
+    task->searches[WHITE] = search_new();
+    task->searches[BLACK] = search_new();
+    if (!task->searches[WHITE] || !task->searches[BLACK])
+        abort();
+    for (int index; (index = pool_claim(pool)) >= 0;) {
+        task->index = index;
+        task->fen[0] = 0;
+        run->setup(run->user, task);
+        task->played =
+            selfplay_game(task->searches, task->fen[0] ? task->fen : NULL, task->players, run->settings, &task->game);
+        if (!task->played)
+            memset(&task->game, 0, sizeof task->game);
+        run->finish(run->user, task);
+    }
+    search_free(task->searches[WHITE]);
+    search_free(task->searches[BLACK]);
+    free(task);
+    return NULL;
+}
+
+void selfplay_run(const SelfPlayRun *run)
+{
+    SelfPlayPool pool = {.run = run};
+    pthread_mutex_init(&pool.lock, NULL);
+    int threads = run->threads > 1 ? run->threads : 1, started = 0;
+    pthread_t *tid = malloc((size_t)threads * sizeof *tid);
+    if (!tid)
+        abort();
+    while (started < threads && pthread_create(&tid[started], NULL, pool_worker, &pool) == 0)
+        started++;
+    if (started == 0) /* no thread to be had: the games are still played, here */
+        pool_worker(&pool);
+    for (int t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    free(tid);
+    pthread_mutex_destroy(&pool.lock);
 }

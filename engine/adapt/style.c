@@ -37,6 +37,17 @@ const char *style_value_name(StyleFeature f, int v)
     }
 }
 
+char *style_json(Style s, const double posterior[STYLE_NB], const StyleFeatures *f, char *buf, size_t size)
+{
+    snprintf(buf, size,
+             "{\"style\": \"%s\", \"posterior\": {\"%s\": %.9g, \"%s\": %.9g, \"%s\": %.9g}, "
+             "\"features\": {\"firstMove\": \"%s\", \"castling\": \"%s\", \"pieces\": %d, \"pawns\": %d}}",
+             StyleNames[s], StyleNames[0], posterior[0], StyleNames[1], posterior[1], StyleNames[2], posterior[2],
+             style_value_name(STYLE_F_FIRST_MOVE, f->value[STYLE_F_FIRST_MOVE]),
+             style_value_name(STYLE_F_CASTLING, f->value[STYLE_F_CASTLING]), f->pieces, f->pawns);
+    return buf;
+}
+
 /* ---- Features ---------------------------------------------------------------------------- */
 
 void style_track_init(StyleTrack *t)
@@ -519,6 +530,9 @@ bool style_classify_game(const StyleModel *m, const PgnGame *g, Color c, StyleRe
         for (int i = 0; i < g->move_count; i++)
             moves[i] = g->moves[i].move;
         ok = classify(m, start, moves, g->move_count, c, false, out, err, err_size);
+    } else if (ok) {
+        snprintf(err, err_size, "out of memory");
+        ok = false;
     }
     free(moves);
     free(start);

@@ -157,11 +157,9 @@ bool style_classify_moves(const StyleModel *m, const char *start_fen, const Move
 /* Whether a PGN player tag names the player: case-insensitive substring. */
 bool style_name_matches(const char *tag, const char *name);
 
-/* `feelfish style-train [--data DIR] [--out FILE]` */
-int style_train_command(int argc, char **argv, FILE *out);
-/* `feelfish style FILE.pgn --player NAME [--model FILE]` */
-int style_command(int argc, char **argv, FILE *out);
-/* `feelfish style-cv [--data DIR] [--folds K] [--seed S]` */
-int style_cv_command(int argc, char **argv, FILE *out);
+/* A style reading as JSON text, the one writer of this shape (UCI, the analyse command and the
+ * server's API all show it): {"style", "posterior": {class: p}, "features": {"firstMove",
+ * "castling", "pieces", "pawns"}}. Posteriors keep nine digits. Returns buf. */
+char *style_json(Style s, const double posterior[STYLE_NB], const StyleFeatures *f, char *buf, size_t size);
 
 #endif

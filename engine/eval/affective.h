@@ -65,7 +65,8 @@ typedef struct {
     Appraisal raw;
 } Emotion;
 
-/* This engine's term ranges (centipawns), measured by `feelfish affective-ranges` (see the .c). */
+/* This engine's term ranges (centipawns), measured by `feelfish affective-ranges`
+ * (engine/tools/affective_ranges.c). */
 #define AFFECTIVE_RANGE_MATERIAL 5033.0
 #define AFFECTIVE_RANGE_MOBILITY 252.0
 #define AFFECTIVE_RANGE_KING_SAFETY 360.0
@@ -87,11 +88,9 @@ void affective_evaluator(const Emotion *e, Evaluator *out);
 
 const char *affective_label(Concept c, double value); /* fear/neutral/relief, ... */
 
-/* The emotion as the API's JSON object (relief, desirability, arousal, label, intensity, goal,
- * factors, inputs), written into buf; returns buf. */
+/* The emotion as JSON text, the one writer of this shape (UCI's info string; the server parses it
+ * into its answers): relief, desirability, arousal, label, intensity, goal, factors, inputs, four
+ * decimals each. Written into buf; returns buf. */
 char *affective_json(const Emotion *e, char *buf, size_t size);
-
-#include <stdio.h>
-int affective_ranges_command(int argc, char **argv, FILE *out);
 
 #endif

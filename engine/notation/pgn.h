@@ -63,7 +63,4 @@ char *pgn_write(const PgnGame *g);
 /* Sets *p to the game's start (standard or its FEN tag). Returns false with msg if the FEN is bad. */
 bool pgn_start_position(const PgnGame *g, Position *p, char *msg, size_t msg_size);
 
-/* `feelfish pgn FILE.pgn [--check] [--quiet]`; returns the process exit code. */
-int pgn_command(int argc, char **argv, FILE *out);
-
 #endif

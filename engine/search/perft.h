@@ -2,15 +2,9 @@
 #ifndef FEELFISH_PERFT_H
 #define FEELFISH_PERFT_H
 
-#include <stdio.h>
-
 #include "../core/position.h"
 
 /* Leaf count at depth (depth 1 counted in bulk, as Stockfish does). */
 uint64_t perft(Position *p, int depth);
-
-/* `feelfish perft FEN DEPTH [--divide]` and `feelfish perft --suite FILE [--max-nodes N]`;
- * returns the process exit code. */
-int perft_command(int argc, char **argv, FILE *out);
 
 #endif

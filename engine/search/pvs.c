@@ -13,15 +13,11 @@
 
 static int Reductions[MAX_PLY][MAX_MOVES];
 
-static void init_reductions(void)
+void search_init(void)
 {
-    static bool done;
-    if (done)
-        return;
     for (int d = 1; d < MAX_PLY; d++)
         for (int m = 1; m < MAX_MOVES; m++)
             Reductions[d][m] = (int)(0.75 + log(d) * log(m) / 2.25);
-    done = true;
 }
 
 static inline int mated_in(int ply) { return -VALUE_MATE + ply; }
@@ -53,7 +49,6 @@ void search_thread_reset(SearchThread *t)
     memset(t->capture_history, 0, sizeof t->capture_history);
     memset(t->cont_history, 0, sizeof t->cont_history);
     memset(t->counter, 0, sizeof t->counter);
-    init_reductions();
 }
 
 /* Draw by the rules inside the tree: a repetition since the root counts at its first

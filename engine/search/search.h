@@ -64,6 +64,9 @@ typedef struct {
 
 typedef struct Search Search;
 
+/* Builds the search's read-only tables (engine_init calls it, before any thread searches). */
+void search_init(void);
+
 Search *search_new(void); /* 16 MB hash, one thread */
 void search_free(Search *s);
 bool search_set_hash(Search *s, size_t mb);

@@ -1,6 +1,6 @@
-/* The bench command: every position searched from an empty table (as after ucinewgame). */
-#include "bench.h"
-
+/* `feelfish bench [depth]`: fixed positions at a fixed depth, one thread, fixed hash, each searched
+ * from an empty table (as after ucinewgame). The total node count is the search's signature: it
+ * changes only when search behaviour changes. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,8 +8,11 @@
 #include "../eval/affective.h"
 #include "../notation/fen.h"
 #include "../search/search.h"
+#include "tools.h"
 
-const char *const BenchPositions[] = {
+#define BENCH_DEFAULT_DEPTH 12
+
+static const char *const BenchPositions[] = {
     FEN_STARTPOS,
     "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
     "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
@@ -41,7 +44,7 @@ const char *const BenchPositions[] = {
     "5rk1/pp3ppp/8/3q4/3P4/2Q5/PP3PPP/4R1K1 w - - 0 25",
     "4r1k1/1p3pp1/p1p4p/3n4/3P4/P1N2P2/1P4PP/4R1K1 w - - 0 28",
 };
-const int BenchPositionCount = (int)(sizeof BenchPositions / sizeof BenchPositions[0]);
+static const int BenchPositionCount = (int)(sizeof BenchPositions / sizeof BenchPositions[0]);
 
 int bench_command(int argc, char **argv, FILE *out)
 {

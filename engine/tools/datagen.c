@@ -11,10 +11,11 @@
  * --params handset plays with the hand-set vector instead of the engine's tuned one (what the committed
  * tuning started from).
  *
+ * Threads: selfplay_run's workers play the games (engine/adapt/selfplay.c); a finished game's lines
+ * wait in `ready` until every earlier game is written, all under DataGen's lock.
+ *
  *   feelfish datagen --games N [--nodes N] [--threads T] [--seed S] [--random-plies P]
  *                    [--params engine|handset] --out FILE */
-#include "datagen.h"
-
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,19 +25,20 @@
 #include "../core/movegen.h"
 #include "../core/random.h"
 #include "../adapt/selfplay.h"
+#include "tools.h"
 
 typedef struct {
     int games, threads, random_plies;
     bool handset; /* play with the hand-set vector rather than the engine's (tuned) one */
     uint64_t nodes, seed;
-    FILE *out;
-    pthread_mutex_t lock;
-    int next_game;  /* the next game to claim */
-    int next_write; /* the next game to write: output stays in game order */
-    int reported;   /* games written at the last progress line */
-    char **ready;   /* finished games' lines, by index, until written */
-    long positions; /* written so far */
-    int results[3]; /* White wins, draws, Black wins */
+    Evaluator eval; /* both sides', read-only while the games run */
+    FILE *file;
+    pthread_mutex_t lock; /* guards what follows */
+    int next_write;       /* the next game to write: output stays in game order */
+    int reported;         /* games written at the last progress line */
+    char **ready;         /* finished games' lines, by index, until written */
+    long positions;       /* written so far */
+    int results[3];       /* White wins, draws, Black wins */
     int64_t start_ms;
 } DataGen;
 
@@ -47,7 +49,7 @@ static const Evaluator *classical(void *user, const Position *root)
 }
 
 /* A balanced start for game `index`: random plies from the standard position. */
-static void opening(DataGen *g, Search *search, const Evaluator *e, int index, char fen[128])
+static void opening(DataGen *g, Search *search, const Evaluator *e, int index, char fen[FEN_BUFFER_SIZE])
 {
     uint64_t rng = g->seed * 0x100000001B3ULL ^ (uint64_t)index;
     Position *p = malloc(sizeof *p);
@@ -115,57 +117,39 @@ static char *game_lines(const char *start, const SelfPlayGame *game, long *count
     return text;
 }
 
-static void *worker(void *arg)
+static void setup_game(void *user, SelfPlayTask *task)
 {
-    DataGen *g = arg;
-    Search *s[COLOR_NB] = {search_new(), search_new()};
-    Evaluator e;
-    evaluator_classical(&e);
-    if (g->handset) {
-        e.params = &HandSetParams;
-        evaluator_update_fingerprint(&e);
-    }
-    SelfPlayer players[COLOR_NB] = {{classical, &e}, {classical, &e}};
-    SelfPlaySettings set = {.nodes = g->nodes, .resign_cp = 1000};
-    SelfPlayGame *game = malloc(sizeof *game);
-    if (!s[WHITE] || !s[BLACK] || !game)
-        abort();
-    for (;;) {
-        pthread_mutex_lock(&g->lock);
-        int i = g->next_game < g->games ? g->next_game++ : -1;
-        pthread_mutex_unlock(&g->lock);
-        if (i < 0)
-            break;
-        char fen[128];
-        opening(g, s[WHITE], &e, i, fen);
-        selfplay_game(s, fen, players, &set, game);
-        long count = 0;
-        char *lines = game_lines(fen, game, &count);
+    DataGen *g = user;
+    opening(g, task->searches[WHITE], &g->eval, task->index, task->fen);
+    task->players[WHITE] = task->players[BLACK] = (SelfPlayer){classical, &g->eval};
+}
 
-        pthread_mutex_lock(&g->lock);
-        g->ready[i] = lines;
-        g->results[game->result > 0 ? 0 : game->result == 0 ? 1 : 2]++;
-        g->positions += count;
-        while (g->next_write < g->games && g->ready[g->next_write]) {
-            fputs(g->ready[g->next_write], g->out);
-            free(g->ready[g->next_write]);
-            g->ready[g->next_write] = NULL;
-            g->next_write++;
-        }
-        int done = g->next_write;
-        if (done / 50 != g->reported / 50 || done == g->games) {
-            g->reported = done;
-            double secs = (double)(time_now_ms() - g->start_ms) / 1000.0;
-            fprintf(stderr, "\rgames %d/%d  positions %ld  +%d =%d -%d  %.0f s  ", done, g->games, g->positions,
-                    g->results[0], g->results[1], g->results[2], secs);
-            fflush(g->out);
-        }
-        pthread_mutex_unlock(&g->lock);
+static void finish_game(void *user, SelfPlayTask *task)
+{
+    DataGen *g = user;
+    const SelfPlayGame *game = &task->game;
+    long count = 0;
+    char *lines = game_lines(task->fen, game, &count);
+
+    pthread_mutex_lock(&g->lock);
+    g->ready[task->index] = lines;
+    g->results[game->result > 0 ? 0 : game->result == 0 ? 1 : 2]++;
+    g->positions += count;
+    while (g->next_write < g->games && g->ready[g->next_write]) {
+        fputs(g->ready[g->next_write], g->file);
+        free(g->ready[g->next_write]);
+        g->ready[g->next_write] = NULL;
+        g->next_write++;
     }
-    free(game);
-    search_free(s[WHITE]);
-    search_free(s[BLACK]);
-    return NULL;
+    int done = g->next_write;
+    if (done / 50 != g->reported / 50 || done == g->games) {
+        g->reported = done;
+        double secs = (double)(time_now_ms() - g->start_ms) / 1000.0;
+        fprintf(stderr, "\rgames %d/%d  positions %ld  +%d =%d -%d  %.0f s  ", done, g->games, g->positions,
+                g->results[0], g->results[1], g->results[2], secs);
+        fflush(g->file);
+    }
+    pthread_mutex_unlock(&g->lock);
 }
 
 static int usage(void)
@@ -175,7 +159,7 @@ static int usage(void)
     return 2;
 }
 
-int datagen_command(int argc, char **argv)
+int datagen_command(int argc, char **argv, FILE *out)
 {
     DataGen g = {.games = 0, .threads = 2, .random_plies = 8, .nodes = 6000, .seed = 1};
     const char *path = NULL;
@@ -206,28 +190,35 @@ int datagen_command(int argc, char **argv)
     }
     if (!g.games || !path)
         return usage();
-    g.out = fopen(path, "w");
-    if (!g.out) {
+    g.file = fopen(path, "w");
+    if (!g.file) {
         fprintf(stderr, "datagen: cannot write %s\n", path);
         return 1;
     }
     /* The first line says how the file was made; the tuner copies it into what it writes. */
-    fprintf(g.out, "# feelfish datagen --games %d --nodes %llu --seed %llu --random-plies %d --params %s\n", g.games,
+    fprintf(g.file, "# feelfish datagen --games %d --nodes %llu --seed %llu --random-plies %d --params %s\n", g.games,
             (unsigned long long)g.nodes, (unsigned long long)g.seed, g.random_plies, g.handset ? "handset" : "engine");
     g.ready = calloc((size_t)g.games, sizeof *g.ready);
     if (!g.ready)
         abort();
+    evaluator_classical(&g.eval);
+    if (g.handset) {
+        g.eval.params = &HandSetParams;
+        evaluator_update_fingerprint(&g.eval);
+    }
     pthread_mutex_init(&g.lock, NULL);
     g.start_ms = time_now_ms();
-    pthread_t tid[256];
-    for (int t = 0; t < g.threads; t++)
-        pthread_create(&tid[t], NULL, worker, &g);
-    for (int t = 0; t < g.threads; t++)
-        pthread_join(tid[t], NULL);
+    SelfPlaySettings settings = {.nodes = g.nodes, .resign_cp = 1000};
+    selfplay_run(&(SelfPlayRun){.threads = g.threads,
+                                .games = g.games,
+                                .settings = &settings,
+                                .user = &g,
+                                .setup = setup_game,
+                                .finish = finish_game});
     fprintf(stderr, "\n");
-    bool ok = fclose(g.out) == 0;
-    printf("%d games (+%d =%d -%d for White), %ld positions written to %s\n", g.games, g.results[0], g.results[1],
-           g.results[2], g.positions, path);
+    bool ok = fclose(g.file) == 0;
+    fprintf(out, "%d games (+%d =%d -%d for White), %ld positions written to %s\n", g.games, g.results[0], g.results[1],
+            g.results[2], g.positions, path);
     free(g.ready);
     pthread_mutex_destroy(&g.lock);
     return ok ? 0 : 1;

@@ -1,8 +1,6 @@
 /* EPD test suites: each line is a position (four FEN fields) and operations such as
  * `bm Qg6; am Kd1; id "WAC.001";` with moves in SAN. A position is solved when the engine's
  * move after the time given is one of the best moves and none of the avoid moves. */
-#include "epd.h"
-
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -16,6 +14,17 @@
 #include "../core/movegen.h"
 #include "../notation/san.h"
 #include "../search/search.h"
+#include "tools.h"
+
+#define EPD_MAX_MOVES MAX_MOVES /* a list may name every legal move */
+
+typedef struct {
+    char fen[128];
+    char id[64];
+    Move bm[EPD_MAX_MOVES], am[EPD_MAX_MOVES];
+    int bm_count, am_count;
+    char bm_text[96], am_text[96]; /* as written in the file */
+} EpdEntry;
 
 /* Test suites sometimes write ambiguous SAN ("Ne5" with two knights able to go there): such a token
  * names every legal move of that piece type to that square (and promotion). */
@@ -74,7 +83,8 @@ static bool parse_moves(const Position *p, char *list, Move *out, int *count, ch
     return true;
 }
 
-bool epd_parse(const char *line, EpdEntry *e, Position *p, char *msg, size_t msg_size)
+/* Parses one EPD line into e (and p, set to its position). Returns false with msg on a bad line. */
+static bool epd_parse(const char *line, EpdEntry *e, Position *p, char *msg, size_t msg_size)
 {
     memset(e, 0, sizeof *e);
     char buf[4096];

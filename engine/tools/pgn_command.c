@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../notation/pgn.h"
+#include "tools.h"
 
 /* The input token as SAN would write it: glyphs dropped, 0-0 as O-O, e8Q as e8=Q, ':' as 'x'.
  * Mate marks are compared as checks ('#' -> '+') on both sides: many sources write '+' for mate. */

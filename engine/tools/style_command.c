@@ -9,6 +9,7 @@
 
 #include "../core/random.h"
 #include "../adapt/style.h"
+#include "tools.h"
 
 #define DEFAULT_MODEL "engine/style.model"
 
@@ -500,7 +501,9 @@ int style_command(int argc, char **argv, FILE *out)
         matched++;
         fprintf(out, "game %ld (line %d): %s - %s%s%s %s, %s plays %s\n", number, g.line, white ? white : "?",
                 black ? black : "?", date ? " " : "", date ? date : "", g.result, name, c == WHITE ? "White" : "Black");
-        StyleResult sr;
+        /* Zeroed: style_classify_game returns true without filling it when its move list cannot
+         * be allocated. */
+        StyleResult sr = {0};
         if (!style_classify_game(&m, &g, (Color)c, &sr, err, sizeof err)) {
             fprintf(out, "  cannot replay the game: %s\n", err);
         } else if (!sr.ready) {

@@ -22,8 +22,6 @@
  *                 [--threads N] [--l2 L] [--freeze NAME,...] [--out FILE]
  * --l2: a penalty L * (change from the starting vector)^2 per scalar; --freeze: runs kept as they are;
  * --dump FILE [--every N]: write the master-game positions as labels instead of tuning. */
-#include "tune.h"
-
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -34,6 +32,7 @@
 #include "../core/movegen.h"
 #include "../notation/pgn.h"
 #include "../core/see.h"
+#include "tools.h"
 
 enum { MIN_PLY = 16, STEP = 32, MAX_EVAL = 1500 };
 

@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
+#include "../jobs/jobs.h"
 #include "../net/ws.h"
+#include "reply.h"
+#include "routes.h"
 
 /* ---- request counters for /metrics (loop thread) ---- */
 
@@ -17,13 +19,13 @@ static double LatencySum;
 static unsigned long long LatencyCount;
 static const double LatencyBounds[11] = {1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 5000};
 
-void api_count_request(const Request *r)
+void metrics_count_request(const Request *r)
 {
     int slot = STATUS_SLOTS;
     for (int i = 0; i < STATUS_SLOTS; i++)
         if (CountedStatus[i] == r->status)
             slot = i;
-    RouteHits[api_route_index(r)][slot]++;
+    RouteHits[routes_index(r)][slot]++;
     double ms = (double)uv_hrtime() / 1e6 - r->start_ms;
     int b = 0;
     while (b < 11 && ms > LatencyBounds[b])
@@ -33,14 +35,14 @@ void api_count_request(const Request *r)
     LatencyCount++;
 }
 
-void metrics_handle(Request *r, const char *param)
+void metrics_route(Request *r, const char *param)
 {
     (void)param;
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) {
-        http_reply_error(r, 503, "overloaded", NULL, "out of memory");
+        api_reply_fail(r, 503, "overloaded", NULL, "out of memory");
         return;
     }
     fprintf(f, "# HELP feelfish_http_requests_total HTTP requests by route and status.\n"

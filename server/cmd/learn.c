@@ -1,10 +1,14 @@
 /* `feelfish learn` and `feelfish bayes-experiment`: self-play for the Bayesian model
- * (shared/spec/bayesian.md §3) and the paper's two experiments (§7), on the server's SQLite file. */
+ * (shared/spec/bayesian.md §3) and the paper's two experiments (§7), on the server's SQLite file.
+ * The games are played by selfplay_run's workers; each game's Players belong to it alone, and what
+ * the finished games share (the database connection, the counts) is under Learn's lock
+ * (Tournament's in the experiments). */
 #include "learn.h"
 
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,12 +193,13 @@ static void add_records(BayesGame *g, const Player *pl, char side, GameResult r)
 typedef struct {
     Common c;
     sqlite3 *db;
-    pthread_mutex_t lock;
-    uint8_t *done; /* per game index */
-    int target, next, finished, at_start;
+    uint8_t *done; /* per game index, read-only while the games run */
+    int target;
+    atomic_bool failed;   /* a game could not be stored: start no more */
+    pthread_mutex_t lock; /* guards the database connection and what follows */
+    int finished, at_start;
     long score[BAYES_RESULT_NB]; /* from the perturbed side's view */
     int64_t started_ms;
-    bool failed;
 } Learn;
 
 static void progress(Learn *L, bool final)
@@ -216,56 +221,56 @@ static void progress(Learn *L, bool final)
     fflush(stderr);
 }
 
-static void *learn_worker(void *arg)
+static bool learn_skip(void *user, int index) { return ((Learn *)user)->done[index]; }
+
+/* The perturbed side is White in odd games. */
+static Color perturbed_colour(int index) { return index & 1 ? WHITE : BLACK; }
+
+static void learn_setup(void *user, SelfPlayTask *task)
 {
-    Learn *L = arg;
-    Search *s[COLOR_NB] = {search_new(), search_new()};
-    for (;;) {
-        pthread_mutex_lock(&L->lock);
-        while (L->next < L->target && L->done[L->next])
-            L->next++;
-        int i = L->next < L->target && !L->failed ? L->next++ : -1;
-        pthread_mutex_unlock(&L->lock);
-        if (i < 0)
-            break;
-        /* Game i: opening i/2, the perturbed side White in odd games; its levels seeded by (seed, i)
-         * so a resumed run plays the same games. */
-        uint64_t seed = L->c.seed * 0x9E3779B97F4A7C15ULL + (uint64_t)i;
-        Player *a = player_new(PLAYER_DEFAULT, 0), *b = player_new(PLAYER_PERTURBED, splitmix64(&seed));
-        Color b_colour = i & 1 ? WHITE : BLACK;
-        SelfPlayer players[COLOR_NB];
-        players[b_colour] = (SelfPlayer){player_evaluator, b};
-        players[!b_colour] = (SelfPlayer){player_evaluator, a};
-        SelfPlayGame *game = malloc(sizeof *game);
-        if (!game)
-            abort();
-        selfplay_game(s, L->c.openings[(i / 2) % L->c.opening_count], players, &L->c.play, game);
-        BayesGame g = {.source = "selfplay",
-                       .selfplay_index = i,
-                       .result = result_text(game->result),
-                       .reason = game->reason,
-                       .plies = game->plies};
-        GameResult rb = result_for(game->result, b_colour);
-        add_records(&g, b, 'B', rb);
-        add_records(&g, a, 'A', result_for(game->result, !b_colour));
-        pthread_mutex_lock(&L->lock);
-        char err[256];
-        if (bayes_store_add_game(L->db, &g, err, sizeof err)) {
-            L->finished++;
-            L->score[rb]++;
-            progress(L, false);
-        } else {
-            fprintf(stderr, "\nlearn: storing game %d: %s\n", i, err);
-            L->failed = true;
-        }
-        pthread_mutex_unlock(&L->lock);
-        free(game);
-        player_free(a);
-        player_free(b);
+    Learn *L = user;
+    int i = task->index;
+    /* Game i: opening i/2, the perturbed side's levels seeded by (seed, i) so a resumed run plays
+     * the same games. */
+    uint64_t seed = L->c.seed * 0x9E3779B97F4A7C15ULL + (uint64_t)i;
+    Player *a = player_new(PLAYER_DEFAULT, 0), *b = player_new(PLAYER_PERTURBED, splitmix64(&seed));
+    Color b_colour = perturbed_colour(i);
+    task->players[b_colour] = (SelfPlayer){player_evaluator, b};
+    task->players[!b_colour] = (SelfPlayer){player_evaluator, a};
+    snprintf(task->fen, sizeof task->fen, "%s", L->c.openings[(i / 2) % L->c.opening_count]);
+}
+
+static void learn_finish(void *user, SelfPlayTask *task)
+{
+    Learn *L = user;
+    int i = task->index;
+    const SelfPlayGame *game = &task->game;
+    Color b_colour = perturbed_colour(i);
+    Player *b = task->players[b_colour].user, *a = task->players[!b_colour].user;
+    BayesGame g = {.source = "selfplay",
+                   .selfplay_index = i,
+                   .result = result_text(game->result),
+                   .reason = game->reason,
+                   .plies = game->plies};
+    GameResult rb = result_for(game->result, b_colour);
+    add_records(&g, b, 'B', rb);
+    add_records(&g, a, 'A', result_for(game->result, !b_colour));
+    pthread_mutex_lock(&L->lock);
+    char err[256];
+    if (!task->played) {
+        fprintf(stderr, "\nlearn: game %d: the opening is not a FEN\n", i);
+        atomic_store(&L->failed, true);
+    } else if (bayes_store_add_game(L->db, &g, err, sizeof err)) {
+        L->finished++;
+        L->score[rb]++;
+        progress(L, false);
+    } else {
+        fprintf(stderr, "\nlearn: storing game %d: %s\n", i, err);
+        atomic_store(&L->failed, true);
     }
-    search_free(s[WHITE]);
-    search_free(s[BLACK]);
-    return NULL;
+    pthread_mutex_unlock(&L->lock);
+    player_free(a);
+    player_free(b);
 }
 
 static int learn_usage(void)
@@ -279,8 +284,9 @@ static int learn_usage(void)
     return 2;
 }
 
-int learn_command(int argc, char **argv)
+int learn_command(int argc, char **argv, FILE *out)
 {
+    (void)out; /* learn reports only progress, on stderr */
     Learn L;
     memset(&L, 0, sizeof L);
     common_defaults(&L.c);
@@ -317,20 +323,23 @@ int learn_command(int argc, char **argv)
     L.finished = L.at_start = bayes_store_selfplay_done(L.db, L.target, L.done);
     fprintf(stderr, "learn: %d of %d self-play games already in %s; %s, %d at once\n", L.at_start, L.target,
             L.c.db_path, L.c.play.base_ms ? "clock" : "nodes per move", L.c.concurrency);
+    atomic_init(&L.failed, false);
     pthread_mutex_init(&L.lock, NULL);
     L.started_ms = time_now_ms();
-    pthread_t *t = calloc((size_t)L.c.concurrency, sizeof *t);
-    for (int i = 0; i < L.c.concurrency; i++)
-        pthread_create(&t[i], NULL, learn_worker, &L);
-    for (int i = 0; i < L.c.concurrency; i++)
-        pthread_join(t[i], NULL);
+    selfplay_run(&(SelfPlayRun){.threads = L.c.concurrency,
+                                .games = L.target,
+                                .settings = &L.c.play,
+                                .user = &L,
+                                .skip = learn_skip,
+                                .setup = learn_setup,
+                                .finish = learn_finish,
+                                .stop = &L.failed});
     progress(&L, true);
-    free(t);
     pthread_mutex_destroy(&L.lock);
     free(L.done);
     sqlite3_close(L.db);
     common_free(&L.c);
-    return L.failed ? 1 : 0;
+    return atomic_load(&L.failed) ? 1 : 0;
 }
 
 /* ---- the experiments (§7) ---- */
@@ -339,53 +348,49 @@ typedef struct {
     Common *c;
     const BayesModel *model;
     BayesTarget target;
-    int games, next;
+    pthread_mutex_t lock;      /* guards wdl */
     long wdl[BAYES_RESULT_NB]; /* learned side's view */
-    pthread_mutex_t lock;
 } Tournament;
 
-static void *tournament_worker(void *arg)
+/* The learned side is White in even games. */
+static Color learned_colour(int index) { return index & 1 ? BLACK : WHITE; }
+
+static void tournament_setup(void *user, SelfPlayTask *task)
 {
-    Tournament *T = arg;
-    Search *s[COLOR_NB] = {search_new(), search_new()};
-    SelfPlayGame *game = malloc(sizeof *game);
-    for (;;) {
-        pthread_mutex_lock(&T->lock);
-        int i = T->next < T->games ? T->next++ : -1;
-        pthread_mutex_unlock(&T->lock);
-        if (i < 0)
-            break;
-        Player *fixed = player_new(PLAYER_DEFAULT, 0), *learned = player_new(PLAYER_LEARNED, 0);
-        learned->model = T->model;
-        learned->target = T->target;
-        Color lc = i & 1 ? BLACK : WHITE;
-        SelfPlayer players[COLOR_NB];
-        players[lc] = (SelfPlayer){player_evaluator, learned};
-        players[!lc] = (SelfPlayer){player_evaluator, fixed};
-        /* Openings from the far end of the file: not the ones the model learned from first. */
-        int o = T->c->opening_count - 1 - (i / 2) % T->c->opening_count;
-        selfplay_game(s, T->c->openings[o], players, &T->c->play, game);
-        pthread_mutex_lock(&T->lock);
-        T->wdl[result_for(game->result, lc)]++;
-        pthread_mutex_unlock(&T->lock);
-        player_free(fixed);
-        player_free(learned);
-    }
-    free(game);
-    search_free(s[WHITE]);
-    search_free(s[BLACK]);
-    return NULL;
+    Tournament *T = user;
+    int i = task->index;
+    Player *fixed = player_new(PLAYER_DEFAULT, 0), *learned = player_new(PLAYER_LEARNED, 0);
+    learned->model = T->model;
+    learned->target = T->target;
+    Color lc = learned_colour(i);
+    task->players[lc] = (SelfPlayer){player_evaluator, learned};
+    task->players[!lc] = (SelfPlayer){player_evaluator, fixed};
+    /* Openings from the far end of the file: not the ones the model learned from first. */
+    int o = T->c->opening_count - 1 - (i / 2) % T->c->opening_count;
+    snprintf(task->fen, sizeof task->fen, "%s", T->c->openings[o]);
+}
+
+static void tournament_finish(void *user, SelfPlayTask *task)
+{
+    Tournament *T = user;
+    Color lc = learned_colour(task->index);
+    pthread_mutex_lock(&T->lock);
+    T->wdl[result_for(task->game.result, lc)]++;
+    pthread_mutex_unlock(&T->lock);
+    player_free(task->players[WHITE].user);
+    player_free(task->players[BLACK].user);
 }
 
 static void tournament(Common *c, const BayesModel *m, BayesTarget target, int games, long wdl[BAYES_RESULT_NB])
 {
-    Tournament T = {.c = c, .model = m, .target = target, .games = games};
+    Tournament T = {.c = c, .model = m, .target = target};
     pthread_mutex_init(&T.lock, NULL);
-    pthread_t t[64];
-    for (int i = 0; i < c->concurrency; i++)
-        pthread_create(&t[i], NULL, tournament_worker, &T);
-    for (int i = 0; i < c->concurrency; i++)
-        pthread_join(t[i], NULL);
+    selfplay_run(&(SelfPlayRun){.threads = c->concurrency,
+                                .games = games,
+                                .settings = &c->play,
+                                .user = &T,
+                                .setup = tournament_setup,
+                                .finish = tournament_finish});
     pthread_mutex_destroy(&T.lock);
     memcpy(wdl, T.wdl, sizeof T.wdl);
 }
@@ -406,7 +411,7 @@ static int experiment_usage(void)
     return 2;
 }
 
-int bayes_experiment_command(int argc, char **argv)
+int bayes_experiment_command(int argc, char **argv, FILE *out)
 {
     Common c;
     common_defaults(&c);
@@ -486,13 +491,14 @@ int bayes_experiment_command(int argc, char **argv)
     fen_read(p, KNIGHT_TWO_PAWNS_FEN, msg, sizeof msg);
     Evaluator classical;
     evaluator_classical(&classical);
-    printf("Learned (%s, %s records) vs fixed default, %d games per size, %s; position %s (default eval %+d cp, "
-           "%s)\n",
-           BayesTargetNames[target], perturbed_only ? "perturbed side's" : "all", games,
-           c.play.base_ms ? "clock" : "nodes per move", KNIGHT_TWO_PAWNS_FEN, evaluate(p, &classical),
-           GamePhaseNames[bayes_phase(p)]);
-    printf("%8s %6s %6s %6s %8s %16s %10s %10s %8s\n", "games", "wins", "draws", "losses", "score", "elo", "eval aggr",
-           "eval cons", "changed");
+    fprintf(out,
+            "Learned (%s, %s records) vs fixed default, %d games per size, %s; position %s (default eval %+d cp, "
+            "%s)\n",
+            BayesTargetNames[target], perturbed_only ? "perturbed side's" : "all", games,
+            c.play.base_ms ? "clock" : "nodes per move", KNIGHT_TWO_PAWNS_FEN, evaluate(p, &classical),
+            GamePhaseNames[bayes_phase(p)]);
+    fprintf(out, "%8s %6s %6s %6s %8s %16s %10s %10s %8s\n", "games", "wins", "draws", "losses", "score", "elo",
+            "eval aggr", "eval cons", "changed");
     BayesModel m;
     bayes_model_init(&m);
     static EvalParams storage;
@@ -526,9 +532,9 @@ int bayes_experiment_command(int argc, char **argv)
         match_stats_elo(wdl[0], wdl[1], wdl[2], &elo, &margin);
         char elo_text[64];
         match_stats_format_elo(elo, margin, elo_text, sizeof elo_text);
-        printf("%8d %6ld %6ld %6ld %5.1f%%±%.1f %16s %+10d %+10d %8d\n", sizes[k], wdl[0], wdl[1], wdl[2], 100 * score,
-               196 * se, elo_text, evals[TARGET_AGGRESSIVE], evals[TARGET_CONSERVATIVE], changed);
-        fflush(stdout);
+        fprintf(out, "%8d %6ld %6ld %6ld %5.1f%%±%.1f %16s %+10d %+10d %8d\n", sizes[k], wdl[0], wdl[1], wdl[2],
+                100 * score, 196 * se, elo_text, evals[TARGET_AGGRESSIVE], evals[TARGET_CONSERVATIVE], changed);
+        fflush(out);
         if (csv)
             fprintf(csv, "%d,%ld,%ld,%ld,%.4f,%.4f,%.1f,%.1f,%d,%d,%d\n", sizes[k], wdl[0], wdl[1], wdl[2], score,
                     1.96 * se, elo, margin, evals[TARGET_AGGRESSIVE], evals[TARGET_CONSERVATIVE], changed);

@@ -2,7 +2,9 @@
 #ifndef FEELFISH_LEARN_H
 #define FEELFISH_LEARN_H
 
-int learn_command(int argc, char **argv);            /* feelfish learn */
-int bayes_experiment_command(int argc, char **argv); /* feelfish bayes-experiment */
+#include <stdio.h>
+
+int learn_command(int argc, char **argv, FILE *out);            /* feelfish learn */
+int bayes_experiment_command(int argc, char **argv, FILE *out); /* feelfish bayes-experiment */
 
 #endif

@@ -46,8 +46,9 @@ static void on_signal(uv_signal_t *s, int signum)
     uv_timer_start(&DrainTimer, on_drained, 150, 0);
 }
 
-int serve_command(int argc, char **argv)
+int serve_command(int argc, char **argv, FILE *out)
 {
+    (void)out;
     ServerConfig cfg;
     bool help;
     char err[300];
@@ -73,20 +74,20 @@ int serve_command(int argc, char **argv)
         store_close();
         return 1;
     }
-    JobsHooks hooks = {api_on_job_event};
-    if (!jobs_start(loop, (int)cfg.workers, (size_t)cfg.hash_mb, (int)cfg.queue, cfg.job_timeout, &hooks)) {
+    JobsSettings jobs = {(int)cfg.workers, (size_t)cfg.hash_mb, (int)cfg.queue, cfg.job_timeout};
+    if (!jobs_start(loop, &jobs, &ApiJobHooks)) {
         fprintf(stderr, "feelfish serve: cannot start %ld workers with %ld MB each\n", cfg.workers, cfg.hash_mb);
         store_close();
         return 1;
     }
     int port;
-    if (!http_start(loop, &cfg, &port)) {
+    if (!http_start(loop, &cfg, &ApiHttpHandlers, &port)) {
         jobs_shutdown();
         store_close();
         return 1;
     }
     int ws_port;
-    if (!ws_start(loop, &cfg, &ws_port)) {
+    if (!ws_start(loop, &cfg, &ApiWsHandlers, &ws_port)) {
         http_stop();
         jobs_shutdown();
         uv_run(loop, UV_RUN_NOWAIT);

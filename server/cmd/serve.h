@@ -2,6 +2,8 @@
 #ifndef FEELFISH_SERVE_H
 #define FEELFISH_SERVE_H
 
-int serve_command(int argc, char **argv);
+#include <stdio.h>
+
+int serve_command(int argc, char **argv, FILE *out);
 
 #endif

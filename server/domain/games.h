@@ -1,19 +1,111 @@
-/* Stateful games against the engine (POST /api/games and friends): the human's moves, the
- * engine's replies at a level, the game's end by the rules, PGN, resignation, storage; in
- * affective mode the engine's emotion carries from one of its moves to the next (mood). */
+/* Games against the engine, as a state machine: the human's moves, the engine's replies at a
+ * level, the game's end by the rules, takeback and resignation; in affective mode the engine's
+ * emotion carries from one of its moves to the next (mood), in Bayesian mode each reply's choice
+ * is recorded and the finished game teaches the model. No requests, no JSON: the API encodes a
+ * game and stores it through the `changed` hook, and waits for the engine through a listener.
+ * Loop thread only. */
 #ifndef FEELFISH_GAMES_H
 #define FEELFISH_GAMES_H
 
-#include "../net/http.h"
+#include "../../engine/adapt/adaptive.h"
+#include "../../engine/engine.h"
+#include "../base/error.h"
 
-void games_create(Request *r, const char *param);
-void games_get(Request *r, const char *id);
-void games_move(Request *r, const char *id);
-void games_pgn(Request *r, const char *id);
-void games_takeback(Request *r, const char *id); /* POST /api/games/{id}/takeback */
-void games_resign(Request *r, const char *id);
-/* The request goes away: it stops waiting (the game goes on). */
-void games_request_done(Request *r);
+#define GAMES_MAX_MOVES 1200
+#define GAMES_LEVEL_MAX 8
+
+typedef struct {
+    int ply; /* the engine moved after this many plies */
+    Emotion emotion;
+} GameEmotion;
+
+typedef struct {
+    int ply;
+    BayesChoice choice;
+} GameChoice;
+
+typedef struct Game Game;
+typedef void (*GameListener)(Game *g, void *user);
+
+struct Game {
+    char id[24];
+    char mode[16];
+    Color human;
+    int level;
+    const Temperament *temperament;
+    char initial_fen[FEN_BUFFER_SIZE];
+    Move moves[GAMES_MAX_MOVES];
+    int move_count;
+    char status[24], result[8], reason[32];
+    bool thinking;
+    bool has_emotion;
+    Emotion emotion;       /* the engine's last emotion: the mood carried into its next appraisal */
+    GameEmotion *emotions; /* one per engine move (affective mode) */
+    int emotion_count;
+    BayesTarget target;              /* bayesian mode: the requested target ... */
+    bool auto_target;                /* ... or auto (the opponent's style decides from its move 10) */
+    GameChoice *choices;             /* bayesian mode: the choice of every engine move */
+    int choice_count;
+    uint8_t *levels[BAYES_PHASE_NB]; /* the engine's parameter levels in each phase it reached */
+    bool learned;                    /* its records are in the Bayesian model */
+    long long created_ms, updated_ms;
+    GameListener listener; /* hears the engine's reply (one at a time) */
+    void *listener_user;
+    struct Game *next;
+};
+
+/* What a new game is asked to be; the API has checked the types. */
+typedef struct {
+    const char *mode;          /* classical, affective or bayesian */
+    const char *color;         /* the human's: white, black or random */
+    int level;                 /* 1..8 */
+    const char *temperament;   /* affective */
+    const char *target;        /* auto, aggressive or conservative; NULL: auto */
+    const char *default_target; /* with auto: the target before the opponent's style is known */
+    const char *fen;           /* NULL: the start position */
+    const char *const *moves;  /* opening moves, UCI or SAN */
+    int move_count;
+} GameSettings;
+
+typedef struct {
+    void (*changed)(Game *g); /* after every change: the API stores the game */
+} GameHooks;
+
+void games_init(const GameHooks *hooks);
 void games_shutdown(void);
+
+/* A new game, inserted; the engine's first move is started when it plays first. NULL with e set
+ * when the settings are wrong or no worker can take the first move. */
+Game *games_create(const GameSettings *s, ApiError *e);
+Game *games_find(const char *id);
+/* A game loaded from storage (after a restart): inserted unless one with its id is in memory
+ * already, in which case that one is returned and g is freed. */
+Game *games_adopt(Game *g);
+/* A fresh, empty game for the API's decoder to fill; games_free frees one not inserted. */
+Game *games_alloc(void);
+void games_free(Game *g);
+
+/* The human plays `text` (UCI or SAN); the engine's reply is started. False with e set. */
+bool games_move(Game *g, const char *text, ApiError *e);
+bool games_resign(Game *g, ApiError *e);
+/* Takes back the human's last move and the engine's reply to it (or just the human's move if the
+ * engine has not replied), so the human is to move again. */
+bool games_takeback(Game *g, ApiError *e);
+/* The game as PGN (malloc'd). */
+char *games_pgn(const Game *g);
+/* The current position; false if the moves do not replay (a corrupt stored game). */
+bool games_position(const Game *g, Position *p);
+bool games_over(const Game *g);
+
+/* A level's search: depth or time, and how many lines it chooses among. */
+void games_level_limits(int level, SearchLimits *l);
+/* How many of a search's first lines a level may play (it picks one at random): the best only,
+ * or at the weaker levels those within the level's margin of the best (scores are the engine's
+ * view; a mate score is never "close"). */
+int games_close_lines(int level, const SearchResult *r);
+
+/* Waits for the engine's reply (the listener is called once, when the game has changed). */
+void games_listen(Game *g, GameListener fn, void *user);
+void games_unlisten(Game *g);
 
 #endif

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../api/api.h"
 #include "../store/bayes_store.h"
 #include "../base/log.h"
 #include "../store/store.h"
@@ -52,28 +51,8 @@ void models_choose(const Position *root, const MoveHistory *history, BayesTarget
 
 void models_levels(const BayesChoice *choice, uint8_t *levels) { adaptive_levels(&A.model, choice, levels); }
 
-static json_t *features_json(const StyleFeatures *f)
-{
-    return json_pack("{s:s, s:s, s:i, s:i}", "firstMove", style_value_name(STYLE_F_FIRST_MOVE, f->value[0]), "castling",
-                     style_value_name(STYLE_F_CASTLING, f->value[1]), "pieces", f->pieces, "pawns", f->pawns);
-}
-
-static json_t *posterior_json(const double *p)
-{
-    return json_pack("{s:f, s:f, s:f}", StyleNames[0], p[0], StyleNames[1], p[1], StyleNames[2], p[2]);
-}
-
-json_t *models_choice_json(const BayesChoice *c)
-{
-    json_t *o =
-        json_pack("{s:s, s:s, s:s, s:I, s:i}", "phase", GamePhaseNames[c->phase], "target", BayesTargetNames[c->target],
-                  "reason", c->reason, "gamesLearned", (json_int_t)c->games, "changedParams", c->changed);
-    json_object_set_new(o, "style",
-                        c->has_style ? json_pack("{s:s, s:o, s:o}", "style", StyleNames[c->style], "posterior",
-                                                 posterior_json(c->posterior), "features", features_json(&c->features))
-                                     : json_null());
-    return o;
-}
+const BayesModel *models_bayes(void) { return &A.model; }
+const StyleModel *models_style(void) { return A.style_ready ? &A.style : NULL; }
 
 /* ---- finished games ---- */
 
@@ -122,57 +101,18 @@ void models_game_finished(const char *result, const char *reason, int plies, Gam
     store_write(write_game, free_game, p);
 }
 
-/* ---- routes ---- */
+/* ---- a player's style from PGN ---- */
 
-void models_bayes_get(Request *r, const char *param)
+bool models_read_style(const char *pgn, const char *player, StyleReading *out, ApiError *e)
 {
-    (void)param;
-    const char *detail = http_query(r, "detail");
-    if (detail && strcmp(detail, "counts") && strcmp(detail, "selected")) {
-        http_reply_error(r, 400, "bad_detail", "detail", "detail must be 'selected' (default) or 'counts' (an export)");
-        return;
-    }
-    json_t *o = bayes_model_json(&A.model, detail && !strcmp(detail, "counts"));
-    json_object_set_new(o, "styleModel", json_boolean(A.style_ready));
-    http_reply_json(r, 200, o);
-}
-
-static const char *const StyleKeys[] = {"pgn", "player", NULL};
-
-void models_style_post(Request *r, const char *param)
-{
-    (void)param;
-    json_t *body = api_parse_body(r);
-    if (!body)
-        return;
-    ApiError e = {0};
-    const char *pgn = json_string_value(json_object_get(body, "pgn"));
-    const char *player = json_string_value(json_object_get(body, "player"));
-    const char *key;
-    json_t *v;
-    json_object_foreach(body, key, v)
-    {
-        bool known = false;
-        for (int i = 0; StyleKeys[i]; i++)
-            known |= !strcmp(key, StyleKeys[i]);
-        if (!known && !e.status)
-            api_error_set(&e, 400, "unknown_field", key, "unknown field '%.40s': give pgn and player", key);
-    }
-    if (!e.status && !A.style_ready)
-        api_error_set(&e, 503, "no_style_model", NULL, "the server has no opponent-style model (--style-model)");
-    else if (!e.status && !pgn)
-        api_error_set(&e, 400, "bad_pgn", "pgn", "give 'pgn': the game (or games) as PGN text");
-    else if (!e.status && !player)
-        api_error_set(&e, 400, "bad_player", "player",
-                      "give 'player': white, black, or a name found in the White/Black tags");
-    if (e.status) {
-        json_decref(body);
-        api_reply_error(r, &e);
-        return;
+    memset(out, 0, sizeof *out);
+    if (!A.style_ready) {
+        api_error_set(e, 503, "no_style_model", NULL, "the server has no opponent-style model (--style-model)");
+        return false;
     }
     bool by_colour = !strcmp(player, "white") || !strcmp(player, "black");
     PgnReader *rd = pgn_reader_open_string(pgn);
-    StyleFeatures *samples = NULL, last;
+    StyleFeatures *samples = NULL;
     int n = 0, games = 0, bad = 0;
     char err[300] = "";
     Position *start = malloc(sizeof *start);
@@ -204,7 +144,7 @@ void models_style_post(Request *r, const char *param)
             samples = grown;
             for (int i = 0; i < g.move_count; i++)
                 moves[i] = g.moves[i].move;
-            int k = style_game_samples(start, moves, g.move_count, c, true, samples + n, &last);
+            int k = style_game_samples(start, moves, g.move_count, c, true, samples + n, &out->last);
             if (k > 0) {
                 n += k;
                 games++;
@@ -219,18 +159,15 @@ void models_style_post(Request *r, const char *param)
     if (!games) {
         free(samples);
         if (bad)
-            http_reply_error(r, 400, "bad_pgn", "pgn", "no game could be read%s%s", err[0] ? ": " : "", err);
+            api_error_set(e, 400, "bad_pgn", "pgn", "no game could be read%s%s", err[0] ? ": " : "", err);
         else
-            http_reply_error(r, 400, "player_not_found", "player", "no game in the PGN where '%.40s' plays", player);
-        json_decref(body); /* player points into it */
-        return;
+            api_error_set(e, 400, "player_not_found", "player", "no game in the PGN where '%.40s' plays", player);
+        return false;
     }
-    json_decref(body);
-    double posterior[STYLE_NB];
-    Style s = style_model_classify(&A.style, samples, n, posterior);
+    out->style = style_model_classify(&A.style, samples, n, out->posterior);
+    out->games = games;
+    out->samples = n;
+    out->skipped = bad;
     free(samples);
-    http_reply_json(r, 200,
-                    json_pack("{s:s, s:o, s:o, s:i, s:i, s:i}", "style", StyleNames[s], "posterior",
-                              posterior_json(posterior), "features", features_json(&last), "games", games, "samples", n,
-                              "skipped", bad));
+    return true;
 }

@@ -4,11 +4,9 @@
 #ifndef FEELFISH_MODELS_H
 #define FEELFISH_MODELS_H
 
-#include <jansson.h>
-
 #include "../../engine/adapt/adaptive.h"
 #include "../base/config.h"
-#include "../net/http.h"
+#include "../base/error.h"
 
 bool models_init(const ServerConfig *cfg, char *err, size_t err_size);
 void models_shutdown(void);
@@ -17,14 +15,24 @@ void models_shutdown(void);
 void models_choose(const Position *root, const MoveHistory *history, BayesTarget requested, bool automatic,
                    uint64_t seed, BayesChoice *choice, EvalParams *storage, Evaluator *e);
 void models_levels(const BayesChoice *choice, uint8_t *levels);
-json_t *models_choice_json(const BayesChoice *c);
 
 /* A finished game's records (the engine's levels in each phase it reached, and its result) go to
  * the live model and, through the writer thread, to the database. */
 void models_game_finished(const char *result, const char *reason, int plies, GameResult engine_result,
                           uint8_t *const levels[BAYES_PHASE_NB]);
 
-void models_bayes_get(Request *r, const char *param);  /* GET /api/bayes/model[?detail=counts] */
-void models_style_post(Request *r, const char *param); /* POST /api/style */
+/* The live Bayesian model; the style model, NULL when the server has none. */
+const BayesModel *models_bayes(void);
+const StyleModel *models_style(void);
+
+/* A player's style over the games of a PGN text where they play (player: white, black, or a name
+ * found in the White/Black tags). */
+typedef struct {
+    Style style;
+    double posterior[STYLE_NB];
+    StyleFeatures last; /* the features of the last sample */
+    int games, samples, skipped;
+} StyleReading;
+bool models_read_style(const char *pgn, const char *player, StyleReading *out, ApiError *e);
 
 #endif

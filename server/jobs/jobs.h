@@ -1,21 +1,33 @@
-/* Search jobs: a bounded queue feeding a pool of worker threads, each owning its own Search, and
- * the way their events get back to the loop thread. */
+/* Search jobs: a job is a position, limits and an evaluator; a backend runs it (today the local
+ * pool of worker threads, jobs/local.c) and its events come back to the loop thread as structs.
+ * What a client sees of an event is made by the render hook, on the worker, so the loop never
+ * formats a search's output; this layer knows no JSON and no transport. */
 #ifndef FEELFISH_JOBS_H
 #define FEELFISH_JOBS_H
 
-#include <jansson.h>
 #include <stdatomic.h>
 #include <uv.h>
 
+#include "../../engine/adapt/adaptive.h"
 #include "../../engine/engine.h"
 #include "../../engine/eval/affective.h"
-#include "../../engine/adapt/adaptive.h"
 
 typedef enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_CANCELLED, JOB_FAILED } JobStatus;
 extern const char *const JobStatusNames[];
 
+typedef enum { JOB_EVENT_STARTED, JOB_EVENT_INFO, JOB_EVENT_FINAL } JobEventKind;
+
+/* What a job's listeners hear, on the loop thread. Pointers are valid during the call only. */
+typedef struct {
+    JobEventKind kind;
+    JobStatus status;           /* FINAL: done, cancelled or failed; otherwise running */
+    int line;                   /* INFO: the MultiPV line it reports */
+    const SearchResult *result; /* FINAL: the search's result; NULL when it never ran */
+    void *rendered;             /* what the render hook made of it (the job keeps FINAL's as its result) */
+} JobEvent;
+
 typedef struct Job Job;
-typedef void (*JobListener)(Job *job, json_t *event, bool final, void *user);
+typedef void (*JobListener)(Job *job, const JobEvent *event, void *user);
 
 struct Job {
     char id[24];
@@ -31,27 +43,38 @@ struct Job {
     bool has_bayes; /* bayesian mode: phase, target and why, chosen at the root */
     BayesChoice bayes;
     int64_t created_ms, started_ms, finished_ms;
-    json_t *result; /* set when done (loop thread) */
+    void *result; /* the rendered final event, once finished (loop thread) */
     atomic_bool cancel;
-    struct Worker *worker; /* while running; guarded by the pool lock */
-    /* Who hears about this job (loop thread only): a waiting HTTP request, WebSocket subscribers. */
+    /* Who hears about this job (loop thread only): a waiting request, WebSocket subscribers, a game. */
     struct JobListenerEntry {
         JobListener fn;
         void *user;
     } * listeners;
     int listener_count;
-    int refs; /* loop thread only: the table's reference plus one per listener */
+    int refs; /* loop thread only: the table's reference plus one per holder */
     Job *next_in_table;
 };
 
+/* The layer above: how events are shown (called on worker threads, and on the loop for a job
+ * cancelled before it ran, with result NULL) and what the loop does with every event (storage,
+ * metrics) before the job's listeners hear it. */
 typedef struct {
-    void (*on_event)(Job *job, json_t *event, bool final); /* loop thread */
-} JobsHooks;
+    void *(*render_info)(const Job *job, const SearchInfo *info);
+    void *(*render_result)(const Job *job, const SearchResult *r, const SearchResult *classical, JobStatus status);
+    void (*free_rendered)(void *rendered);
+    void (*on_event)(Job *job, const JobEvent *event);
+} JobHooks;
 
-/* Starts `workers` threads with hash_mb each; events are delivered on `loop` through hooks. */
-bool jobs_start(uv_loop_t *loop, int workers, size_t hash_mb, int queue_capacity, int64_t timeout_ms,
-                const JobsHooks *hooks);
-/* Stops every search, joins the workers, frees what is left. Loop thread. */
+typedef struct {
+    int workers;
+    size_t hash_mb;
+    int queue_capacity;
+    int64_t timeout_ms;
+} JobsSettings;
+
+/* Starts the local backend (worker threads with their own Search each) on `loop`. */
+bool jobs_start(uv_loop_t *loop, const JobsSettings *settings, const JobHooks *hooks);
+/* Stops every search, answers what waited as cancelled, frees the jobs. Loop thread. */
 void jobs_shutdown(void);
 
 /* A new job for pos (copied) with its limits. The caller (loop thread) then submits it. */

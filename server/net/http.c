@@ -3,12 +3,9 @@
 #include "http.h"
 
 #include <arpa/inet.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../engine/search/search.h"
-#include "../api/api.h"
 #include "../base/log.h"
 
 static struct {
@@ -16,6 +13,7 @@ static struct {
     uv_poll_t poll;
     uv_timer_t timer;
     const ServerConfig *cfg;
+    HttpHandlers handlers;
     bool running;
 } H;
 
@@ -60,33 +58,6 @@ void http_reply(Request *r, int status, const char *content_type, const char *bo
     r->content_type = content_type;
 }
 
-void http_reply_json(Request *r, int status, json_t *body)
-{
-    char *text = body ? json_dumps(body, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
-    json_decref(body);
-    if (!text) { /* a body that could not be built is a bug, but the client still gets an error */
-        status = 500;
-        text = strdup("{\"error\":{\"code\":\"internal\",\"message\":\"the answer could not be encoded\"}}");
-    }
-    http_reply(r, status, "application/json", text, strlen(text));
-    free(text);
-}
-
-void http_reply_error(Request *r, int status, const char *code, const char *field, const char *fmt, ...)
-{
-    ApiError e;
-    char text[sizeof e.message];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    api_error_set(&e, status, code, field, "%s", text); /* cleans the text to valid UTF-8 */
-    json_t *err = json_pack("{s:s, s:s}", "code", e.code, "message", e.message);
-    if (field)
-        json_object_set_new(err, "field", json_string(e.field));
-    http_reply_json(r, status, json_pack("{s:o}", "error", err));
-}
-
 void http_add_header(Request *r, const char *name, const char *value)
 {
     free(r->extra_header_name);
@@ -96,6 +67,21 @@ void http_add_header(Request *r, const char *name, const char *value)
 }
 
 static void free_handle(uv_handle_t *h) { free(h); }
+
+void http_end_wait(Request *r)
+{
+    r->waiter = NULL;
+    r->on_gone = NULL;
+}
+
+/* The request goes away while it waits: whoever it waits for lets go of it. */
+static void gone(Request *r)
+{
+    void (*on_gone)(Request *) = r->on_gone;
+    if (r->waiter && on_gone)
+        on_gone(r);
+    http_end_wait(r);
+}
 
 static void stop_watch(Request *r)
 {
@@ -114,12 +100,16 @@ static void on_hangup(uv_poll_t *p, int status, int events)
     Request *r = p->data;
     r->client_gone = true;
     stop_watch(r);
-    api_request_done(r);
+    gone(r);
     http_resume(r);
 }
 
-void http_suspend(Request *r)
+void http_suspend(Request *r, void *waiter, void (*on_gone)(Request *r))
 {
+    r->waiter = waiter;
+    r->on_gone = on_gone;
+    if (r->suspended)
+        return; /* a new wait of the same request (storage, then a search) */
     r->suspended = true;
     MHD_suspend_connection(r->conn);
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -135,6 +125,7 @@ void http_suspend(Request *r)
 
 void http_resume(Request *r)
 {
+    http_end_wait(r);
     if (!r->suspended)
         return;
     stop_watch(r);
@@ -205,14 +196,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_NO; /* nobody to answer: close */
     if (r->response)
         return send_reply(r); /* resumed with its answer, or answered at once */
-    if (r->too_large)
-        http_reply_error(r, 413, "body_too_large", NULL, "the request body is larger than %ld bytes", H.cfg->body_max);
-    else
-        api_handle(r);
+    H.handlers.handle(r); /* answers too large bodies too (r->too_large) */
     if (r->suspended)
         return MHD_YES;
-    if (!r->response)
-        http_reply_error(r, 500, "internal", NULL, "the request was not answered");
+    if (!r->response) {
+        static const char Unanswered[] = "{\"error\":{\"code\":\"internal\",\"message\":\"the request was not answered\"}}";
+        http_reply(r, 500, "application/json", Unanswered, sizeof Unanswered - 1);
+    }
     return send_reply(r);
 }
 
@@ -223,9 +213,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **ctx, enu
     if (!r)
         return;
     stop_watch(r);
-    api_request_done(r); /* a request that goes away stops what it waited for */
+    gone(r); /* a request that goes away stops what it waited for */
     log_access(r->method, r->path, r->status, (double)uv_hrtime() / 1e6 - r->start_ms);
-    api_count_request(r);
+    if (H.handlers.completed)
+        H.handlers.completed(r);
     free(r->body);
     free(r->response);
     free(r->extra_header_name);
@@ -261,9 +252,10 @@ static size_t unescape(void *cls, struct MHD_Connection *conn, char *s)
     return (size_t)(o - s);
 }
 
-bool http_start(uv_loop_t *loop, const ServerConfig *cfg, int *bound_port)
+bool http_start(uv_loop_t *loop, const ServerConfig *cfg, const HttpHandlers *handlers, int *bound_port)
 {
     H.cfg = cfg;
+    H.handlers = *handlers;
     struct sockaddr_in addr;
     memset(&addr, 0, sizeof addr);
     addr.sin_family = AF_INET;

@@ -1,16 +1,19 @@
 /* HTTP on the loop thread: libmicrohttpd in epoll mode, its fd watched by a uv_poll and its
- * timeout by a uv_timer. A request waiting for a search is suspended and resumed by the loop. */
+ * timeout by a uv_timer. The transport knows requests and answers, never routes: the layer above
+ * registers the handler. A request waiting for something (a search, storage) is suspended and
+ * resumed by the loop. */
 #ifndef FEELFISH_HTTP_H
 #define FEELFISH_HTTP_H
 
-#include <jansson.h>
 #include <microhttpd.h>
 #include <stdbool.h>
 #include <uv.h>
 
 #include "../base/config.h"
 
-typedef struct Request {
+typedef struct Request Request;
+
+struct Request {
     struct MHD_Connection *conn;
     char method[16];
     char path[1024];
@@ -26,27 +29,32 @@ typedef struct Request {
     char *extra_header_name, *extra_header_value;
     bool cacheable; /* static files: revalidate with the ETag instead of no-store */
     bool suspended;
-    bool client_gone;        /* the peer hung up while we were waiting */
-    uv_poll_t *watch;        /* while suspended: notices the peer hanging up (MHD does not) */
-    void *pending;           /* the job this request waits for (api.c) */
-    void *pending_load;      /* a storage look-up this request waits for (api.c) */
-    void *pending_game;      /* the game whose engine reply this request waits for (games.c) */
-    void *pending_game_load; /* a game being loaded from storage for this request (games.c) */
-} Request;
+    bool client_gone;   /* the peer hung up while we were waiting */
+    uv_poll_t *watch;   /* while suspended: notices the peer hanging up (MHD does not) */
+    /* What the request waits for, and how to stop waiting when it goes away (the peer hung up or
+     * the connection ended): set together by whoever suspends it, cleared when answered. */
+    void *waiter;
+    void (*on_gone)(Request *r);
+};
 
-bool http_start(uv_loop_t *loop, const ServerConfig *cfg, int *bound_port);
+typedef struct {
+    void (*handle)(Request *r);          /* a complete request: answer it, or suspend it */
+    void (*completed)(const Request *r); /* after the answer went out (or the peer left): metrics */
+} HttpHandlers;
+
+bool http_start(uv_loop_t *loop, const ServerConfig *cfg, const HttpHandlers *handlers, int *bound_port);
 /* Stops accepting; connections in progress are answered or closed. Loop thread. */
 void http_stop(void);
 
 /* Answers a request (loop thread). The body is copied. */
 void http_reply(Request *r, int status, const char *content_type, const char *body, size_t len);
-void http_reply_json(Request *r, int status, json_t *body); /* takes the reference */
-void http_reply_error(Request *r, int status, const char *code, const char *field, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
 void http_add_header(Request *r, const char *name, const char *value);
-/* Leaves the request waiting; http_resume() answers it later (after http_reply). */
-void http_suspend(Request *r);
+/* Leaves the request waiting for `waiter`; on_gone (may be NULL) is called if it goes away first.
+ * http_resume() sends the answer given meanwhile (http_reply). */
+void http_suspend(Request *r, void *waiter, void (*on_gone)(Request *r));
 void http_resume(Request *r);
+/* The wait is over (answered, or about to be): the request no longer points at the waiter. */
+void http_end_wait(Request *r);
 const char *http_header(Request *r, const char *name);
 const char *http_query(Request *r, const char *name);
 

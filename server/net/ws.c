@@ -1,8 +1,7 @@
 /* WebSocket sessions. Everything here runs on the loop thread (libwebsockets is driven by the
  * same libuv loop), so sessions need no locks. Each session has an outgoing queue: info frames
- * are coalesced per (search id, line) while waiting to be written, so a slow client gets the
- * latest state rather than a growing backlog; final frames (bestmove, errors) are never dropped.
- * Closing a connection cancels every analysis it started. */
+ * are coalesced per (id, line) while waiting to be written, so a slow client gets the latest state
+ * rather than a growing backlog; other frames are never dropped. */
 #include "ws.h"
 
 #include <libwebsockets.h>
@@ -10,8 +9,6 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "../api/api.h"
-#include "../jobs/jobs.h"
 #include "../base/log.h"
 
 typedef struct Frame {
@@ -23,30 +20,27 @@ typedef struct Frame {
     unsigned char *buf; /* LWS_PRE bytes of headroom, then the text */
 } Frame;
 
-typedef struct {
-    char id[64]; /* the client's id, or the job id for a subscription */
-    bool subscription;
-    Job *job;
-} WsSearch;
-
-typedef struct Session {
+typedef struct WsSession {
     struct lws *wsi;
     Frame *out, *out_tail;
     char *rx;
     size_t rx_len;
     bool rx_too_large, rx_binary;
-    WsSearch *searches;
-    int search_count;
-    struct Session *prev, *next;
+    void *user; /* the layer above's state */
+    struct WsSession *prev, *next;
 } Session;
 
 static struct {
     struct lws_context *ctx;
     const ServerConfig *cfg;
+    WsHandlers handlers;
     Session *sessions;
     int clients;
     unsigned long long sent, coalesced;
 } W;
+
+void *ws_user(const WsSession *s) { return s->user; }
+void ws_set_user(WsSession *s, void *user) { s->user = user; }
 
 void ws_stats(WsStats *s)
 {
@@ -65,9 +59,10 @@ static void write_frame(Session *s, unsigned char *buf, size_t len)
     W.sent++;
 }
 
-static void queue_text(Session *s, const char *text, bool info, const char *id, int line)
+void ws_send(WsSession *s, const char *text, size_t len, bool info, const char *id, int line)
 {
-    size_t len = strlen(text);
+    if (!id)
+        id = "";
     if (!s->out && !lws_send_pipe_choked(s->wsi)) {
         /* Nothing waits before it and the socket is writeable (poll() says POLLOUT, the test the
          * writeable callback would pass): written at once rather than on that callback, which
@@ -115,214 +110,9 @@ static void queue_text(Session *s, const char *text, bool info, const char *id, 
     lws_callback_on_writable(s->wsi);
 }
 
-static void queue_json(Session *s, json_t *o, bool info, const char *id, int line)
-{
-    char *text = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
-    json_decref(o);
-    if (text)
-        queue_text(s, text, info, id, line);
-    free(text);
-}
-
-static void send_error(Session *s, const char *id, const ApiError *e)
-{
-    json_t *o = json_pack("{s:s, s:o}", "type", "error", "error", api_error_json(e));
-    if (id)
-        json_object_set_new(o, "id", json_string(id));
-    queue_json(s, o, false, id, 0);
-}
-
-static WsSearch *find_search(Session *s, const char *id)
-{
-    for (int i = 0; i < s->search_count; i++)
-        if (!strcmp(s->searches[i].id, id))
-            return &s->searches[i];
-    return NULL;
-}
-
-static void remove_search(Session *s, WsSearch *w)
-{
-    job_release(w->job);
-    *w = s->searches[--s->search_count];
-}
-
-/* The bestmove frame: the final result, named as the client named its search. */
-static json_t *bestmove_frame(const WsSearch *w, json_t *result)
-{
-    json_t *o = result ? json_deep_copy(result) : json_object();
-    json_object_set_new(o, "type", json_string("bestmove"));
-    json_object_set_new(o, w->subscription ? "job" : "id", json_string(w->id));
-    json_object_set(o, "move", json_object_get(o, "bestMove") ? json_object_get(o, "bestMove") : json_null());
-    json_object_set(o, "san", json_object_get(o, "bestMoveSan") ? json_object_get(o, "bestMoveSan") : json_null());
-    return o;
-}
-
-static void on_job_event(Job *job, json_t *event, bool final, void *user)
-{
-    Session *s = user;
-    for (int i = 0; i < s->search_count; i++) {
-        WsSearch *w = &s->searches[i];
-        if (w->job != job)
-            continue;
-        if (final) {
-            queue_json(s, bestmove_frame(w, event), false, w->id, 0);
-            job_remove_listener(job, on_job_event, s);
-            remove_search(s, w);
-            return;
-        }
-        const char *type = json_string_value(json_object_get(event, "type"));
-        if (!type || strcmp(type, "info"))
-            return; /* status changes are not streamed */
-        json_t *o = json_copy(event);
-        json_object_del(o, "job");
-        json_object_set_new(o, w->subscription ? "job" : "id", json_string(w->id));
-        int line = (int)json_integer_value(json_object_get(event, "multiPv"));
-        queue_json(s, o, true, w->id, line);
-        return;
-    }
-}
-
-static void op_analyse(Session *s, json_t *msg)
-{
-    ApiError e;
-    json_t *id = json_object_get(msg, "id");
-    const char *cid = json_is_string(id) ? json_string_value(id) : NULL;
-    if (!cid || !*cid || strlen(cid) > 60) {
-        api_error_set(&e, 400, "id_missing", "id", "an analysis needs an 'id': a string of 1 to 60 characters");
-        send_error(s, NULL, &e);
-        return;
-    }
-    if (find_search(s, cid)) {
-        api_error_set(&e, 400, "id_in_use", "id", "an analysis with id '%s' is already running on this connection",
-                      cid);
-        send_error(s, cid, &e);
-        return;
-    }
-    if (s->search_count >= W.cfg->ws_searches_max) {
-        api_error_set(&e, 429, "too_many_searches", NULL,
-                      "this connection already runs %ld analyses (the limit); stop one first", W.cfg->ws_searches_max);
-        send_error(s, cid, &e);
-        return;
-    }
-    Job *job = api_parse_analysis(&e, msg, true);
-    if (!job) {
-        send_error(s, cid, &e);
-        return;
-    }
-    if (!jobs_submit(job)) {
-        job_release(job);
-        api_error_set(&e, 503, "queue_full", NULL, "every worker is busy and the queue is full; retry shortly");
-        send_error(s, cid, &e);
-        return;
-    }
-    WsSearch *grown = realloc(s->searches, (size_t)(s->search_count + 1) * sizeof *grown);
-    if (!grown) {
-        jobs_cancel(job);
-        return;
-    }
-    s->searches = grown;
-    WsSearch *w = &s->searches[s->search_count++];
-    snprintf(w->id, sizeof w->id, "%s", cid);
-    w->subscription = false;
-    w->job = job;
-    job_retain(job);
-    job_add_listener(job, on_job_event, s);
-}
-
-static void op_stop(Session *s, json_t *msg)
-{
-    json_t *id = json_object_get(msg, "id");
-    const char *cid = json_is_string(id) ? json_string_value(id) : NULL;
-    WsSearch *w = cid ? find_search(s, cid) : NULL;
-    if (!w || w->subscription) {
-        ApiError e;
-        api_error_set(&e, 404, "unknown_id", "id", "no analysis with id '%.60s' runs on this connection",
-                      cid ? cid : "");
-        send_error(s, cid, &e);
-        return;
-    }
-    jobs_cancel(w->job); /* its final event sends the bestmove frame */
-}
-
-static void op_subscribe(Session *s, json_t *msg)
-{
-    ApiError e;
-    json_t *jid = json_object_get(msg, "job");
-    const char *id = json_is_string(jid) ? json_string_value(jid) : NULL;
-    Job *job = id ? jobs_find(id) : NULL;
-    if (!job) {
-        api_error_set(&e, 404, "unknown_job", "job", "no job with id '%.40s'", id ? id : "");
-        send_error(s, NULL, &e);
-        return;
-    }
-    WsSearch sub = {{0}, true, job};
-    snprintf(sub.id, sizeof sub.id, "%s", job->id);
-    if (job->status != JOB_QUEUED && job->status != JOB_RUNNING) {
-        queue_json(s, bestmove_frame(&sub, job->result), false, sub.id, 0);
-        return;
-    }
-    if (find_search(s, sub.id))
-        return; /* already subscribed */
-    WsSearch *grown = realloc(s->searches, (size_t)(s->search_count + 1) * sizeof *grown);
-    if (!grown)
-        return;
-    s->searches = grown;
-    s->searches[s->search_count++] = sub;
-    job_retain(job);
-    job_add_listener(job, on_job_event, s);
-}
-
-static void handle_message(Session *s)
-{
-    ApiError e;
-    if (s->rx_binary) {
-        api_error_set(&e, 400, "binary_not_supported", NULL, "send JSON text frames, not binary ones");
-        send_error(s, NULL, &e);
-        return;
-    }
-    if (s->rx_too_large) {
-        api_error_set(&e, 413, "message_too_large", NULL, "the message is larger than %ld bytes",
-                      W.cfg->ws_message_max);
-        send_error(s, NULL, &e);
-        return;
-    }
-    json_t *msg = api_parse_json_text(&e, s->rx, s->rx_len);
-    if (!msg) {
-        send_error(s, NULL, &e);
-        return;
-    }
-    json_t *op = json_object_get(msg, "op");
-    const char *name = json_is_string(op) ? json_string_value(op) : NULL;
-    if (!name)
-        api_error_set(&e, 400, "op_missing", "op", "each message needs an 'op': analyse, stop, subscribe or ping");
-    if (name && !strcmp(name, "ping"))
-        queue_json(s, json_pack("{s:s}", "type", "pong"), false, NULL, 0);
-    else if (name && !strcmp(name, "analyse"))
-        op_analyse(s, msg);
-    else if (name && !strcmp(name, "stop"))
-        op_stop(s, msg);
-    else if (name && !strcmp(name, "subscribe"))
-        op_subscribe(s, msg);
-    else {
-        if (name)
-            api_error_set(&e, 400, "unknown_op", "op", "unknown op '%.40s': use analyse, stop, subscribe or ping",
-                          name);
-        json_t *id = json_object_get(msg, "id");
-        send_error(s, json_is_string(id) ? json_string_value(id) : NULL, &e);
-    }
-    json_decref(msg);
-}
-
 static void session_close(Session *s)
 {
-    while (s->search_count) {
-        WsSearch *w = &s->searches[0];
-        job_remove_listener(w->job, on_job_event, s);
-        if (!w->subscription)
-            jobs_cancel(w->job); /* nobody is left to read it: free the worker */
-        remove_search(s, w);
-    }
-    free(s->searches);
+    W.handlers.closed(s);
     for (Frame *f = s->out, *next; f; f = next) {
         next = f->next;
         free(f->buf);
@@ -355,7 +145,9 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             W.sessions->prev = s;
         W.sessions = s;
         W.clients++;
-        jobs_deliver_pending(); /* a storm of handshakes is a burst too */
+        if (W.handlers.opened)
+            W.handlers.opened(s);
+        W.handlers.between_messages(); /* a storm of handshakes is a burst too */
         break;
     }
     case LWS_CALLBACK_RECEIVE: {
@@ -378,10 +170,11 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             }
         }
         if (lws_is_final_fragment(wsi) && !lws_remaining_packet_payload(wsi)) {
-            handle_message(s);
+            WsMessageKind kind = s->rx_binary ? WS_BINARY : s->rx_too_large ? WS_TOO_LARGE : WS_TEXT;
+            W.handlers.message(s, kind, kind == WS_TEXT && s->rx ? s->rx : "", kind == WS_TEXT ? s->rx_len : 0);
             /* Many messages may arrive in one loop iteration (1,000 clients starting at once):
              * what workers published meanwhile goes out now, not after the whole burst. */
-            jobs_deliver_pending();
+            W.handlers.between_messages();
         }
         break;
     }
@@ -415,13 +208,14 @@ static void lws_to_log(int level, const char *line)
     log_msg(level == LLL_ERR ? LOG_ERROR : LOG_WARN, "websocket: %.*s", (int)n, line);
 }
 
-bool ws_start(uv_loop_t *loop, const ServerConfig *cfg, int *bound_port)
+bool ws_start(uv_loop_t *loop, const ServerConfig *cfg, const WsHandlers *handlers, int *bound_port)
 {
     static struct lws_protocols protocols[] = {
         {"feelfish", callback, sizeof(Session), 4096, 0, NULL, 0},
         {NULL, NULL, 0, 0, 0, NULL, 0},
     };
     W.cfg = cfg;
+    W.handlers = *handlers;
     lws_set_log_level(LLL_ERR | LLL_WARN, lws_to_log);
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);

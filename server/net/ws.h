@@ -1,16 +1,40 @@
-/* WebSocket streaming: libwebsockets on the server's libuv loop (its foreign-loop mode). */
+/* WebSocket transport: libwebsockets on the server's libuv loop (its foreign-loop mode). It knows
+ * sessions and frames, never ops: the layer above registers the handlers and keeps its own state
+ * per session. Each session has an outgoing queue where info frames are coalesced per (id, line)
+ * while they wait, so a slow client gets the latest state rather than a growing backlog; other
+ * frames are never dropped. */
 #ifndef FEELFISH_WS_H
 #define FEELFISH_WS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <uv.h>
 
 #include "../base/config.h"
 
-bool ws_start(uv_loop_t *loop, const ServerConfig *cfg, int *bound_port);
+typedef struct WsSession WsSession;
+
+typedef enum { WS_TEXT, WS_BINARY, WS_TOO_LARGE } WsMessageKind;
+
+typedef struct {
+    void (*opened)(WsSession *s);
+    /* A whole message; for WS_BINARY and WS_TOO_LARGE the text is empty. */
+    void (*message)(WsSession *s, WsMessageKind kind, const char *text, size_t len);
+    void (*closed)(WsSession *s); /* the session's user state must be let go of here */
+    /* Called between messages and handshakes: a burst of input keeps the loop inside one
+     * iteration, and what is ready to go out meanwhile should not wait for its end. */
+    void (*between_messages)(void);
+} WsHandlers;
+
+bool ws_start(uv_loop_t *loop, const ServerConfig *cfg, const WsHandlers *handlers, int *bound_port);
 /* Closes every connection (their searches are cancelled) and the context; the loop then finishes
  * closing libwebsockets' handles. Loop thread. */
 void ws_stop(void);
+
+/* Queues a text frame. An info frame replaces a queued one with the same id and line. */
+void ws_send(WsSession *s, const char *text, size_t len, bool info, const char *id, int line);
+void *ws_user(const WsSession *s);
+void ws_set_user(WsSession *s, void *user);
 
 typedef struct {
     int clients;

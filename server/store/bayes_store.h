@@ -55,7 +55,4 @@ json_t *bayes_model_json(const BayesModel *m, bool full);
 /* Reads an exported model (cleared first); false with a message naming the problem. */
 bool bayes_model_from_json(json_t *j, BayesModel *m, char *err, size_t err_size);
 
-/* `feelfish bayes export|import|show` */
-int bayes_command(int argc, char **argv);
-
 #endif

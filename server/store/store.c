@@ -277,20 +277,18 @@ void store_write(void (*write)(sqlite3 *db, void *arg), void (*done)(void *arg),
     enqueue(p);
 }
 
-void store_save_game(const char *id, long long updated_ms, json_t *game)
+void store_save_game(const char *id, long long updated_ms, char *game)
 {
     store_save_job(id, "game", 0, updated_ms, game); /* status "game": a games row */
 }
 
-void store_save_job(const char *id, const char *status, long long created_ms, long long finished_ms, json_t *result)
+void store_save_job(const char *id, const char *status, long long created_ms, long long finished_ms, char *text)
 {
     if (!S.open) {
-        json_decref(result);
+        free(text);
         return;
     }
     Pending *p = calloc(1, sizeof *p);
-    char *text = json_dumps(result, JSON_COMPACT);
-    json_decref(result);
     if (!p || !text) {
         free(p);
         free(text);
@@ -305,48 +303,42 @@ void store_save_job(const char *id, const char *status, long long created_ms, lo
     enqueue(p);
 }
 
-typedef struct {
+struct StoreLoad {
     uv_work_t work;
     char id[64];
     bool game;
-    json_t *result;
+    char *result;
     StoreJobCallback done;
     void *user;
-} Load;
+};
 
 static void load_work(uv_work_t *w)
 {
-    Load *l = w->data;
+    StoreLoad *l = w->data;
     sqlite3_stmt *st;
     const char *sql = l->game ? "SELECT data FROM games WHERE id = ?" : "SELECT result FROM jobs WHERE id = ?";
     if (sqlite3_prepare_v2(S.reader_db, sql, -1, &st, NULL) != SQLITE_OK)
         return;
     sqlite3_bind_text(st, 1, l->id, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW)
-        l->result = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
+        l->result = strdup((const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
 }
 
 static void load_done(uv_work_t *w, int status)
 {
     (void)status;
-    Load *l = w->data;
+    StoreLoad *l = w->data;
     l->done(l->result, l->user);
     free(l);
 }
 
-static void load(const char *id, bool game, StoreJobCallback done, void *user);
-
-void store_load_job(const char *id, StoreJobCallback done, void *user) { load(id, false, done, user); }
-void store_load_game(const char *id, void (*done)(json_t *game, void *user), void *user) { load(id, true, done, user); }
-
-static void load(const char *id, bool game, StoreJobCallback done, void *user)
+static StoreLoad *load(const char *id, bool game, StoreJobCallback done, void *user)
 {
-    Load *l = calloc(1, sizeof *l);
+    StoreLoad *l = calloc(1, sizeof *l);
     if (!l || !S.open) {
         free(l);
-        done(NULL, user);
-        return;
+        return NULL;
     }
     snprintf(l->id, sizeof l->id, "%s", id);
     l->game = game;
@@ -354,4 +346,9 @@ static void load(const char *id, bool game, StoreJobCallback done, void *user)
     l->user = user;
     l->work.data = l;
     uv_queue_work(S.loop, &l->work, load_work, load_done);
+    return l;
 }
+
+StoreLoad *store_load_job(const char *id, StoreJobCallback done, void *user) { return load(id, false, done, user); }
+StoreLoad *store_load_game(const char *id, StoreJobCallback done, void *user) { return load(id, true, done, user); }
+void store_load_forget(StoreLoad *l) { l->user = NULL; }

@@ -21,8 +21,6 @@
  * Elo is "+inf"/"-inf" at 100%/0%; the 95% margin is "inf" when the interval is unbounded.
  * Exit code 1 when an engine crashed, stalled, played an illegal move or could not be (re)started,
  * or the match was interrupted; 2 for bad arguments; 0 otherwise. */
-#include "match.h"
-
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -40,6 +38,7 @@
 #include "../../notation/move.h"
 #include "../../notation/pgn.h"
 #include "../../core/rules.h"
+#include "../tools.h"
 
 #define HANDSHAKE_MS 10000
 #define STOP_GRACE_MS 1000   /* after "stop", how long a late bestmove is awaited */
@@ -600,6 +599,7 @@ static int start_engines(MatchState *st, MatchSlot *slots, int count)
     return 0;
 }
 
+/* The exit code: 0 ok, 1 a game error such as a crash, 2 bad arguments. */
 int match_command(int argc, char **argv, FILE *out)
 {
     MatchConfig cfg;

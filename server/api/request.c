@@ -1,61 +1,17 @@
-/* The analysis request and answer models, shared by REST, WebSocket and games: validation of a
- * request into a job (with ApiError), and the JSON of info events and results (scores from
- * White's point of view). The JSON builders run on worker threads and touch only their job. */
+/* Analysis requests, shared by REST and WebSocket: a request's JSON validated into a job (with
+ * ApiError): position (fen + moves, moves, or pgn), mode and its settings, limits held to the
+ * server's caps. */
+#include "request.h"
+
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "../../engine/eval/affective.h"
 #include "../domain/models.h"
-#include "api.h"
-#include "../../engine/core/rules.h"
 
 static const ServerConfig *Cfg;
 
-void analysis_set_config(const ServerConfig *cfg) { Cfg = cfg; }
-
-/* ---- errors ---- */
-
-/* Makes s valid UTF-8 in place: a message may quote client text cut at a byte limit, and
- * jansson (rightly) refuses invalid strings. Bad or cut sequences become '?'. */
-static void utf8_clean(char *s)
-{
-    unsigned char *c = (unsigned char *)s;
-    while (*c) {
-        int len = *c < 0x80 ? 1 : (*c >> 5) == 6 ? 2 : (*c >> 4) == 14 ? 3 : (*c >> 3) == 30 ? 4 : 0;
-        int ok = len > 0;
-        for (int k = 1; ok && k < len; k++)
-            ok = (c[k] & 0xC0) == 0x80;
-        if (!ok) {
-            *c++ = '?';
-            continue;
-        }
-        c += len;
-    }
-}
-
-void api_error_set(ApiError *e, int status, const char *code, const char *field, const char *fmt, ...)
-{
-    e->status = status;
-    snprintf(e->code, sizeof e->code, "%s", code);
-    snprintf(e->field, sizeof e->field, "%s", field ? field : "");
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->message, sizeof e->message, fmt, ap);
-    va_end(ap);
-    utf8_clean(e->message);
-    utf8_clean(e->field);
-}
-
-json_t *api_error_json(const ApiError *e)
-{
-    json_t *err = json_pack("{s:s, s:s}", "code", e->code, "message", e->message);
-    if (e->field[0])
-        json_object_set_new(err, "field", json_string(e->field));
-    return err;
-}
+void request_set_config(const ServerConfig *cfg) { Cfg = cfg; }
 
 /* ---- JSON helpers ---- */
 
@@ -86,7 +42,7 @@ static int distance(const char *a, const char *b)
 }
 
 /* Rejects keys not in `allowed`, suggesting the nearest allowed one. */
-static bool check_keys(ApiError *r, json_t *obj, const char *const *allowed, const char *prefix)
+bool request_check_keys(ApiError *r, json_t *obj, const char *const *allowed, const char *prefix)
 {
     const char *key;
     json_t *v;
@@ -118,27 +74,6 @@ static bool check_keys(ApiError *r, json_t *obj, const char *const *allowed, con
         return false;
     }
     return true;
-}
-
-json_t *api_parse_json_text(ApiError *e, const char *text, size_t len)
-{
-    if (!text || !len) {
-        api_error_set(e, 400, "bad_json", NULL, "the message is empty; send a JSON object");
-        return NULL;
-    }
-    json_error_t je;
-    json_t *body = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-    if (!body) {
-        api_error_set(e, 400, "bad_json", NULL, "malformed JSON at line %d, column %d: %s", je.line, je.column,
-                      je.text);
-        return NULL;
-    }
-    if (!json_is_object(body)) {
-        json_decref(body);
-        api_error_set(e, 400, "bad_json", NULL, "send a JSON object");
-        return NULL;
-    }
-    return body;
 }
 
 /* The position of a request: exactly one of fen (+ moves), moves alone, or pgn. With `start` and
@@ -238,9 +173,9 @@ static const char *const BayesianKeys[] = {"target", "default", NULL};
 static const char *const LimitKeys[] = {"depth", "nodes", "movetime", "infinite", NULL};
 
 /* Parses an analysis request into a job (not yet submitted). ws: infinite allowed. */
-Job *api_parse_analysis(ApiError *r, json_t *body, bool allow_infinite)
+Job *request_analysis(ApiError *r, json_t *body, bool allow_infinite)
 {
-    if (!check_keys(r, body, AnalyseKeys, ""))
+    if (!request_check_keys(r, body, AnalyseKeys, ""))
         return NULL;
     json_t *mode = json_object_get(body, "mode");
     const char *mode_name = "classical";
@@ -264,7 +199,7 @@ Job *api_parse_analysis(ApiError *r, json_t *body, bool allow_infinite)
             api_error_set(r, 400, "bad_type", "bayesian", "'bayesian' must be an object like {\"target\": \"auto\"}");
             return NULL;
         }
-        if (!check_keys(r, bay, BayesianKeys, "bayesian."))
+        if (!request_check_keys(r, bay, BayesianKeys, "bayesian."))
             return NULL;
         json_t *t = json_object_get(bay, "target");
         if (t && (!json_is_string(t) || !adaptive_parse_target(json_string_value(t), &target, &auto_target))) {
@@ -290,7 +225,7 @@ Job *api_parse_analysis(ApiError *r, json_t *body, bool allow_infinite)
                           "'affective' must be an object like {\"temperament\": \"calm\"}");
             return NULL;
         }
-        if (!check_keys(r, aff, AffectiveKeys, "affective."))
+        if (!request_check_keys(r, aff, AffectiveKeys, "affective."))
             return NULL;
         json_t *t = json_object_get(aff, "temperament");
         if (t && (!json_is_string(t) || !(temperament = temperament_find(json_string_value(t))))) {
@@ -307,7 +242,7 @@ Job *api_parse_analysis(ApiError *r, json_t *body, bool allow_infinite)
                       "give 'limits' as an object with at least one of depth, nodes, movetime");
         return NULL;
     }
-    if (!check_keys(r, limits, LimitKeys, "limits."))
+    if (!request_check_keys(r, limits, LimitKeys, "limits."))
         return NULL;
     json_t *v;
     if ((v = json_object_get(limits, "depth"))) {
@@ -412,145 +347,3 @@ Job *api_parse_analysis(ApiError *r, json_t *body, bool allow_infinite)
     return job;
 }
 
-/* ---- results (worker threads) ---- */
-
-json_t *api_emotion_json(const Emotion *e)
-{
-    return json_pack("{s:f, s:f, s:f, s:s, s:f, s:s, s:{s:f, s:f, s:f, s:f}, s:{s:f, s:f, s:f, s:f}}", "relief",
-                     e->c[CONCEPT_RELIEF], "desirability", e->c[CONCEPT_DESIRABILITY], "arousal", e->c[CONCEPT_AROUSAL],
-                     "label", affective_label(CONCEPT_RELIEF, e->c[CONCEPT_RELIEF]), "intensity", e->intensity, "goal",
-                     Goals[e->goal].name, "factors", "material", e->factor[0], "mobility", e->factor[1], "kingSafety",
-                     e->factor[2], "oppKingExposure", e->factor[3], "inputs", "material", e->c[CONCEPT_MATERIAL],
-                     "mobility", e->c[CONCEPT_MOBILITY], "kingSafety", e->c[CONCEPT_KING_SAFETY], "oppKingExposure",
-                     e->c[CONCEPT_OPP_KING_EXPOSURE]);
-}
-
-static void put_score(json_t *o, int score_stm, Color side)
-{
-    int white = side == WHITE ? score_stm : -score_stm;
-    int mate = search_mate_in(white);
-    if (score_stm == -VALUE_MATE) /* mated at the root */
-        json_object_set_new(o, "mate", json_integer(0));
-    else if (mate)
-        json_object_set_new(o, "mate", json_integer(mate));
-    else
-        json_object_set_new(o, "cp", json_integer(white));
-}
-
-static json_t *line_json(Position *p, const SearchInfo *info, bool with_moves)
-{
-    json_t *o = json_object(), *uci = json_array(), *san = json_array();
-    int made = 0;
-    for (int i = 0; i < info->pv_length; i++) {
-        char u[MOVE_STRING_SIZE], s[SAN_STRING_SIZE];
-        json_array_append_new(uci, json_string(move_to_uci(info->pv[i], u)));
-        json_array_append_new(san, json_string(san_write(p, info->pv[i], s)));
-        position_make_move(p, info->pv[i]);
-        made++;
-    }
-    while (made--)
-        position_unmake_move(p);
-    if (with_moves) {
-        json_object_set_new(o, "moves", uci);
-        json_object_set_new(o, "san", san);
-    } else {
-        json_object_set_new(o, "pv", uci);
-        json_object_set_new(o, "san", san);
-    }
-    put_score(o, info->score, p->side);
-    return o;
-}
-
-json_t *api_info_json(const Job *job, const SearchInfo *info)
-{
-    static __thread Position scratch;
-    position_copy(&scratch, job->pos);
-    json_t *o = line_json(&scratch, info, false);
-    json_object_set_new(o, "type", json_string("info"));
-    json_object_set_new(o, "job", json_string(job->id));
-    json_object_set_new(o, "depth", json_integer(info->depth));
-    json_object_set_new(o, "seldepth", json_integer(info->seldepth));
-    json_object_set_new(o, "multiPv", json_integer(info->multipv));
-    json_object_set_new(o, "bound",
-                        json_string(info->bound == BOUND_LOWER   ? "lower"
-                                    : info->bound == BOUND_UPPER ? "upper"
-                                                                 : "exact"));
-    json_object_set_new(o, "nodes", json_integer((json_int_t)info->nodes));
-    json_object_set_new(o, "nps", json_integer((json_int_t)info->nps));
-    json_object_set_new(o, "time", json_integer(info->time_ms));
-    json_object_set_new(o, "hashfull", json_integer(info->hashfull));
-    /* When the worker published it (wall clock, microseconds): lets a client on the same machine
-     * measure how long an info event takes to reach it. */
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    json_object_set_new(o, "publishedUs", json_integer((json_int_t)now.tv_sec * 1000000 + now.tv_nsec / 1000));
-    if (job->has_emotion)
-        json_object_set_new(o, "emotion", api_emotion_json(&job->emotion));
-    if (job->has_bayes)
-        json_object_set_new(o, "bayesian", models_choice_json(&job->bayes));
-    return o;
-}
-
-/* One side of compare mode: best move, lines (SAN) and the classical grouped terms at the end of
- * the first line (the thesis's Tables 5.2/5.4), White's point of view. */
-static json_t *compare_side(Position *p, const SearchResult *r)
-{
-    char u[MOVE_STRING_SIZE], s[SAN_STRING_SIZE];
-    json_t *o = json_object(), *pvs = json_array();
-    json_object_set_new(o, "bestMove", r->best ? json_string(move_to_uci(r->best, u)) : json_null());
-    for (int i = 0; i < r->lines && r->best; i++)
-        json_array_append_new(pvs, line_json(p, &r->line[i], true));
-    json_object_set_new(o, "pvs", pvs);
-    int made = 0;
-    for (int i = 0; r->lines && i < r->line[0].pv_length; i++, made++) {
-        (void)s;
-        position_make_move(p, r->line[0].pv[i]);
-    }
-    Evaluator classical;
-    evaluator_classical(&classical);
-    EvalTerms t;
-    evaluate_terms(p, &classical, &t);
-    while (made--)
-        position_unmake_move(p);
-    json_t *terms = json_object();
-    for (int g = 0; g < EVAL_GROUP_NB; g++)
-        json_object_set_new(terms, EvalGroupNames[g], json_integer(t.group[g]));
-    json_object_set_new(terms, "total", json_integer(t.total));
-    json_object_set_new(o, "terms", terms);
-    return o;
-}
-
-json_t *api_result_json(const Job *job, const SearchResult *r, const SearchResult *classical, bool cancelled)
-{
-    static __thread Position scratch;
-    position_copy(&scratch, job->pos);
-    char fen[FEN_BUFFER_SIZE], u[MOVE_STRING_SIZE], s[SAN_STRING_SIZE];
-    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:I}", "id", job->id, "status",
-                          cancelled ? "cancelled" : "done", "fen", fen_write(&scratch, fen), "mode", job->mode, "depth",
-                          r->depth, "seldepth", r->lines ? r->line[0].seldepth : 0, "nodes", (json_int_t)r->nodes,
-                          "time", (json_int_t)r->time_ms, "nps",
-                          (json_int_t)(r->time_ms > 0 ? r->nodes * 1000 / (uint64_t)r->time_ms : r->nodes));
-    if (r->best) {
-        json_object_set_new(o, "bestMove", json_string(move_to_uci(r->best, u)));
-        json_object_set_new(o, "bestMoveSan", json_string(san_write(&scratch, r->best, s)));
-        if (r->ponder)
-            json_object_set_new(o, "ponder", json_string(move_to_uci(r->ponder, u)));
-    } else {
-        json_object_set_new(o, "bestMove", json_null());
-        json_object_set_new(o, "bestMoveSan", json_null());
-        json_object_set_new(o, "gameStatus", json_string(game_status_name(position_status(&scratch))));
-    }
-    json_t *pvs = json_array();
-    for (int i = 0; i < r->lines && r->best; i++)
-        json_array_append_new(pvs, line_json(&scratch, &r->line[i], true));
-    json_object_set_new(o, "pvs", pvs);
-    if (job->has_emotion)
-        json_object_set_new(o, "emotion", api_emotion_json(&job->emotion));
-    if (job->has_bayes)
-        json_object_set_new(o, "bayesian", models_choice_json(&job->bayes));
-    if (classical)
-        json_object_set_new(o, "compare",
-                            json_pack("{s:o, s:o}", "classical", compare_side(&scratch, classical), "affective",
-                                      compare_side(&scratch, r)));
-    return o;
-}

@@ -1,21 +1,17 @@
-/* The analyse command. JSON is written by hand here (engine/ has no JSON library): every string
- * it writes is a FEN, a move or a fixed name, none of which needs escaping. Scores in the JSON are
- * from White's point of view, as in the REST API; the lab's `value` is the side to move's. */
+/* `feelfish analyse`: one analysis (or the search lab's textbook algorithms) from the command line,
+ * printed in the API's shapes (server/api/encode.h): the same JSON as POST /api/analyse, without
+ * an id. Scores from White's point of view; the lab's `value` is the side to move's. */
 #include "analyse.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../adapt/adaptive.h"
-#include "../eval/affective.h"
-#include "../notation/fen.h"
-#include "../search/lab.h"
-#include "../notation/move.h"
-#include "../notation/san.h"
-#include "../search/search.h"
-#include "../core/rules.h"
+#include "../../engine/adapt/adaptive.h"
+#include "../../engine/engine.h"
+#include "../../engine/search/lab.h"
+#include "../api/encode.h"
+#include "../api/reply.h"
 
 static bool parse_long(const char *flag, const char *s, long min, long max, long *out)
 {
@@ -30,34 +26,12 @@ static bool parse_long(const char *flag, const char *s, long min, long max, long
     return true;
 }
 
-static void write_score(FILE *out, int score_stm, Color side)
+static void print_json(FILE *out, json_t *o)
 {
-    int white = side == WHITE ? score_stm : -score_stm;
-    int mate = search_mate_in(white);
-    if (mate)
-        fprintf(out, "\"mate\": %d", mate);
-    else
-        fprintf(out, "\"cp\": %d", white);
-}
-
-static void write_line(FILE *out, Position *p, const SearchInfo *info)
-{
-    char buf[SAN_STRING_SIZE];
-    fprintf(out, "{\"moves\": [");
-    for (int i = 0; i < info->pv_length; i++)
-        fprintf(out, "%s\"%s\"", i ? ", " : "", move_to_uci(info->pv[i], buf));
-    fprintf(out, "], \"san\": [");
-    int made = 0;
-    for (int i = 0; i < info->pv_length; i++) {
-        fprintf(out, "%s\"%s\"", i ? ", " : "", san_write(p, info->pv[i], buf));
-        position_make_move(p, info->pv[i]);
-        made++;
-    }
-    while (made--)
-        position_unmake_move(p);
-    fprintf(out, "], ");
-    write_score(out, info->score, p->side);
-    fprintf(out, ", \"depth\": %d}", info->depth);
+    char *text = api_dumps(o, true);
+    json_decref(o);
+    fprintf(out, "%s\n", text ? text : "null");
+    free(text);
 }
 
 int analyse_command(int argc, char **argv, FILE *out)
@@ -203,7 +177,7 @@ int analyse_command(int argc, char **argv, FILE *out)
     }
     free(start);
     free(played);
-    char fen_out[FEN_BUFFER_SIZE], buf[MOVE_STRING_SIZE];
+    char fen_out[FEN_BUFFER_SIZE];
     fen_write(p, fen_out);
 
     if (algorithm) {
@@ -218,25 +192,16 @@ int analyse_command(int argc, char **argv, FILE *out)
             free(p);
             return 2;
         }
-        fprintf(out, "{\"fen\": \"%s\", \"depth\": %ld, \"algorithms\": [", fen_out, depth);
-        bool first = true;
+        json_t *algorithms = json_array();
         for (int a = 0; a < LAB_ALGORITHM_NB; a++) {
             if (only >= 0 && a != only)
                 continue;
             LabResult r;
             int64_t t0 = time_now_ms();
             lab_run((LabAlgorithm)a, p, (int)depth, &eval, &r);
-            fprintf(out,
-                    "%s\n  {\"algorithm\": \"%s\", \"value\": %d, \"bestMove\": \"%s\", \"nodes\": %" PRIu64
-                    ", \"leaves\": %" PRIu64 ", \"timeMs\": %" PRId64,
-                    first ? "" : ",", LabAlgorithmNames[a], r.value, move_to_uci(r.best, buf), r.nodes, r.leaves,
-                    time_now_ms() - t0);
-            if (a == LAB_MTDF)
-                fprintf(out, ", \"passes\": %d", r.passes);
-            fprintf(out, "}");
-            first = false;
+            json_array_append_new(algorithms, encode_lab((LabAlgorithm)a, &r, time_now_ms() - t0));
         }
-        fprintf(out, "\n]}\n");
+        print_json(out, json_pack("{s:s, s:i, s:o}", "fen", fen_out, "depth", (int)depth, "algorithms", algorithms));
         free(p);
         return 0;
     }
@@ -257,33 +222,7 @@ int analyse_command(int argc, char **argv, FILE *out)
     l.multipv = (int)multipv;
     SearchResult r;
     search_run(s, p, &l, &eval, NULL, &r);
-    char san[SAN_STRING_SIZE];
-    fprintf(out,
-            "{\"fen\": \"%s\", \"mode\": \"%s\", \"depth\": %d, \"seldepth\": %d, \"nodes\": %" PRIu64
-            ", \"time\": %" PRId64 ", \"nps\": %" PRIu64 ",\n",
-            fen_out, mode, r.depth, r.lines ? r.line[0].seldepth : 0, r.nodes, r.time_ms,
-            r.time_ms > 0 ? r.nodes * 1000 / (uint64_t)r.time_ms : r.nodes);
-    if (r.best)
-        fprintf(out, " \"bestMove\": \"%s\", \"bestMoveSan\": \"%s\",\n", move_to_uci(r.best, buf),
-                san_write(p, r.best, san));
-    else
-        fprintf(out, " \"bestMove\": null, \"bestMoveSan\": null, \"status\": \"%s\",\n",
-                game_status_name(position_status(p)));
-    fprintf(out, " \"pvs\": [");
-    for (int i = 0; i < r.lines && r.best; i++) {
-        fprintf(out, "%s\n  ", i ? "," : "");
-        write_line(out, p, &r.line[i]);
-    }
-    fprintf(out, "\n]");
-    if (affective) {
-        char json[1024];
-        fprintf(out, ",\n \"emotion\": %s", affective_json(&emotion, json, sizeof json));
-    }
-    if (bayesian) {
-        char json[1024];
-        fprintf(out, ",\n \"bayesian\": %s", adaptive_choice_text(&choice, json, sizeof json));
-    }
-    fprintf(out, "}\n");
+    print_json(out, encode_analysis(p, mode, &r, NULL, affective ? &emotion : NULL, bayesian ? &choice : NULL));
     search_free(s);
     free(p);
     return 0;

@@ -1,0 +1,247 @@
+/* Analysis over REST: POST /api/analyse (answers when done), jobs (POST, GET, DELETE), Lichess's
+ * cloud-eval shape; and the hooks that render a job's events (on its worker) and store finished
+ * results. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../store/store.h"
+#include "api.h"
+#include "encode.h"
+#include "reply.h"
+#include "request.h"
+#include "routes.h"
+
+/* ---- jobs' events ---- */
+
+static void *render_info(const Job *job, const SearchInfo *info) { return encode_info(job, info); }
+
+static void *render_result(const Job *job, const SearchResult *r, const SearchResult *classical, JobStatus status)
+{
+    return encode_result(job, r, classical, status);
+}
+
+static void free_rendered(void *rendered) { json_decref(rendered); }
+
+static void on_job_event(Job *job, const JobEvent *ev)
+{
+    if (ev->kind == JOB_EVENT_FINAL && job->status == JOB_DONE)
+        store_save_job(job->id, JobStatusNames[job->status], job->created_ms, job->finished_ms,
+                       api_dumps(ev->rendered, false));
+}
+
+const JobHooks ApiJobHooks = {render_info, render_result, free_rendered, on_job_event};
+
+/* ---- a request waiting for its job ---- */
+
+typedef void (*Shape)(Request *r, Job *job, json_t *result);
+
+typedef struct {
+    Request *r;
+    Job *job;
+    Shape shape; /* how the result is answered */
+} JobWait;
+
+static void wait_listener(Job *job, const JobEvent *ev, void *user);
+
+/* The end of a REST wait: the request gets the job's result in its shape, or a 503 when the job
+ * did not finish. */
+static void end_wait(JobWait *w, json_t *result)
+{
+    Request *r = w->r;
+    job_remove_listener(w->job, wait_listener, w);
+    if (w->job->status == JOB_DONE)
+        w->shape(r, w->job, result);
+    else
+        api_reply_fail(r, 503, "cancelled", NULL, "the analysis was stopped before it finished (server shutting down?)");
+    http_resume(r);
+    job_release(w->job);
+    free(w);
+}
+
+static void wait_listener(Job *job, const JobEvent *ev, void *user)
+{
+    (void)job;
+    if (ev->kind == JOB_EVENT_FINAL)
+        end_wait(user, ev->rendered);
+}
+
+/* The client left before the answer: stop its search, the worker is freed for others. */
+static void wait_gone(Request *r)
+{
+    JobWait *w = r->waiter;
+    job_remove_listener(w->job, wait_listener, w);
+    jobs_cancel(w->job);
+    job_release(w->job);
+    free(w);
+}
+
+static bool submit(Request *r, Job *job)
+{
+    if (jobs_submit(job))
+        return true;
+    job_release(job);
+    http_add_header(r, "Retry-After", "1");
+    api_reply_fail(r, 503, "queue_full", NULL, "every worker is busy and the queue is full; retry shortly");
+    return false;
+}
+
+/* Validates body (consumed) into a job and queues it; NULL when the request already has its error
+ * answer. With `shape`, the request then waits, suspended, for the job's final event. */
+static Job *start_analysis(Request *r, json_t *body, Shape shape)
+{
+    ApiError e;
+    Job *job = request_analysis(&e, body, false);
+    json_decref(body);
+    if (!job) {
+        api_reply_error(r, &e);
+        return NULL;
+    }
+    if (!submit(r, job))
+        return NULL;
+    if (shape) {
+        JobWait *w = malloc(sizeof *w);
+        if (!w)
+            abort();
+        *w = (JobWait){r, job, shape};
+        job_retain(job);
+        job_add_listener(job, wait_listener, w);
+        http_suspend(r, w, wait_gone);
+    }
+    return job;
+}
+
+static void answer_result(Request *r, Job *job, json_t *result)
+{
+    (void)job;
+    api_reply_json(r, 200, json_incref(result));
+}
+
+void analysis_analyse(Request *r, const char *param)
+{
+    (void)param;
+    json_t *body = api_parse_body(r);
+    if (body)
+        start_analysis(r, body, answer_result);
+}
+
+void analysis_job_create(Request *r, const char *param)
+{
+    (void)param;
+    json_t *body = api_parse_body(r);
+    Job *job = body ? start_analysis(r, body, NULL) : NULL;
+    if (!job)
+        return;
+    api_reply_json(r, 202, json_pack("{s:s, s:s}", "id", job->id, "status", "queued"));
+}
+
+/* A finished job not in memory is read from storage; the request waits for the read. */
+static void job_loaded(char *text, void *user)
+{
+    Request *r = user; /* NULL once the client has gone */
+    json_t *result = r && text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    if (!r)
+        return;
+    if (result)
+        api_reply_json(r, 200, result);
+    else
+        api_reply_fail(r, 404, "unknown_job", NULL, "no job with that id");
+    http_resume(r);
+}
+
+static void load_gone(Request *r) { store_load_forget(r->waiter); }
+
+static bool valid_id(const char *id)
+{
+    size_t n = strlen(id);
+    return n > 0 && n < 40 && strspn(id, "0123456789abcdef") == n;
+}
+
+void analysis_job_get(Request *r, const char *id)
+{
+    Job *job = jobs_find(id);
+    if (!job && valid_id(id)) {
+        /* Not in memory: finished jobs are answerable from storage, even after a restart. */
+        StoreLoad *load = store_load_job(id, job_loaded, r);
+        if (load) {
+            http_suspend(r, load, load_gone);
+            return;
+        }
+    }
+    if (!job) {
+        api_reply_fail(r, 404, "unknown_job", NULL, "no job with id '%.40s'", id);
+        return;
+    }
+    json_t *o = job->result && job->status == JOB_DONE ? json_deep_copy(job->result) : json_object();
+    json_object_set_new(o, "id", json_string(job->id));
+    json_object_set_new(o, "status", json_string(JobStatusNames[job->status]));
+    api_reply_json(r, 200, o);
+}
+
+void analysis_job_delete(Request *r, const char *id)
+{
+    Job *job = jobs_find(id);
+    if (!job) {
+        api_reply_fail(r, 404, "unknown_job", NULL, "no job with id '%.40s'", id);
+        return;
+    }
+    jobs_cancel(job);
+    api_reply_json(r, 200,
+                   json_pack("{s:s, s:s}", "id", job->id, "status",
+                             job->status == JOB_RUNNING ? "cancelling" : JobStatusNames[job->status]));
+}
+
+/* Lichess's cloud-eval shape, so existing Lichess clients can point at this server:
+ * {"fen", "knodes", "depth", "pvs": [{"moves": "e2e4 e7e5", "cp": 20}]}. */
+static void answer_cloud_eval(Request *r, Job *job, json_t *result)
+{
+    (void)job;
+    json_t *pvs = json_array(), *lines = json_object_get(result, "pvs");
+    size_t i;
+    json_t *line;
+    json_array_foreach(lines, i, line)
+    {
+        json_t *moves = json_object_get(line, "moves"), *pv = json_object();
+        char text[4096] = "";
+        size_t k;
+        json_t *m;
+        json_array_foreach(moves, k, m)
+        {
+            if (k)
+                strncat(text, " ", sizeof text - strlen(text) - 1);
+            strncat(text, json_string_value(m), sizeof text - strlen(text) - 1);
+        }
+        json_object_set_new(pv, "moves", json_string(text));
+        if (json_object_get(line, "mate"))
+            json_object_set(pv, "mate", json_object_get(line, "mate"));
+        else
+            json_object_set(pv, "cp", json_object_get(line, "cp"));
+        json_array_append_new(pvs, pv);
+    }
+    api_reply_json(r, 200,
+                   json_pack("{s:O, s:I, s:O, s:o}", "fen", json_object_get(result, "fen"), "knodes",
+                             (json_int_t)(json_integer_value(json_object_get(result, "nodes")) / 1000), "depth",
+                             json_object_get(result, "depth"), "pvs", pvs));
+}
+
+void analysis_cloud_eval(Request *r, const char *param)
+{
+    (void)param;
+    const char *fen = http_query(r, "fen"), *multi = http_query(r, "multiPv");
+    if (!fen) {
+        api_reply_fail(r, 400, "position_missing", "fen", "give the position as ?fen=...");
+        return;
+    }
+    json_t *body = json_pack("{s:s, s:{s:i, s:i}}", "fen", fen, "limits", "depth", 18, "movetime", 2000);
+    if (multi) {
+        char *end;
+        long n = strtol(multi, &end, 10);
+        if (*end || n < 1) {
+            json_decref(body);
+            api_reply_fail(r, 400, "bad_type", "multiPv", "multiPv must be a whole number >= 1");
+            return;
+        }
+        json_object_set_new(body, "multiPv", json_integer(n));
+    }
+    start_analysis(r, body, answer_cloud_eval);
+}

@@ -1,0 +1,175 @@
+/* Stored games back into Games: see decode.h. */
+#include "decode.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double real_at(json_t *o, const char *key) { return json_number_value(json_object_get(o, key)); }
+
+static int name_index(const char *name, const char *const *names, int n)
+{
+    for (int i = 0; name && i < n; i++)
+        if (!strcmp(name, names[i]))
+            return i;
+    return -1;
+}
+
+static bool decode_emotion(json_t *o, Emotion *e)
+{
+    memset(e, 0, sizeof *e);
+    const char *goal = json_string_value(json_object_get(o, "goal"));
+    e->goal = -1;
+    for (int i = 0; goal && i < GoalCount; i++)
+        if (!strcmp(goal, Goals[i].name))
+            e->goal = i;
+    if (e->goal < 0)
+        return false;
+    e->c[CONCEPT_RELIEF] = real_at(o, "relief");
+    e->c[CONCEPT_DESIRABILITY] = real_at(o, "desirability");
+    e->c[CONCEPT_AROUSAL] = real_at(o, "arousal");
+    e->intensity = real_at(o, "intensity");
+    static const char *const Terms[AFFECTIVE_TERM_NB] = {"material", "mobility", "kingSafety", "oppKingExposure"};
+    static const Concept Inputs[AFFECTIVE_TERM_NB] = {CONCEPT_MATERIAL, CONCEPT_MOBILITY, CONCEPT_KING_SAFETY,
+                                                      CONCEPT_OPP_KING_EXPOSURE};
+    json_t *factors = json_object_get(o, "factors"), *inputs = json_object_get(o, "inputs");
+    for (int i = 0; i < AFFECTIVE_TERM_NB; i++) {
+        e->factor[i] = real_at(factors, Terms[i]);
+        e->c[Inputs[i]] = real_at(inputs, Terms[i]);
+    }
+    return true;
+}
+
+static int feature_value(StyleFeature f, const char *name)
+{
+    for (int v = 0; name && v < StyleFeatureValues[f]; v++)
+        if (!strcmp(name, style_value_name(f, v)))
+            return v;
+    return 0;
+}
+
+static bool decode_choice(json_t *o, BayesChoice *c)
+{
+    memset(c, 0, sizeof *c);
+    int phase = name_index(json_string_value(json_object_get(o, "phase")), GamePhaseNames, BAYES_PHASE_NB);
+    int target = name_index(json_string_value(json_object_get(o, "target")), BayesTargetNames, BAYES_TARGET_NB);
+    if (phase < 0 || target < 0)
+        return false;
+    c->phase = (GamePhase)phase;
+    c->target = (BayesTarget)target;
+    const char *reason = json_string_value(json_object_get(o, "reason"));
+    snprintf(c->reason, sizeof c->reason, "%s", reason ? reason : "");
+    c->games = (uint64_t)json_integer_value(json_object_get(o, "gamesLearned"));
+    c->changed = (int)json_integer_value(json_object_get(o, "changedParams"));
+    json_t *style = json_object_get(o, "style");
+    int s = name_index(json_string_value(json_object_get(style, "style")), StyleNames, STYLE_NB);
+    if (s >= 0) {
+        c->has_style = true;
+        c->style = (Style)s;
+        json_t *posterior = json_object_get(style, "posterior"), *f = json_object_get(style, "features");
+        for (int k = 0; k < STYLE_NB; k++)
+            c->posterior[k] = real_at(posterior, StyleNames[k]);
+        c->features.value[STYLE_F_FIRST_MOVE] =
+            (uint8_t)feature_value(STYLE_F_FIRST_MOVE, json_string_value(json_object_get(f, "firstMove")));
+        c->features.value[STYLE_F_CASTLING] =
+            (uint8_t)feature_value(STYLE_F_CASTLING, json_string_value(json_object_get(f, "castling")));
+        c->features.pieces = (uint8_t)json_integer_value(json_object_get(f, "pieces"));
+        c->features.pawns = (uint8_t)json_integer_value(json_object_get(f, "pawns"));
+    }
+    return true;
+}
+
+/* Each record of a stored history array, with its ply; false if one does not read. */
+static bool decode_history(json_t *array, void **out, int *count, size_t size, size_t ply_offset,
+                           bool (*decode)(json_t *, void *))
+{
+    *out = calloc(json_array_size(array) + 1, size); /* an empty history is still a history */
+    if (!*out)
+        return false;
+    size_t i;
+    json_t *rec;
+    json_array_foreach(array, i, rec)
+    {
+        char *item = (char *)*out + (size_t)*count * size;
+        if (!decode(rec, item))
+            return false;
+        *(int *)(item + ply_offset) = (int)json_integer_value(json_object_get(rec, "ply"));
+        (*count)++;
+    }
+    return true;
+}
+
+static bool decode_emotion_record(json_t *o, void *item) { return decode_emotion(o, &((GameEmotion *)item)->emotion); }
+static bool decode_choice_record(json_t *o, void *item) { return decode_choice(o, &((GameChoice *)item)->choice); }
+
+Game *decode_game(json_t *o)
+{
+    Game *g = games_alloc();
+    if (!g)
+        return NULL;
+    const char *id = json_string_value(json_object_get(o, "id")), *mode = json_string_value(json_object_get(o, "mode"));
+    const char *color = json_string_value(json_object_get(o, "color"));
+    const char *fen = json_string_value(json_object_get(o, "initialFen"));
+    const char *status = json_string_value(json_object_get(o, "status"));
+    const char *result = json_string_value(json_object_get(o, "result"));
+    const char *reason = json_string_value(json_object_get(o, "reason"));
+    if (!id || !mode || !color || !fen || !status || !result)
+        goto bad;
+    snprintf(g->id, sizeof g->id, "%s", id);
+    snprintf(g->mode, sizeof g->mode, "%s", mode);
+    g->human = !strcmp(color, "black") ? BLACK : WHITE;
+    g->level = (int)json_integer_value(json_object_get(o, "level"));
+    g->temperament = temperament_find(json_string_value(json_object_get(o, "temperament")));
+    snprintf(g->initial_fen, sizeof g->initial_fen, "%s", fen);
+    snprintf(g->status, sizeof g->status, "%s", status);
+    snprintf(g->result, sizeof g->result, "%s", result);
+    snprintf(g->reason, sizeof g->reason, "%s", reason ? reason : "");
+    g->created_ms = json_integer_value(json_object_get(o, "createdMs"));
+    g->updated_ms = json_integer_value(json_object_get(o, "updatedMs"));
+    if (!g->temperament || g->level < 1 || g->level > GAMES_LEVEL_MAX)
+        goto bad;
+    static Position p;
+    if (fen_read(&p, g->initial_fen, NULL, 0) != FEN_OK)
+        goto bad;
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(o, "moves"), i, m)
+    {
+        Move mv = json_is_string(m) ? move_from_uci(&p, json_string_value(m)) : MOVE_NONE;
+        if (!mv || g->move_count >= GAMES_MAX_MOVES)
+            goto bad;
+        g->moves[g->move_count++] = mv;
+        if (p.stack_len > POSITION_STACK_SIZE / 2)
+            position_trim_history(&p);
+        position_make_move(&p, mv);
+    }
+    json_t *emotions = json_object_get(o, "emotions");
+    if (json_is_array(emotions) &&
+        !decode_history(emotions, (void **)&g->emotions, &g->emotion_count, sizeof *g->emotions,
+                        offsetof(GameEmotion, ply), decode_emotion_record))
+        goto bad;
+    const char *target = json_string_value(json_object_get(o, "target"));
+    const char *default_target = json_string_value(json_object_get(o, "defaultTarget"));
+    bool ignored;
+    if (!adaptive_parse_target(target ? target : "auto", &g->target, &g->auto_target) ||
+        (g->auto_target && default_target && !adaptive_parse_target(default_target, &g->target, &ignored)))
+        goto bad;
+    json_t *history = json_object_get(o, "bayesianHistory");
+    if (json_is_array(history) &&
+        !decode_history(history, (void **)&g->choices, &g->choice_count, sizeof *g->choices,
+                        offsetof(GameChoice, ply), decode_choice_record))
+        goto bad;
+    g->learned = json_is_true(json_object_get(o, "learned"));
+    json_t *levels = json_object_get(o, "levelsUsed");
+    for (int ph = 0; ph < BAYES_PHASE_NB; ph++) {
+        const char *digits = json_string_value(json_object_get(levels, GamePhaseNames[ph]));
+        if (!digits || (int)strlen(digits) != BayesParamCount || !(g->levels[ph] = malloc((size_t)BayesParamCount)))
+            continue; /* recorded by a build with another parameter set: that phase is not learned */
+        for (int k = 0; k < BayesParamCount; k++)
+            g->levels[ph][k] = digits[k] >= '0' && digits[k] <= '4' ? (uint8_t)(digits[k] - '0') : BAYES_DEFAULT_LEVEL;
+    }
+    return g;
+bad:
+    games_free(g);
+    return NULL;
+}

@@ -1,0 +1,258 @@
+/* The API's JSON shapes: see encode.h. */
+#include "encode.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../engine/core/rules.h"
+
+json_t *encode_error(const ApiError *e)
+{
+    json_t *err = json_pack("{s:s, s:s}", "code", e->code, "message", e->message);
+    if (e->field[0])
+        json_object_set_new(err, "field", json_string(e->field));
+    return err;
+}
+
+/* A shape the engine writes as text (emotion, choice, style), as a value. */
+static json_t *from_engine_text(const char *text)
+{
+    json_t *v = json_loads(text, JSON_DECODE_ANY, NULL);
+    return v ? v : json_null();
+}
+
+json_t *encode_emotion(const Emotion *e)
+{
+    char text[1024];
+    return from_engine_text(affective_json(e, text, sizeof text));
+}
+
+json_t *encode_choice(const BayesChoice *c)
+{
+    char text[2048];
+    return from_engine_text(adaptive_choice_text(c, text, sizeof text));
+}
+
+json_t *encode_style(Style s, const double posterior[STYLE_NB], const StyleFeatures *f)
+{
+    char text[1024];
+    return from_engine_text(style_json(s, posterior, f, text, sizeof text));
+}
+
+static void put_score(json_t *o, int score_stm, Color side)
+{
+    int white = side == WHITE ? score_stm : -score_stm;
+    int mate = search_mate_in(white);
+    if (score_stm == -VALUE_MATE) /* mated at the root */
+        json_object_set_new(o, "mate", json_integer(0));
+    else if (mate)
+        json_object_set_new(o, "mate", json_integer(mate));
+    else
+        json_object_set_new(o, "cp", json_integer(white));
+}
+
+json_t *encode_line(Position *p, const SearchInfo *info, bool with_moves)
+{
+    json_t *o = json_object(), *uci = json_array(), *san = json_array();
+    int made = 0;
+    for (int i = 0; i < info->pv_length; i++) {
+        char u[MOVE_STRING_SIZE], s[SAN_STRING_SIZE];
+        json_array_append_new(uci, json_string(move_to_uci(info->pv[i], u)));
+        json_array_append_new(san, json_string(san_write(p, info->pv[i], s)));
+        position_make_move(p, info->pv[i]);
+        made++;
+    }
+    while (made--)
+        position_unmake_move(p);
+    if (with_moves) {
+        json_object_set_new(o, "moves", uci);
+        json_object_set_new(o, "san", san);
+    } else {
+        json_object_set_new(o, "pv", uci);
+        json_object_set_new(o, "san", san);
+    }
+    put_score(o, info->score, p->side);
+    return o;
+}
+
+json_t *encode_info(const Job *job, const SearchInfo *info)
+{
+    static __thread Position scratch;
+    position_copy(&scratch, job->pos);
+    json_t *o = encode_line(&scratch, info, false);
+    json_object_set_new(o, "type", json_string("info"));
+    json_object_set_new(o, "job", json_string(job->id));
+    json_object_set_new(o, "depth", json_integer(info->depth));
+    json_object_set_new(o, "seldepth", json_integer(info->seldepth));
+    json_object_set_new(o, "multiPv", json_integer(info->multipv));
+    json_object_set_new(o, "bound",
+                        json_string(info->bound == BOUND_LOWER   ? "lower"
+                                    : info->bound == BOUND_UPPER ? "upper"
+                                                                 : "exact"));
+    json_object_set_new(o, "nodes", json_integer((json_int_t)info->nodes));
+    json_object_set_new(o, "nps", json_integer((json_int_t)info->nps));
+    json_object_set_new(o, "time", json_integer(info->time_ms));
+    json_object_set_new(o, "hashfull", json_integer(info->hashfull));
+    /* When the worker published it (wall clock, microseconds): lets a client on the same machine
+     * measure how long an info event takes to reach it. */
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    json_object_set_new(o, "publishedUs", json_integer((json_int_t)now.tv_sec * 1000000 + now.tv_nsec / 1000));
+    if (job->has_emotion)
+        json_object_set_new(o, "emotion", encode_emotion(&job->emotion));
+    if (job->has_bayes)
+        json_object_set_new(o, "bayesian", encode_choice(&job->bayes));
+    return o;
+}
+
+/* One side of compare mode: best move, lines (SAN) and the classical grouped terms at the end of
+ * the first line (the thesis's Tables 5.2/5.4), White's point of view. */
+static json_t *compare_side(Position *p, const SearchResult *r)
+{
+    char u[MOVE_STRING_SIZE], s[SAN_STRING_SIZE];
+    json_t *o = json_object(), *pvs = json_array();
+    json_object_set_new(o, "bestMove", r->best ? json_string(move_to_uci(r->best, u)) : json_null());
+    for (int i = 0; i < r->lines && r->best; i++)
+        json_array_append_new(pvs, encode_line(p, &r->line[i], true));
+    json_object_set_new(o, "pvs", pvs);
+    int made = 0;
+    for (int i = 0; r->lines && i < r->line[0].pv_length; i++, made++) {
+        (void)s;
+        position_make_move(p, r->line[0].pv[i]);
+    }
+    Evaluator classical;
+    evaluator_classical(&classical);
+    EvalTerms t;
+    evaluate_terms(p, &classical, &t);
+    while (made--)
+        position_unmake_move(p);
+    json_t *terms = json_object();
+    for (int g = 0; g < EVAL_GROUP_NB; g++)
+        json_object_set_new(terms, EvalGroupNames[g], json_integer(t.group[g]));
+    json_object_set_new(terms, "total", json_integer(t.total));
+    json_object_set_new(o, "terms", terms);
+    return o;
+}
+
+json_t *encode_analysis(const Position *pos, const char *mode, const SearchResult *r, const SearchResult *classical,
+                        const Emotion *emotion, const BayesChoice *choice)
+{
+    static __thread Position scratch;
+    position_copy(&scratch, pos);
+    char fen[FEN_BUFFER_SIZE], u[MOVE_STRING_SIZE], s[SAN_STRING_SIZE];
+    json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:I, s:I, s:I}", "fen", fen_write(&scratch, fen), "mode", mode,
+                          "depth", r->depth, "seldepth", r->lines ? r->line[0].seldepth : 0, "nodes",
+                          (json_int_t)r->nodes, "time", (json_int_t)r->time_ms, "nps",
+                          (json_int_t)(r->time_ms > 0 ? r->nodes * 1000 / (uint64_t)r->time_ms : r->nodes));
+    if (r->best) {
+        json_object_set_new(o, "bestMove", json_string(move_to_uci(r->best, u)));
+        json_object_set_new(o, "bestMoveSan", json_string(san_write(&scratch, r->best, s)));
+        if (r->ponder)
+            json_object_set_new(o, "ponder", json_string(move_to_uci(r->ponder, u)));
+    } else {
+        json_object_set_new(o, "bestMove", json_null());
+        json_object_set_new(o, "bestMoveSan", json_null());
+        json_object_set_new(o, "gameStatus", json_string(game_status_name(position_status(&scratch))));
+    }
+    json_t *pvs = json_array();
+    for (int i = 0; i < r->lines && r->best; i++)
+        json_array_append_new(pvs, encode_line(&scratch, &r->line[i], true));
+    json_object_set_new(o, "pvs", pvs);
+    if (emotion)
+        json_object_set_new(o, "emotion", encode_emotion(emotion));
+    if (choice)
+        json_object_set_new(o, "bayesian", encode_choice(choice));
+    if (classical)
+        json_object_set_new(o, "compare",
+                            json_pack("{s:o, s:o}", "classical", compare_side(&scratch, classical), "affective",
+                                      compare_side(&scratch, r)));
+    return o;
+}
+
+json_t *encode_result(const Job *job, const SearchResult *r, const SearchResult *classical, JobStatus status)
+{
+    json_t *o = json_pack("{s:s, s:s}", "id", job->id, "status", JobStatusNames[status]);
+    if (r) {
+        json_t *body = encode_analysis(job->pos, job->mode, r, classical, job->has_emotion ? &job->emotion : NULL,
+                                       job->has_bayes ? &job->bayes : NULL);
+        json_object_update(o, body);
+        json_decref(body);
+    }
+    return o;
+}
+
+json_t *encode_game(const Game *g)
+{
+    static Position p;
+    json_t *o =
+        json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:I, s:I, s:b}", "id", g->id, "mode", g->mode, "color",
+                  g->human == WHITE ? "white" : "black", "level", g->level, "temperament", g->temperament->name,
+                  "initialFen", g->initial_fen, "status", g->status, "result", g->result, "createdMs",
+                  (json_int_t)g->created_ms, "updatedMs", (json_int_t)g->updated_ms, "thinking", g->thinking);
+    if (g->reason[0])
+        json_object_set_new(o, "reason", json_string(g->reason));
+    json_t *uci = json_array(), *san = json_array();
+    fen_read(&p, g->initial_fen, NULL, 0);
+    for (int i = 0; i < g->move_count; i++) {
+        char u[MOVE_STRING_SIZE], s[SAN_STRING_SIZE];
+        json_array_append_new(uci, json_string(move_to_uci(g->moves[i], u)));
+        json_array_append_new(san, json_string(san_write(&p, g->moves[i], s)));
+        if (p.stack_len > POSITION_STACK_SIZE / 2)
+            position_trim_history(&p);
+        position_make_move(&p, g->moves[i]);
+    }
+    char fen[FEN_BUFFER_SIZE];
+    json_object_set_new(o, "moves", uci);
+    json_object_set_new(o, "san", san);
+    json_object_set_new(o, "fen", json_string(fen_write(&p, fen)));
+    json_object_set_new(o, "turn", json_string(p.side == WHITE ? "white" : "black"));
+    if (g->emotions) {
+        json_t *emotions = json_array();
+        for (int i = 0; i < g->emotion_count; i++) {
+            json_t *rec = encode_emotion(&g->emotions[i].emotion);
+            json_object_set_new(rec, "ply", json_integer(g->emotions[i].ply));
+            json_array_append_new(emotions, rec);
+        }
+        json_object_set_new(o, "emotions", emotions);
+    }
+    if (!strcmp(g->mode, "bayesian")) {
+        json_object_set_new(o, "target", json_string(g->auto_target ? "auto" : BayesTargetNames[g->target]));
+        json_object_set_new(o, "defaultTarget", json_string(BayesTargetNames[g->target]));
+        json_t *history = json_array();
+        for (int i = 0; i < g->choice_count; i++) {
+            json_t *rec = encode_choice(&g->choices[i].choice);
+            json_object_set_new(rec, "ply", json_integer(g->choices[i].ply));
+            json_array_append_new(history, rec);
+        }
+        json_object_set_new(o, "bayesianHistory", history);
+        size_t n = json_array_size(history);
+        json_object_set(o, "bayesian", n ? json_array_get(history, n - 1) : json_null());
+    }
+    json_t *levels = json_object();
+    for (int ph = 0; ph < BAYES_PHASE_NB; ph++)
+        if (g->levels[ph]) {
+            char *digits = malloc((size_t)BayesParamCount + 1);
+            for (int i = 0; digits && i < BayesParamCount; i++)
+                digits[i] = (char)('0' + g->levels[ph][i]);
+            if (digits) {
+                digits[BayesParamCount] = 0;
+                json_object_set_new(levels, GamePhaseNames[ph], json_string(digits));
+            }
+            free(digits);
+        }
+    json_object_set_new(o, "levelsUsed", levels);
+    json_object_set_new(o, "learned", json_boolean(g->learned));
+    return o;
+}
+
+json_t *encode_lab(LabAlgorithm a, const LabResult *r, int64_t time_ms)
+{
+    char u[MOVE_STRING_SIZE];
+    json_t *o = json_pack("{s:s, s:i, s:s, s:I, s:I, s:I}", "algorithm", LabAlgorithmNames[a], "value", r->value,
+                          "bestMove", move_to_uci(r->best, u), "nodes", (json_int_t)r->nodes, "leaves",
+                          (json_int_t)r->leaves, "timeMs", (json_int_t)time_ms);
+    if (a == LAB_MTDF)
+        json_object_set_new(o, "passes", json_integer(r->passes));
+    return o;
+}

@@ -1,0 +1,34 @@
+/* One encoder per JSON shape of the API: errors, a search line (moves, SAN, score), an info event,
+ * a search result, the emotion, the Bayesian choice, a style reading, a game. Scores are from
+ * White's point of view. The emotion, the choice and the style reading are written by the engine
+ * (its UCI adapter shows them too) and read here, so each shape has one writer. Info and result
+ * encoders run on worker threads and touch only their job. */
+#ifndef FEELFISH_ENCODE_H
+#define FEELFISH_ENCODE_H
+
+#include <jansson.h>
+
+#include "../../engine/search/lab.h"
+#include "../base/error.h"
+#include "../domain/games.h"
+#include "../domain/models.h"
+#include "../jobs/jobs.h"
+
+json_t *encode_error(const ApiError *e); /* {"code", "message", "field"?} */
+json_t *encode_emotion(const Emotion *e);
+json_t *encode_choice(const BayesChoice *c);
+json_t *encode_style(Style s, const double posterior[STYLE_NB], const StyleFeatures *f);
+/* A line from p (unchanged on return): {"moves"|"pv": UCI, "san", "cp"|"mate"}. */
+json_t *encode_line(Position *p, const SearchInfo *info, bool with_moves);
+json_t *encode_info(const Job *job, const SearchInfo *info);
+/* r NULL: a job that never ran ({"id", "status"}). */
+json_t *encode_result(const Job *job, const SearchResult *r, const SearchResult *classical, JobStatus status);
+/* The analysis result outside any job (the analyse command): no id. */
+json_t *encode_analysis(const Position *pos, const char *mode, const SearchResult *r, const SearchResult *classical,
+                        const Emotion *emotion, const BayesChoice *choice);
+json_t *encode_game(const Game *g);
+/* One textbook algorithm's run in the search lab: {"algorithm", "value", "bestMove", "nodes",
+ * "leaves", "timeMs", "passes"? (MTD(f))}. */
+json_t *encode_lab(LabAlgorithm a, const LabResult *r, int64_t time_ms);
+
+#endif

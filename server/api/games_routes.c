@@ -1,0 +1,225 @@
+/* Games over REST: the request codec for a game's settings and moves, the waits (for storage, for
+ * the engine's reply), and the game's JSON. The rules are domain/games.c's. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../store/store.h"
+#include "decode.h"
+#include "encode.h"
+#include "reply.h"
+#include "request.h"
+#include "routes.h"
+
+static void changed(Game *g)
+{
+    json_t *o = encode_game(g);
+    store_save_game(g->id, g->updated_ms, api_dumps(o, false));
+    json_decref(o);
+}
+
+void games_routes_init(void) { games_init(&(GameHooks){changed}); }
+
+/* ---- waiting for the engine's reply ---- */
+
+static void engine_replied(Game *g, void *user)
+{
+    Request *r = user;
+    api_reply_json(r, 200, encode_game(g));
+    http_resume(r);
+}
+
+/* The client left: the engine's move is still played and saved. */
+static void reply_gone(Request *r) { games_unlisten(r->waiter); }
+
+static void wait_for_engine(Request *r, Game *g)
+{
+    games_listen(g, engine_replied, r);
+    http_suspend(r, g, reply_gone); /* a request that waited for storage is suspended already */
+}
+
+/* ---- finding the game: in memory, else in storage ---- */
+
+typedef void (*GameAction)(Request *r, Game *g);
+typedef struct {
+    Request *r; /* NULL once the client has gone */
+    GameAction fn;
+    char id[64];
+} GameLoad;
+
+static void game_loaded(char *text, void *user)
+{
+    GameLoad *l = user;
+    json_t *o = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    Game *g = o ? games_find(l->id) : NULL;
+    if (o && !g) {
+        Game *read = decode_game(o);
+        g = read ? games_adopt(read) : NULL;
+    }
+    json_decref(o);
+    Request *r = l->r;
+    if (r) {
+        http_end_wait(r); /* l is freed below: the request must not point at it */
+        if (g)
+            l->fn(r, g);
+        else
+            api_reply_fail(r, 404, "unknown_game", NULL, "no game with id '%.40s'", l->id);
+        if (!r->waiter) /* answered now, rather than waiting for the engine */
+            http_resume(r);
+    }
+    free(l);
+}
+
+static void load_gone(Request *r) { ((GameLoad *)r->waiter)->r = NULL; }
+
+/* Runs fn once the game is in memory (loading it from storage first if need be). */
+static void with_game(Request *r, const char *id, GameAction fn)
+{
+    Game *g = games_find(id);
+    if (g) {
+        fn(r, g);
+        return;
+    }
+    if (strlen(id) > 40 || id[0] != 'g') {
+        api_reply_fail(r, 404, "unknown_game", NULL, "no game with id '%.40s'", id);
+        return;
+    }
+    GameLoad *l = calloc(1, sizeof *l);
+    if (!l) {
+        api_reply_fail(r, 503, "overloaded", NULL, "out of memory");
+        return;
+    }
+    l->r = r;
+    l->fn = fn;
+    snprintf(l->id, sizeof l->id, "%s", id);
+    if (!store_load_game(id, game_loaded, l)) {
+        free(l);
+        api_reply_fail(r, 404, "unknown_game", NULL, "no game with id '%.40s'", id);
+        return;
+    }
+    http_suspend(r, l, load_gone);
+}
+
+/* ---- routes ---- */
+
+static const char *const CreateKeys[] = {"mode",          "color", "level", "temperament", "target",
+                                         "defaultTarget", "fen",   "moves", NULL};
+
+/* A key that is there but not a string reads as "" (which no setting accepts), so the domain's
+ * message for that setting answers it. */
+static const char *text_or_empty(json_t *body, const char *key)
+{
+    json_t *v = json_object_get(body, key);
+    return !v ? NULL : json_is_string(v) ? json_string_value(v) : "";
+}
+
+void games_route_create(Request *r, const char *param)
+{
+    (void)param;
+    json_t *body = api_parse_body(r);
+    if (!body)
+        return;
+    ApiError e = {0};
+    const char *key;
+    json_t *v;
+    bool known = true;
+    json_object_foreach(body, key, v)
+    {
+        bool k = false;
+        for (int i = 0; CreateKeys[i]; i++)
+            k |= !strcmp(key, CreateKeys[i]);
+        known &= k;
+    }
+    json_t *level = json_object_get(body, "level"), *moves = json_object_get(body, "moves");
+    const char *texts[GAMES_MAX_MOVES / 2 + 1];
+    GameSettings s = {.target = text_or_empty(body, "target"),
+                      .default_target = text_or_empty(body, "defaultTarget"),
+                      .level = !level ? GAMES_LEVEL_MAX : json_is_integer(level) ? (int)json_integer_value(level) : 0,
+                      .moves = texts};
+    if (!known)
+        api_error_set(&e, 400, "unknown_field", NULL,
+                      "a game takes mode, color, level, temperament, target, defaultTarget, fen and moves");
+    else if (level && json_is_integer(level) &&
+             (json_integer_value(level) < 1 || json_integer_value(level) > GAMES_LEVEL_MAX))
+        s.level = 0; /* out of range, whatever its size: the domain says so */
+    const char *const strings[] = {"mode", "color", "temperament", "fen"};
+    const char **fields[] = {&s.mode, &s.color, &s.temperament, &s.fen};
+    for (int i = 0; i < 4 && !e.status; i++) {
+        json_t *f = json_object_get(body, strings[i]);
+        if (f && !json_is_string(f))
+            api_error_set(&e, 400, "bad_type", NULL, "mode, color, temperament and fen are strings");
+        *fields[i] = json_string_value(f);
+    }
+    if (!e.status && moves) {
+        if (!json_is_array(moves) || json_array_size(moves) > GAMES_MAX_MOVES / 2)
+            api_error_set(&e, 400, "bad_type", "moves", "'moves' must be an array of moves (UCI or SAN, at most %d)",
+                          GAMES_MAX_MOVES / 2);
+        else
+            for (size_t i = 0; i < json_array_size(moves); i++)
+                texts[s.move_count++] = json_string_value(json_array_get(moves, i));
+    }
+    Game *g = e.status ? NULL : games_create(&s, &e);
+    json_decref(body);
+    if (!g) {
+        if (e.status == 503)
+            http_add_header(r, "Retry-After", "1");
+        api_reply_error(r, &e);
+        return;
+    }
+    if (g->thinking)
+        wait_for_engine(r, g);
+    else
+        api_reply_json(r, 201, encode_game(g));
+}
+
+static void do_get(Request *r, Game *g) { api_reply_json(r, 200, encode_game(g)); }
+
+static void do_move(Request *r, Game *g)
+{
+    ApiError e;
+    json_t *body = api_parse_body(r);
+    if (!body)
+        return;
+    const char *text = json_object_size(body) == 1 ? json_string_value(json_object_get(body, "move")) : NULL;
+    bool ok = games_move(g, text, &e);
+    json_decref(body);
+    if (!ok) {
+        if (e.status == 503)
+            http_add_header(r, "Retry-After", "1");
+        api_reply_error(r, &e);
+    } else if (g->thinking)
+        wait_for_engine(r, g);
+    else
+        api_reply_json(r, 200, encode_game(g));
+}
+
+static void do_pgn(Request *r, Game *g)
+{
+    char *text = games_pgn(g);
+    http_reply(r, 200, "application/x-chess-pgn", text, strlen(text));
+    free(text);
+}
+
+static void do_resign(Request *r, Game *g)
+{
+    ApiError e;
+    if (games_resign(g, &e))
+        api_reply_json(r, 200, encode_game(g));
+    else
+        api_reply_error(r, &e);
+}
+
+static void do_takeback(Request *r, Game *g)
+{
+    ApiError e;
+    if (games_takeback(g, &e))
+        api_reply_json(r, 200, encode_game(g));
+    else
+        api_reply_error(r, &e);
+}
+
+void games_route_get(Request *r, const char *id) { with_game(r, id, do_get); }
+void games_route_takeback(Request *r, const char *id) { with_game(r, id, do_takeback); }
+void games_route_move(Request *r, const char *id) { with_game(r, id, do_move); }
+void games_route_pgn(Request *r, const char *id) { with_game(r, id, do_pgn); }
+void games_route_resign(Request *r, const char *id) { with_game(r, id, do_resign); }

@@ -1,0 +1,19 @@
+/* Analysis requests, shared by REST and WebSocket: validation of a request's JSON into a job. */
+#ifndef FEELFISH_REQUEST_H
+#define FEELFISH_REQUEST_H
+
+#include <jansson.h>
+
+#include "../base/config.h"
+#include "../base/error.h"
+#include "../jobs/jobs.h"
+
+/* The caps requests are held to (depth, nodes, movetime, MultiPV). */
+void request_set_config(const ServerConfig *cfg);
+/* Validates an analysis request (REST body or WebSocket op) into a new job, not yet submitted;
+ * NULL with e set. allow_infinite: WebSocket analyses may run until stopped. */
+Job *request_analysis(ApiError *e, json_t *body, bool allow_infinite);
+/* Rejects keys not in `allowed` (NULL-terminated), suggesting the nearest one. */
+bool request_check_keys(ApiError *e, json_t *obj, const char *const *allowed, const char *prefix);
+
+#endif

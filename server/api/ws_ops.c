@@ -1,0 +1,248 @@
+/* The WebSocket ops: analyse (a search streamed as info frames, then a bestmove frame), stop,
+ * subscribe (to a REST job) and ping; error frames carry the same codes as REST. Each connection
+ * keeps its searches here; closing it cancels every analysis it started. Loop thread. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "encode.h"
+#include "reply.h"
+#include "request.h"
+#include "routes.h"
+
+static const ServerConfig *Cfg;
+
+typedef struct {
+    char id[64]; /* the client's id, or the job id for a subscription */
+    bool subscription;
+    Job *job;
+} WsSearch;
+
+typedef struct {
+    WsSession *ws;
+    WsSearch *searches;
+    int search_count;
+} Conn;
+
+void ws_ops_set_config(const ServerConfig *cfg) { Cfg = cfg; }
+
+static void send_json(Conn *c, json_t *o, bool info, const char *id, int line)
+{
+    char *text = api_dumps(o, false);
+    json_decref(o);
+    if (text)
+        ws_send(c->ws, text, strlen(text), info, id, line);
+    free(text);
+}
+
+static void send_error(Conn *c, const char *id, const ApiError *e)
+{
+    json_t *o = json_pack("{s:s, s:o}", "type", "error", "error", encode_error(e));
+    if (id)
+        json_object_set_new(o, "id", json_string(id));
+    send_json(c, o, false, id, 0);
+}
+
+static WsSearch *find_search(Conn *c, const char *id)
+{
+    for (int i = 0; i < c->search_count; i++)
+        if (!strcmp(c->searches[i].id, id))
+            return &c->searches[i];
+    return NULL;
+}
+
+static void remove_search(Conn *c, WsSearch *w)
+{
+    job_release(w->job);
+    *w = c->searches[--c->search_count];
+}
+
+/* The bestmove frame: the final result, named as the client named its search. */
+static json_t *bestmove_frame(const WsSearch *w, json_t *result)
+{
+    json_t *o = result ? json_deep_copy(result) : json_object();
+    json_object_set_new(o, "type", json_string("bestmove"));
+    json_object_set_new(o, w->subscription ? "job" : "id", json_string(w->id));
+    json_object_set(o, "move", json_object_get(o, "bestMove") ? json_object_get(o, "bestMove") : json_null());
+    json_object_set(o, "san", json_object_get(o, "bestMoveSan") ? json_object_get(o, "bestMoveSan") : json_null());
+    return o;
+}
+
+static void on_job_event(Job *job, const JobEvent *ev, void *user)
+{
+    Conn *c = user;
+    for (int i = 0; i < c->search_count; i++) {
+        WsSearch *w = &c->searches[i];
+        if (w->job != job)
+            continue;
+        if (ev->kind == JOB_EVENT_FINAL) {
+            send_json(c, bestmove_frame(w, ev->rendered), false, w->id, 0);
+            job_remove_listener(job, on_job_event, c);
+            remove_search(c, w);
+            return;
+        }
+        if (ev->kind != JOB_EVENT_INFO)
+            return; /* status changes are not streamed */
+        json_t *o = json_copy(ev->rendered);
+        json_object_del(o, "job");
+        json_object_set_new(o, w->subscription ? "job" : "id", json_string(w->id));
+        send_json(c, o, true, w->id, ev->line);
+        return;
+    }
+}
+
+static bool add_search(Conn *c, const WsSearch *w)
+{
+    WsSearch *grown = realloc(c->searches, (size_t)(c->search_count + 1) * sizeof *grown);
+    if (!grown)
+        return false;
+    c->searches = grown;
+    c->searches[c->search_count++] = *w;
+    job_retain(w->job);
+    job_add_listener(w->job, on_job_event, c);
+    return true;
+}
+
+static void op_analyse(Conn *c, json_t *msg)
+{
+    ApiError e;
+    json_t *id = json_object_get(msg, "id");
+    const char *cid = json_is_string(id) ? json_string_value(id) : NULL;
+    if (!cid || !*cid || strlen(cid) > 60) {
+        api_error_set(&e, 400, "id_missing", "id", "an analysis needs an 'id': a string of 1 to 60 characters");
+        send_error(c, NULL, &e);
+        return;
+    }
+    if (find_search(c, cid)) {
+        api_error_set(&e, 400, "id_in_use", "id", "an analysis with id '%s' is already running on this connection",
+                      cid);
+        send_error(c, cid, &e);
+        return;
+    }
+    if (c->search_count >= Cfg->ws_searches_max) {
+        api_error_set(&e, 429, "too_many_searches", NULL,
+                      "this connection already runs %ld analyses (the limit); stop one first", Cfg->ws_searches_max);
+        send_error(c, cid, &e);
+        return;
+    }
+    Job *job = request_analysis(&e, msg, true);
+    if (!job) {
+        send_error(c, cid, &e);
+        return;
+    }
+    if (!jobs_submit(job)) {
+        job_release(job);
+        api_error_set(&e, 503, "queue_full", NULL, "every worker is busy and the queue is full; retry shortly");
+        send_error(c, cid, &e);
+        return;
+    }
+    WsSearch w = {{0}, false, job};
+    snprintf(w.id, sizeof w.id, "%s", cid);
+    if (!add_search(c, &w))
+        jobs_cancel(job);
+}
+
+static void op_stop(Conn *c, json_t *msg)
+{
+    json_t *id = json_object_get(msg, "id");
+    const char *cid = json_is_string(id) ? json_string_value(id) : NULL;
+    WsSearch *w = cid ? find_search(c, cid) : NULL;
+    if (!w || w->subscription) {
+        ApiError e;
+        api_error_set(&e, 404, "unknown_id", "id", "no analysis with id '%.60s' runs on this connection",
+                      cid ? cid : "");
+        send_error(c, cid, &e);
+        return;
+    }
+    jobs_cancel(w->job); /* its final event sends the bestmove frame */
+}
+
+static void op_subscribe(Conn *c, json_t *msg)
+{
+    ApiError e;
+    json_t *jid = json_object_get(msg, "job");
+    const char *id = json_is_string(jid) ? json_string_value(jid) : NULL;
+    Job *job = id ? jobs_find(id) : NULL;
+    if (!job) {
+        api_error_set(&e, 404, "unknown_job", "job", "no job with id '%.40s'", id ? id : "");
+        send_error(c, NULL, &e);
+        return;
+    }
+    WsSearch sub = {{0}, true, job};
+    snprintf(sub.id, sizeof sub.id, "%s", job->id);
+    if (job->status != JOB_QUEUED && job->status != JOB_RUNNING) {
+        send_json(c, bestmove_frame(&sub, job->result), false, sub.id, 0);
+        return;
+    }
+    if (!find_search(c, sub.id)) /* else already subscribed */
+        add_search(c, &sub);
+}
+
+static void on_message(WsSession *s, WsMessageKind kind, const char *text, size_t len)
+{
+    Conn *c = ws_user(s);
+    ApiError e;
+    if (kind == WS_BINARY) {
+        api_error_set(&e, 400, "binary_not_supported", NULL, "send JSON text frames, not binary ones");
+        send_error(c, NULL, &e);
+        return;
+    }
+    if (kind == WS_TOO_LARGE) {
+        api_error_set(&e, 413, "message_too_large", NULL, "the message is larger than %ld bytes", Cfg->ws_message_max);
+        send_error(c, NULL, &e);
+        return;
+    }
+    json_t *msg = api_parse_json_text(&e, text, len);
+    if (!msg) {
+        send_error(c, NULL, &e);
+        return;
+    }
+    json_t *op = json_object_get(msg, "op");
+    const char *name = json_is_string(op) ? json_string_value(op) : NULL;
+    if (!name)
+        api_error_set(&e, 400, "op_missing", "op", "each message needs an 'op': analyse, stop, subscribe or ping");
+    if (name && !strcmp(name, "ping"))
+        send_json(c, json_pack("{s:s}", "type", "pong"), false, NULL, 0);
+    else if (name && !strcmp(name, "analyse"))
+        op_analyse(c, msg);
+    else if (name && !strcmp(name, "stop"))
+        op_stop(c, msg);
+    else if (name && !strcmp(name, "subscribe"))
+        op_subscribe(c, msg);
+    else {
+        if (name)
+            api_error_set(&e, 400, "unknown_op", "op", "unknown op '%.40s': use analyse, stop, subscribe or ping",
+                          name);
+        json_t *id = json_object_get(msg, "id");
+        send_error(c, json_is_string(id) ? json_string_value(id) : NULL, &e);
+    }
+    json_decref(msg);
+}
+
+static void on_open(WsSession *s)
+{
+    Conn *c = calloc(1, sizeof *c);
+    if (!c)
+        abort();
+    c->ws = s;
+    ws_set_user(s, c);
+}
+
+static void on_close(WsSession *s)
+{
+    Conn *c = ws_user(s);
+    if (!c)
+        return;
+    while (c->search_count) {
+        WsSearch *w = &c->searches[0];
+        job_remove_listener(w->job, on_job_event, c);
+        if (!w->subscription)
+            jobs_cancel(w->job); /* nobody is left to read it: free the worker */
+        remove_search(c, w);
+    }
+    free(c->searches);
+    free(c);
+    ws_set_user(s, NULL);
+}
+
+const WsHandlers ApiWsHandlers = {on_open, on_message, on_close, jobs_deliver_pending};

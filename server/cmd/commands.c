@@ -1,0 +1,23 @@
+/* The server's command table: what `feelfish help` lists under each name and what runs it. */
+#include "commands.h"
+
+#include "analyse.h"
+#include "bayes.h"
+#include "learn.h"
+#include "serve.h"
+
+const Command ServerCommands[] = {
+    {"serve", NULL, "[options]", "the REST analysis server (serve --help)", serve_command},
+    {"analyse", "analyze",
+     "[--fen FEN] [--moves M] [--depth D|--movetime MS|--nodes N] [--multipv K]\n"
+     "--algorithm minimax|alphabeta|negascout|mtdf|all --depth D [--fen FEN]",
+     "one analysis as JSON (scores from White's view)\nthe search lab: textbook algorithms, value and nodes",
+     analyse_command},
+    {"learn", NULL, "--games N [--concurrency C] [--nodes N | --tc S+I] [--db FILE]",
+     "self-play for the Bayesian model (learn --help)", learn_command},
+    {"bayes", NULL, "show|export FILE|import FILE [--db FILE]", "inspect, export or merge the Bayesian model's counts",
+     bayes_command},
+    {"bayes-experiment", NULL, "[--sizes 0,50,100,200] [--games G] [...]",
+     "the BayesChess paper's experiments (learning curve)", bayes_experiment_command},
+};
+const int ServerCommandCount = (int)(sizeof ServerCommands / sizeof ServerCommands[0]);
