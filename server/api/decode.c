@@ -173,3 +173,63 @@ bad:
     games_free(g);
     return NULL;
 }
+
+bool decode_bayes_model(json_t *j, BayesModel *m, char *err, size_t size)
+{
+    bayes_model_clear(m);
+    if (!json_is_object(j) || !json_is_string(json_object_get(j, "format")) ||
+        strcmp(json_string_value(json_object_get(j, "format")), "feelfish-bayes")) {
+        snprintf(err, size, "not a feelfish Bayesian model: \"format\" must be \"feelfish-bayes\"");
+        return false;
+    }
+    if (json_integer_value(json_object_get(j, "version")) != 1) {
+        snprintf(err, size, "unsupported model version (this build reads version 1)");
+        return false;
+    }
+    json_t *games = json_object_get(j, "games"), *records = json_object_get(j, "records"),
+           *params = json_object_get(j, "params");
+    if (!json_is_integer(games) || json_integer_value(games) < 0 || !json_is_object(records) ||
+        !json_is_object(params)) {
+        snprintf(err, size, "the model needs \"games\" (a count), \"records\" and \"params\" objects");
+        return false;
+    }
+    m->games = (uint64_t)json_integer_value(games);
+    for (int ph = 0; ph < BAYES_PHASE_NB; ph++)
+        for (int r = 0; r < BAYES_RESULT_NB; r++) {
+            json_t *n = json_object_get(json_object_get(records, GamePhaseNames[ph]), GameResultNames[r]);
+            if (!json_is_integer(n) || json_integer_value(n) < 0) {
+                snprintf(err, size, "records.%s.%s must be a count", GamePhaseNames[ph], GameResultNames[r]);
+                return false;
+            }
+            m->records[ph][r] = (uint64_t)json_integer_value(n);
+        }
+    const char *name;
+    json_t *p;
+    json_object_foreach(params, name, p)
+    {
+        int i = bayes_param_find(name);
+        if (i < 0)
+            continue; /* a parameter this version does not have */
+        for (int ph = 0; ph < BAYES_PHASE_NB; ph++)
+            for (int r = 0; r < BAYES_RESULT_NB; r++) {
+                json_t *n = json_object_get(json_object_get(p, GamePhaseNames[ph]), GameResultNames[r]);
+                if (!n)
+                    continue;
+                if (!json_is_array(n) || json_array_size(n) != BAYES_LEVELS) {
+                    snprintf(err, size, "params.%s.%s.%s must be an array of %d counts (an export with full counts)",
+                             name, GamePhaseNames[ph], GameResultNames[r], BAYES_LEVELS);
+                    return false;
+                }
+                for (int l = 0; l < BAYES_LEVELS; l++) {
+                    json_t *c = json_array_get(n, (size_t)l);
+                    if (!json_is_integer(c) || json_integer_value(c) < 0 || json_integer_value(c) > UINT32_MAX) {
+                        snprintf(err, size, "params.%s.%s.%s[%d] must be a count", name, GamePhaseNames[ph],
+                                 GameResultNames[r], l);
+                        return false;
+                    }
+                    m->counts[bayes_model_count_index(i, ph, r, l)] = (uint32_t)json_integer_value(c);
+                }
+            }
+    }
+    return true;
+}

@@ -1,5 +1,5 @@
-/* Reading back what the API stored: a game's JSON (encode_game's shape) into a Game, so a game
- * survives a restart. The inverse of encode.h for the shapes that are stored. */
+/* Reading back the API's shapes that are stored or imported: a game's JSON (encode_game's
+ * shape) into a Game, so a game survives a restart; an exported Bayesian model. */
 #ifndef FEELFISH_DECODE_H
 #define FEELFISH_DECODE_H
 
@@ -9,5 +9,8 @@
 
 /* A new Game (not inserted), or NULL when the JSON is not a game this build can replay. */
 Game *decode_game(json_t *o);
+/* An exported Bayesian model (encode_bayes_model's shape with full counts), cleared first; false
+ * with a message naming the problem. */
+bool decode_bayes_model(json_t *j, BayesModel *m, char *err, size_t err_size);
 
 #endif

@@ -256,3 +256,54 @@ json_t *encode_lab(LabAlgorithm a, const LabResult *r, int64_t time_ms)
         json_object_set_new(o, "passes", json_integer(r->passes));
     return o;
 }
+
+json_t *encode_bayes_model(const BayesModel *m, bool full)
+{
+    json_t *records = json_object(), *params = json_object(), *levels = json_array();
+    for (int ph = 0; ph < BAYES_PHASE_NB; ph++) {
+        json_t *row = json_object();
+        for (int r = 0; r < BAYES_RESULT_NB; r++)
+            json_object_set_new(row, GameResultNames[r], json_integer((json_int_t)m->records[ph][r]));
+        json_object_set_new(records, GamePhaseNames[ph], row);
+    }
+    for (int l = 0; l < BAYES_LEVELS; l++)
+        json_array_append_new(levels, json_real(BayesFactors[l]));
+    uint8_t *sel[BAYES_PHASE_NB][BAYES_TARGET_NB] = {{0}};
+    int changed[BAYES_PHASE_NB][BAYES_TARGET_NB] = {{0}};
+    json_t *selected = json_object();
+    for (int ph = 0; ph < BAYES_PHASE_NB; ph++) {
+        json_t *row = json_object();
+        for (int t = 0; t < BAYES_TARGET_NB; t++) {
+            sel[ph][t] = malloc((size_t)BayesParamCount);
+            changed[ph][t] = sel[ph][t] ? bayes_select(m, ph, t, sel[ph][t]) : 0;
+            json_object_set_new(row, BayesTargetNames[t], json_integer(changed[ph][t]));
+        }
+        json_object_set_new(selected, GamePhaseNames[ph], row);
+    }
+    for (int i = 0; i < BayesParamCount; i++) {
+        json_t *p = json_object();
+        for (int ph = 0; ph < BAYES_PHASE_NB; ph++) {
+            json_t *row = json_object();
+            if (full)
+                for (int r = 0; r < BAYES_RESULT_NB; r++) {
+                    json_t *n = json_array();
+                    for (int l = 0; l < BAYES_LEVELS; l++)
+                        json_array_append_new(n, json_integer(m->counts[bayes_model_count_index(i, ph, r, l)]));
+                    json_object_set_new(row, GameResultNames[r], n);
+                }
+            else
+                for (int t = 0; t < BAYES_TARGET_NB; t++)
+                    if (sel[ph][t])
+                        json_object_set_new(row, BayesTargetNames[t], json_real(BayesFactors[sel[ph][t][i]]));
+            json_object_set_new(p, GamePhaseNames[ph], row);
+        }
+        json_object_set_new(params, BayesParams[i].name, p);
+    }
+    for (int ph = 0; ph < BAYES_PHASE_NB; ph++)
+        for (int t = 0; t < BAYES_TARGET_NB; t++)
+            free(sel[ph][t]);
+    return json_pack("{s:s, s:i, s:I, s:I, s:o, s:o, s:i, s:o, s:s, s:o}", "format", "feelfish-bayes", "version", 1,
+                     "games", (json_int_t)m->games, "updated", (json_int_t)m->updated_ms, "records", records, "levels",
+                     levels, "parameters", BayesParamCount, "changedFromDefault", selected, "detail",
+                     full ? "counts" : "selected", "params", params);
+}

@@ -27,6 +27,10 @@ json_t *encode_result(const Job *job, const SearchResult *r, const SearchResult 
 json_t *encode_analysis(const Position *pos, const char *mode, const SearchResult *r, const SearchResult *classical,
                         const Emotion *emotion, const BayesChoice *choice);
 json_t *encode_game(const Game *g);
+/* The Bayesian model: {"format": "feelfish-bayes", "version": 1, "games", "updated", "records":
+ * {phase: {result: n}}, "levels": [...], "params": {name: {phase: {result: [n0..n4]}}}}; with
+ * full false, params are summarised (per parameter: the selected levels per phase and target). */
+json_t *encode_bayes_model(const BayesModel *m, bool full);
 /* One textbook algorithm's run in the search lab: {"algorithm", "value", "bestMove", "nodes",
  * "leaves", "timeMs", "passes"? (MTD(f))}. */
 json_t *encode_lab(LabAlgorithm a, const LabResult *r, int64_t time_ms);

@@ -120,26 +120,14 @@ void games_route_create(Request *r, const char *param)
     if (!body)
         return;
     ApiError e = {0};
-    const char *key;
-    json_t *v;
-    bool known = true;
-    json_object_foreach(body, key, v)
-    {
-        bool k = false;
-        for (int i = 0; CreateKeys[i]; i++)
-            k |= !strcmp(key, CreateKeys[i]);
-        known &= k;
-    }
+    request_check_keys(&e, body, CreateKeys, "");
     json_t *level = json_object_get(body, "level"), *moves = json_object_get(body, "moves");
     const char *texts[GAMES_MAX_MOVES / 2 + 1];
     GameSettings s = {.target = text_or_empty(body, "target"),
                       .default_target = text_or_empty(body, "defaultTarget"),
                       .level = !level ? GAMES_LEVEL_MAX : json_is_integer(level) ? (int)json_integer_value(level) : 0,
                       .moves = texts};
-    if (!known)
-        api_error_set(&e, 400, "unknown_field", NULL,
-                      "a game takes mode, color, level, temperament, target, defaultTarget, fen and moves");
-    else if (level && json_is_integer(level) &&
+    if (level && json_is_integer(level) &&
              (json_integer_value(level) < 1 || json_integer_value(level) > GAMES_LEVEL_MAX))
         s.level = 0; /* out of range, whatever its size: the domain says so */
     const char *const strings[] = {"mode", "color", "temperament", "fen"};

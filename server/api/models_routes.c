@@ -1,7 +1,6 @@
 /* The live models over REST: GET /api/bayes/model and POST /api/style. */
 #include <string.h>
 
-#include "../store/bayes_store.h"
 #include "encode.h"
 #include "reply.h"
 #include "request.h"
@@ -15,7 +14,7 @@ void models_route_bayes(Request *r, const char *param)
         api_reply_fail(r, 400, "bad_detail", "detail", "detail must be 'selected' (default) or 'counts' (an export)");
         return;
     }
-    json_t *o = bayes_model_json(models_bayes(), detail && !strcmp(detail, "counts"));
+    json_t *o = encode_bayes_model(models_bayes(), detail && !strcmp(detail, "counts"));
     json_object_set_new(o, "styleModel", json_boolean(models_style() != NULL));
     api_reply_json(r, 200, o);
 }
@@ -31,18 +30,8 @@ void models_route_style(Request *r, const char *param)
     ApiError e = {0};
     const char *pgn = json_string_value(json_object_get(body, "pgn"));
     const char *player = json_string_value(json_object_get(body, "player"));
-    const char *key;
-    json_t *v;
-    json_object_foreach(body, key, v)
-    {
-        bool known = false;
-        for (int i = 0; StyleKeys[i]; i++)
-            known |= !strcmp(key, StyleKeys[i]);
-        if (!known && !e.status)
-            api_error_set(&e, 400, "unknown_field", key, "unknown field '%.40s': give pgn and player", key);
-    }
     StyleReading s;
-    if (e.status)
+    if (!request_check_keys(&e, body, StyleKeys, ""))
         ;
     else if (!models_style())
         api_error_set(&e, 503, "no_style_model", NULL, "the server has no opponent-style model (--style-model)");

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../api/decode.h"
+#include "../api/encode.h"
 #include "../store/bayes_store.h"
 #include "../store/store.h"
 
@@ -47,7 +49,7 @@ int bayes_command(int argc, char **argv, FILE *out)
         if (!j) {
             fprintf(stderr, "feelfish bayes import: %s: %s (line %d)\n", file, je.text, je.line);
             rc = 1;
-        } else if (!bayes_model_from_json(j, &m, err, sizeof err) || !bayes_store_merge(db, &m, err, sizeof err)) {
+        } else if (!decode_bayes_model(j, &m, err, sizeof err) || !bayes_store_merge(db, &m, err, sizeof err)) {
             fprintf(stderr, "feelfish bayes import: %s: %s\n", file, err);
             rc = 1;
         } else
@@ -59,7 +61,7 @@ int bayes_command(int argc, char **argv, FILE *out)
             rc = 1;
         } else {
             bool show = !strcmp(verb, "show");
-            json_t *j = bayes_model_json(&m, !show);
+            json_t *j = encode_bayes_model(&m, !show);
             if (show) {
                 json_object_del(j, "params");
                 char *text = json_dumps(j, JSON_INDENT(2));

@@ -1,10 +1,10 @@
-/* The Bayesian model in SQLite (schema in store.c, version 3) and as a JSON file. Every function
+/* The Bayesian model in SQLite (schema in store.c, version 3) (its JSON export format is
+ * server/api's encode_bayes_model / decode_bayes_model). Every function
  * here is synchronous on the connection it is given: the server calls them on its writer thread
  * (through store_write) or at start-up, the command-line tools on their own connection. */
 #ifndef FEELFISH_BAYES_STORE_H
 #define FEELFISH_BAYES_STORE_H
 
-#include <jansson.h>
 #include <sqlite3.h>
 
 #include "../../engine/eval/bayes.h"
@@ -48,11 +48,5 @@ int bayes_store_selfplay_done(sqlite3 *db, int n, uint8_t *done);
 /* Adds a whole model's counts (an import) in one transaction. */
 bool bayes_store_merge(sqlite3 *db, const BayesModel *m, char *err, size_t err_size);
 
-/* The model as JSON: {"format": "feelfish-bayes", "version": 1, "games", "updated", "records":
- * {phase: {result: n}}, "levels": [...], "params": {name: {phase: {result: [n0..n4]}}}}; with
- * full false, params are summarised (per parameter: the selected levels per phase and target). */
-json_t *bayes_model_json(const BayesModel *m, bool full);
-/* Reads an exported model (cleared first); false with a message naming the problem. */
-bool bayes_model_from_json(json_t *j, BayesModel *m, char *err, size_t err_size);
 
 #endif
