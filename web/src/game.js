@@ -4,8 +4,21 @@
 import { api, hasRoute } from './api.js';
 import { Line, parseMove, standardUci } from './line.js';
 import { exitPreview } from './movelist.js';
-import { render } from './render.js';
-import { S, board, ceval, gameEmotions, gameModels, gameOver, humanColor, persist, prefixLength, rebuild } from './state.js';
+import {
+  S,
+  board,
+  canMoveAt,
+  canTakeback,
+  ceval,
+  gameEmotions,
+  gameModels,
+  gameOver,
+  humanColor,
+  persist,
+  prefixLength,
+  rebuild,
+  requestRender,
+} from './state.js';
 import { showError, toast } from './toast.js';
 import { $, store } from './util.js';
 
@@ -24,7 +37,7 @@ export function setGame(g, jump = true) {
   persist();
   clearTimeout(S.pollTimer);
   if (g.thinking) S.pollTimer = setTimeout(refreshGame, 400);
-  render();
+  requestRender();
 }
 
 export async function refreshGame() {
@@ -41,13 +54,6 @@ export async function refreshGame() {
 
 /* ---------- moves ---------- */
 
-export function canMoveAt(ply) {
-  if (S.preview) return false;
-  if (S.line.outcome(ply)) return false;
-  if (!S.game) return true;
-  return !S.pending && !gameOver() && !S.game.thinking && ply === S.line.length && S.line.turn(ply) === humanColor();
-}
-
 function whyNotMove() {
   if (!S.game) return null;
   if (gameOver()) return 'The game is over: start a new one, or browse it.';
@@ -60,33 +66,33 @@ function whyNotMove() {
 export function onBoardMove(uci) {
   if (S.preview) return exitPreview();
   if (!canMoveAt(S.cursor)) {
-    render();
+    requestRender();
     const why = whyNotMove();
     if (why) toast(why, 'warn');
     return;
   }
   if (!S.game) {
     const l = new Line(S.free.rootFen, S.line.ucis.slice(0, S.cursor));
-    if (!l.push(uci)) return render();
+    if (!l.push(uci)) return requestRender();
     S.free.moves = l.ucis;
     S.cursor = l.length;
     rebuild();
     persist();
-    return render();
+    return requestRender();
   }
   playMove(uci);
 }
 
 async function playMove(uci) {
   const test = new Line(S.line.rootFen, S.line.ucis);
-  if (!test.push(uci)) return render();
+  if (!test.push(uci)) return requestRender();
   const move = test.ucis[test.length - 1];
   const id = S.game.id;
   S.pending = true;
   S.optimistic = move;
   rebuild();
   S.cursor = S.line.length;
-  render();
+  requestRender();
   try {
     const g = await api.move(id, move);
     S.pending = false;
@@ -96,7 +102,7 @@ async function playMove(uci) {
     S.optimistic = null;
     rebuild();
     S.cursor = S.line.length;
-    render();
+    requestRender();
     showError(e);
     if (e.code === 'not_your_turn' || e.code === 'game_over' || e.code === 'connection_lost') refreshGame();
   }
@@ -125,11 +131,6 @@ export function submitSan(ev) {
 
 /* ---------- game actions ---------- */
 
-export function canTakeback() {
-  const n = S.line.length;
-  return !!S.game && !gameOver() && !S.pending && !S.game.thinking && n >= 2 && S.line.turn(n) === humanColor();
-}
-
 // POST /api/games/{id}/takeback where the server has it and the move to take back is in the
 // server's game; otherwise (an older server, or a move of the pasted PGN's prefix) a new game starts
 // from the position two plies back, the moves before it kept here as the new game's prefix (so the
@@ -141,14 +142,14 @@ export async function takeback() {
   const humanMoveOnServer = old.moves.length >= 2 || (old.moves.length === 1 && serverStart === humanColor());
   if (humanMoveOnServer && (await hasRoute('/api/games/{id}/takeback'))) {
     S.pending = true;
-    render();
+    requestRender();
     try {
       const g = await api.takeback(old.id);
       S.pending = false;
       setGame(g);
     } catch (e) {
       S.pending = false;
-      render();
+      requestRender();
       showError(e);
     }
     return;
@@ -169,7 +170,7 @@ export async function takeback() {
       }
     : null;
   S.pending = true;
-  render();
+  requestRender();
   try {
     const g = await api.createGame(body);
     S.pending = false;
@@ -179,7 +180,7 @@ export async function takeback() {
     toast('Move taken back.', 'info', undefined, 2500);
   } catch (e) {
     S.pending = false;
-    render();
+    requestRender();
     showError(e);
   }
 }

@@ -2,9 +2,10 @@
 // WebSocket analysis stream, and see its emotion (affective mode) or its model of you (bayesian).
 //
 // This entry point makes the widgets, connects the WebSocket, binds the controls and keys, and
-// restores the stored game or line. The state is in state.js, drawn by render.js; playing is in
-// game.js, the move list in movelist.js, the New game dialog and pasted positions in newgame.js,
-// PGN export in pgn.js, messages in toast.js. See docs/ARCHITECTURE.md, "web/".
+// restores the stored game or line. The state is in state.js, drawn by render.js (which main.js
+// hands to state.js's onRender); playing is in game.js, moving through the move list in
+// movelist.js, the New game dialog and pasted positions in newgame.js, PGN export in pgn.js,
+// messages in toast.js. See docs/ARCHITECTURE.md, "web/".
 import { api, wsUrlFrom } from './api.js';
 import { Board } from './board.js';
 import { Ceval } from './ceval.js';
@@ -15,7 +16,7 @@ import { analysePaste, openNewGame, submitNewGame, syncDialog } from './newgame.
 import { OpponentPanel } from './opponent.js';
 import { copyPgn, downloadPgn } from './pgn.js';
 import { analysisShapes, render, renderPanels } from './render.js';
-import { S, board, ceval, rebuild, setWidgets } from './state.js';
+import { S, board, ceval, onRender, rebuild, setWidgets } from './state.js';
 import { showError, toast } from './toast.js';
 import { $, renderIcons, store } from './util.js';
 import { Socket } from './ws.js';
@@ -98,6 +99,9 @@ function bind() {
   $('#pgn-copy').addEventListener('click', copyPgn);
   $('#pgn-download').addEventListener('click', downloadPgn);
   $('#new-game').addEventListener('click', () => openNewGame());
+  $('#banner').addEventListener('click', (e) => {
+    if (e.target.closest('button')) openNewGame();
+  });
   $('#new-game-form').addEventListener('submit', submitNewGame);
   $('#new-game-form').addEventListener('change', syncDialog);
   $('#ng-close').addEventListener('click', () => $('#new-game-dialog').close());
@@ -126,6 +130,7 @@ function bind() {
 /* ---------- start ---------- */
 
 async function boot() {
+  onRender(render);
   renderIcons();
   socket = new Socket(resolveWsUrl, {
     message: (m) => ceval.onMessage(m),

@@ -4,8 +4,7 @@
 import { api } from './api.js';
 import { setGame } from './game.js';
 import { Line, positionFromFen, readPosition } from './line.js';
-import { render } from './render.js';
-import { S, persist, rebuild } from './state.js';
+import { S, persist, rebuild, requestRender } from './state.js';
 import { showError } from './toast.js';
 import { $, $$, el, store } from './util.js';
 
@@ -112,7 +111,7 @@ export function analysePaste() {
     S.cursor = S.line.length;
     S.preview = null;
     persist();
-    render();
+    requestRender();
   } catch (e) {
     box.replaceChildren(el('code', {}, e.code || 'error'), ` ${e.message}`);
     box.hidden = false;

@@ -1,10 +1,22 @@
-// Renders the page from the state: the board (with the analysis's best-move arrows), the game's
-// players and status, the result banner, the controls, the emotion and opponent panels, and the
-// position the analysis follows.
-import { canMoveAt, canTakeback } from './game.js';
-import { renderMoves } from './movelist.js';
-import { openNewGame } from './newgame.js';
-import { S, board, ceval, emotionPanel, gameEmotions, gameModels, gameOver, latestAt, opponentPanel } from './state.js';
+// Renders the page from the state: the board (with the analysis's best-move arrows), the move list,
+// the game's players and status, the result banner, the controls, the emotion and opponent panels,
+// and the position the analysis follows. It only reads the state: the clicks on what it draws are
+// bound by main.js.
+import {
+  S,
+  board,
+  canMoveAt,
+  canTakeback,
+  ceval,
+  emotionPanel,
+  gameEmotions,
+  gameModels,
+  gameOver,
+  humanColor,
+  latestAt,
+  opponentPanel,
+  prefixLength,
+} from './state.js';
 import { $, el, titleCase, words } from './util.js';
 
 function positionRequest() {
@@ -46,6 +58,31 @@ export function analysisShapes() {
   if (c && c.classical && c.classical.bestMove && c.classical.bestMove !== best)
     shapes.push({ orig: c.classical.bestMove.slice(0, 2), dest: c.classical.bestMove.slice(2, 4), brush: 'paleGrey' });
   return shapes;
+}
+
+function renderMoves() {
+  const box = $('#moves');
+  const l = S.line;
+  const rows = [];
+  const rootTurn = l.turn(0);
+  for (let ply = 1; ply <= l.length; ply++) {
+    const white = l.turn(ply - 1) === 'white';
+    if (white || ply === 1) rows.push(el('span.index', {}, String(l.moveNumber(ply))));
+    if (!white && ply === 1 && rootTurn === 'black') rows.push(el('span.move.empty', {}, '…'));
+    const cls = ['move'];
+    if (ply === S.cursor) cls.push('active');
+    if (S.optimistic && ply === l.length) cls.push('pending');
+    if (ply <= prefixLength()) cls.push('prefix');
+    rows.push(el(`button.${cls.join('.')}`, { type: 'button', dataset: { ply }, tabindex: -1 }, l.sans[ply - 1]));
+  }
+  if (S.game && gameOver()) rows.push(el('div.result', {}, S.game.result));
+  if (!l.length) rows.push(el('div.moves-empty', {}, S.game ? (S.line.turn(0) === humanColor() ? 'Your move.' : '') : 'Move a piece, or start a new game.'));
+  box.replaceChildren(...rows);
+  const active = $('.move.active', box);
+  if (active) {
+    const top = active.offsetTop - box.offsetTop;
+    if (top < box.scrollTop || top > box.scrollTop + box.clientHeight - active.offsetHeight) box.scrollTop = top - box.clientHeight / 2;
+  } else if (S.cursor === l.length) box.scrollTop = box.scrollHeight;
 }
 
 function renderInfo() {
@@ -102,7 +139,7 @@ function renderBanner() {
   b.replaceChildren(
     el('div.banner-title', {}, r.title),
     el('div.banner-sub', {}, r.sub),
-    el('button.button.small.primary', { type: 'button', onclick: () => openNewGame() }, 'New game'),
+    el('button.button.small.primary', { type: 'button' }, 'New game'), // opens the dialog: bound by main.js
   );
 }
 

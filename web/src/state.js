@@ -1,7 +1,9 @@
 // The page's state and what is read from it. Either a game (the server's game object, plus
 // `prefix`: moves kept in this browser that came before the server game's initial position, from a
 // pasted PGN or a takeback the server could not do) or a free analysis line. The board, move list
-// and panels are rendered from that state and the cursor (the ply shown), by render.js.
+// and panels are rendered from that state and the cursor (the ply shown), by render.js: main.js
+// hands its render() to onRender at start, and the modules that change the state call
+// requestRender(), so that none of them imports render.js.
 import { INITIAL_FEN, Line } from './line.js';
 import { showError } from './toast.js';
 import { store } from './util.js';
@@ -31,8 +33,33 @@ export function setWidgets(w) {
   ({ board, ceval, emotionPanel, opponentPanel } = w);
 }
 
+// requestRender() draws the page from the state at once, with the function main.js hands to
+// onRender at start (render.js's render()).
+let renderer = null;
+export function onRender(fn) {
+  renderer = fn;
+}
+export function requestRender() {
+  renderer();
+}
+
 export const humanColor = () => (S.game ? S.game.color : null);
 export const gameOver = () => !!S.game && S.game.status !== 'started';
+
+// Whether a move can be played at the ply shown: never during a preview or where the line's position
+// is over; in a game, only the human's move at the end of the line, while nothing waits and the game
+// goes on.
+export function canMoveAt(ply) {
+  if (S.preview) return false;
+  if (S.line.outcome(ply)) return false;
+  if (!S.game) return true;
+  return !S.pending && !gameOver() && !S.game.thinking && ply === S.line.length && S.line.turn(ply) === humanColor();
+}
+
+export function canTakeback() {
+  const n = S.line.length;
+  return !!S.game && !gameOver() && !S.pending && !S.game.thinking && n >= 2 && S.line.turn(n) === humanColor();
+}
 
 export function persist() {
   if (S.game) {
