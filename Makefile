@@ -14,7 +14,12 @@ SERVER_LIBS = $(shell pkg-config --libs $(SERVER_PKGS) 2>/dev/null)
 
 ENGINE_SRC := $(sort $(shell find engine -name '*.c'))
 SERVER_SRC := $(sort $(shell find server -name '*.c'))
-UNIT_SRC   := $(sort $(shell find tests/unit -name '*.c'))
+# build/unit: the engine's suites (tests/unit minus server/); build/unit-server: the server's
+# (tests/unit/server, with the shared harness tests/unit/test.c), linked with every server object
+# but main.c.
+UNIT_SRC   := $(sort $(shell find tests/unit -path tests/unit/server -prune -o -name '*.c' -print))
+SERVER_UNIT_SRC := tests/unit/test.c $(sort $(shell find tests/unit/server -name '*.c' 2>/dev/null))
+SERVER_LIB_SRC  := $(filter-out server/main.c,$(SERVER_SRC))
 ALL_H      := $(shell find engine server tests/unit -name '*.h')
 
 REL_OBJ  := $(patsubst %.c,build/release/%.o,$(ENGINE_SRC) $(SERVER_SRC))
@@ -23,6 +28,7 @@ ASAN_UNIT_OBJ   := $(patsubst %.c,build/asan/%.o,$(UNIT_SRC))
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 TSAN_FLAGS := -O1 -g -fsanitize=thread
 TSAN_OBJ   := $(patsubst %.c,build/tsan/%.o,$(ENGINE_SRC) $(UNIT_SRC))
+SERVER_CODE := server/% tests/unit/server/%
 
 # Debian packages each step needs; `deps-*` installs the missing ones (as root, with apt-get).
 DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libwebsockets-dev libjansson-dev libsqlite3-dev \
@@ -68,12 +74,12 @@ feelfish: $(REL_OBJ)
 build/release/%.o: %.c $(ALL_H)
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
-	@$(CC) $(CFLAGS) $(if $(filter server/%,$<),$(SERVER_CFLAGS)) $(OPT) $(ARCH) -c -o $@ $<
+	@$(CC) $(CFLAGS) $(if $(filter $(SERVER_CODE),$<),$(SERVER_CFLAGS)) $(OPT) $(ARCH) -c -o $@ $<
 
 build/asan/%.o: %.c $(ALL_H)
 	@mkdir -p $(dir $@)
 	@echo "CC (asan) $<"
-	@$(CC) $(CFLAGS) $(if $(filter server/%,$<),$(SERVER_CFLAGS)) $(ASAN_FLAGS) -c -o $@ $<
+	@$(CC) $(CFLAGS) $(if $(filter $(SERVER_CODE),$<),$(SERVER_CFLAGS)) $(ASAN_FLAGS) -c -o $@ $<
 
 # The whole binary with AddressSanitizer + UBSan: the server's integration tests run against it.
 build/feelfish-asan: $(ASAN_ENGINE_OBJ) $(patsubst %.c,build/asan/%.o,$(SERVER_SRC))
@@ -93,6 +99,12 @@ build/unit-asan: $(ASAN_ENGINE_OBJ) $(ASAN_UNIT_OBJ)
 build/unit: $(patsubst %.c,build/release/%.o,$(ENGINE_SRC) $(UNIT_SRC))
 	$(CC) $(CFLAGS) $(OPT) $(ARCH) -o $@ $^ $(LDLIBS)
 
+build/unit-server: $(patsubst %.c,build/release/%.o,$(ENGINE_SRC) $(SERVER_LIB_SRC) $(SERVER_UNIT_SRC))
+	$(CC) $(CFLAGS) $(OPT) $(ARCH) -o $@ $^ $(LDLIBS) $(SERVER_LIBS)
+
+build/unit-server-asan: $(ASAN_ENGINE_OBJ) $(patsubst %.c,build/asan/%.o,$(SERVER_LIB_SRC) $(SERVER_UNIT_SRC))
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS) $(SERVER_LIBS)
+
 # The browser page: npm ci when web/node_modules is missing or older than the lock, then esbuild.
 WEB_SRC := $(wildcard web/src/*.js web/public/*) web/index.html web/style.css web/build.mjs
 
@@ -109,7 +121,8 @@ run: deps-build feelfish web
 	./feelfish serve
 
 test: deps-test
-	@$(MAKE) --no-print-directory feelfish web build/unit build/unit-asan build/unit-tsan build/feelfish-asan
+	@$(MAKE) --no-print-directory feelfish web build/unit build/unit-asan build/unit-tsan build/unit-server \
+		build/unit-server-asan build/feelfish-asan
 	@tests/run.sh
 
 bench: deps-bench feelfish web

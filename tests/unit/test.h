@@ -1,14 +1,22 @@
-/* A small unit-test harness: CHECK macros that fail the current test and return, suites that
- * RUN tests, and a summary line "unit: N passed, N failed". */
+/* A small unit-test harness (test.c): CHECK macros that fail the current test and return, suites
+ * that RUN tests, and a summary line "<binary>: N passed, N failed". */
 #ifndef FEELFISH_TEST_H
 #define FEELFISH_TEST_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 extern int test_failed_flag;
 void test_fail(const char *file, int line, const char *fmt, ...);
 void test_run(const char *name, void (*fn)(void));
+
+/* Shown after each test's name (the engine's suites run once per attack-table implementation). */
+void test_set_mode(const char *mode);
+/* FEELFISH_SUITES="search rules" runs only the suites named; unset or empty, every suite runs. */
+bool test_wanted(const char *suite);
+/* Prints "<binary>: N passed, N failed"; the exit status (1 if any failed). */
+int test_summary(const char *binary);
 
 #define RUN(fn) test_run(#fn, fn)
 #define CHECK(cond)                                                                                                    \
@@ -54,15 +62,20 @@ int test_read_fens(const char *relative, char fens[][128], int max);
 /* A deterministic generator for randomised tests. */
 unsigned long long test_rand(void);
 
-void suite_fen(void);
-void suite_movegen(void);
-void suite_notation(void);
+/* One suite per tested module, in tests/unit/<folder>/test_<module>.c as the source is laid out. */
+void suite_movegen(void); /* core */
 void suite_rules(void);
-void suite_bayes(void);
+void suite_fen(void); /* notation */
+void suite_move(void);
+void suite_san(void);
 void suite_pgn(void);
 void suite_fuzz(void);
-void suite_search(void);
+void suite_eval(void); /* eval */
 void suite_affective(void);
+void suite_bayes(void);
+void suite_search(void);   /* search */
+void suite_adaptive(void); /* adapt */
+void suite_selfplay(void);
 void suite_style(void);
 
 #endif

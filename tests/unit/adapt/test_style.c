@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../../engine/engine.h"
-#include "../../engine/adapt/style.h"
-#include "test.h"
+#include "../../../engine/engine.h"
+#include "../../../engine/adapt/style.h"
+#include "../test.h"
 
 /* A Sicilian with opposite castling and a pawn storm. After 15...Nc7 (ply 30): White Kc1 Qd2
  * Be3 Bf1 Ne2 Nb3 Rd1 Rh1, pawns a2 b2 c2 e4 f3 g5 h5; Black Kg8 Qa5 Be6 Be7 Nd7 Nc7 Ra8 Rf8,

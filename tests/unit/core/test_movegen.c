@@ -2,8 +2,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "../../engine/engine.h"
-#include "test.h"
+#include "../../../engine/engine.h"
+#include "../test.h"
 
 static Position pos, copy;
 

@@ -1,7 +1,7 @@
 /* Draw rules and game status: fifty moves, threefold repetition, insufficient material, mate. */
-#include "../../engine/engine.h"
-#include "test.h"
-#include "../../engine/core/rules.h"
+#include "../../../engine/engine.h"
+#include "../test.h"
+#include "../../../engine/core/rules.h"
 
 static Position pos;
 

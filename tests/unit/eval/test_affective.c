@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../../engine/engine.h"
-#include "test.h"
+#include "../../../engine/engine.h"
+#include "../test.h"
 
 static Position pos, mirror;
 

@@ -1,12 +1,11 @@
 /* The Bayesian-adaptive evaluator (shared/spec/bayesian.md): parameter levels, counting with
- * Laplace smoothing, the two selections, the phase rule, the choice of target, self-play. */
+ * Laplace smoothing, the two selections, the phase rule. */
 #include <math.h>
 #include <stdlib.h>
 
-#include "../../engine/adapt/adaptive.h"
-#include "../../engine/engine.h"
-#include "../../engine/adapt/selfplay.h"
-#include "test.h"
+#include "../../../engine/adapt/adaptive.h"
+#include "../../../engine/engine.h"
+#include "../test.h"
 
 static int find(const char *name)
 {
@@ -202,82 +201,6 @@ static void test_phase_rule(void)
     free(p);
 }
 
-/* §6 without a style model or before the opponent's move 10: the requested target, with a reason. */
-static void test_target_choice(void)
-{
-    BayesModel m;
-    CHECK(bayes_model_init(&m));
-    Position *start = malloc(sizeof *start), *p = malloc(sizeof *p);
-    fen_read(start, FEN_STARTPOS, NULL, 0);
-    fen_read(p, FEN_STARTPOS, NULL, 0);
-    static const char *const line[] = {"e2e4", "c7c5", "g1f3", "d7d6"};
-    Move moves[4];
-    for (int i = 0; i < 4; i++) {
-        moves[i] = move_from_uci(p, line[i]);
-        position_make_move(p, moves[i]);
-    }
-    MoveHistory h = {start, moves, 4};
-    BayesChoice c;
-    Evaluator e;
-    static EvalParams storage;
-    adaptive_choose(&m, NULL, p, &h, TARGET_AGGRESSIVE, true, 7, &c, &storage, &e);
-    CHECK(c.target == TARGET_AGGRESSIVE && !c.has_style && strstr(c.reason, "before the opponent's move 10"));
-    adaptive_choose(&m, NULL, p, NULL, TARGET_CONSERVATIVE, true, 7, &c, &storage, &e);
-    CHECK(c.target == TARGET_CONSERVATIVE && strstr(c.reason, "bare position"));
-    adaptive_choose(&m, NULL, p, &h, TARGET_AGGRESSIVE, false, 7, &c, &storage, &e);
-    CHECK(c.target == TARGET_AGGRESSIVE && !strcmp(c.reason, "requested"));
-    BayesTarget t;
-    bool automatic;
-    CHECK(adaptive_parse_target("auto", &t, &automatic) && automatic && t == TARGET_CONSERVATIVE);
-    CHECK(adaptive_parse_target("aggressive", &t, &automatic) && !automatic && t == TARGET_AGGRESSIVE);
-    CHECK(!adaptive_parse_target("Aggressive", &t, &automatic) && !adaptive_parse_target("", &t, &automatic));
-    free(start);
-    free(p);
-    bayes_model_free(&m);
-}
-
-typedef struct {
-    Evaluator e;
-    int calls;
-} FixedPlayer;
-static const Evaluator *fixed_evaluator(void *user, const Position *root)
-{
-    (void)root;
-    FixedPlayer *f = user;
-    f->calls++;
-    return &f->e;
-}
-
-/* A self-play game ends by the rules, adjudication or the move cap, with every move legal. */
-static void test_selfplay_game(void)
-{
-    Search *s[COLOR_NB] = {search_new(), search_new()};
-    FixedPlayer w, b;
-    evaluator_classical(&w.e);
-    evaluator_classical(&b.e);
-    w.calls = b.calls = 0;
-    SelfPlayer players[COLOR_NB] = {{fixed_evaluator, &w}, {fixed_evaluator, &b}};
-    SelfPlaySettings set = {.nodes = 400, .resign_cp = 600};
-    SelfPlayGame *g = malloc(sizeof *g);
-    CHECK(selfplay_game(s, "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", players, &set, g));
-    CHECK_INT(g->result, 1); /* Rd8 mates (or the adjudication sees it) */
-    CHECK(w.calls >= 1);
-    Position *p = malloc(sizeof *p);
-    CHECK(selfplay_game(s, NULL, players, &set, g));
-    CHECK(g->plies > 0 && g->result >= -1 && g->result <= 1 && g->reason[0]);
-    fen_read(p, FEN_STARTPOS, NULL, 0);
-    for (int i = 0; i < g->plies; i++) {
-        CHECK(movegen_is_legal(p, g->moves[i]));
-        position_make_move(p, g->moves[i]);
-        position_trim_history(p);
-    }
-    CHECK(!selfplay_game(s, "not a fen", players, &set, g));
-    free(p);
-    free(g);
-    search_free(s[WHITE]);
-    search_free(s[BLACK]);
-}
-
 void suite_bayes(void)
 {
     RUN(test_parameter_vector);
@@ -285,6 +208,4 @@ void suite_bayes(void)
     RUN(test_empty_model_is_classical);
     RUN(test_counts_and_selection);
     RUN(test_phase_rule);
-    RUN(test_target_choice);
-    RUN(test_selfplay_game);
 }

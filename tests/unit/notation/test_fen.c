@@ -1,8 +1,8 @@
 /* FEN: strict validation with one code per failure, the normal form, and write(read(x)) == x. */
 #include <stdlib.h>
 
-#include "../../engine/engine.h"
-#include "test.h"
+#include "../../../engine/engine.h"
+#include "../test.h"
 
 static Position pos;
 

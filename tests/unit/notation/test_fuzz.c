@@ -2,8 +2,8 @@
  * ASan+UBSan build), and whatever is accepted must be consistent. */
 #include <stdlib.h>
 
-#include "../../engine/engine.h"
-#include "test.h"
+#include "../../../engine/engine.h"
+#include "../test.h"
 
 static Position pos;
 

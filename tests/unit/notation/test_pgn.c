@@ -1,8 +1,8 @@
 /* PGN reading (tags, comments, NAGs, variations, escapes, SetUp/FEN, bad games) and writing. */
 #include <stdlib.h>
 
-#include "../../engine/engine.h"
-#include "test.h"
+#include "../../../engine/engine.h"
+#include "../test.h"
 
 static const char *const Sample = "% an escape line, ignored\n"
                                   "[Event \"Test \\\"quoted\\\" event\"]\n"

@@ -1,10 +1,9 @@
-/* UCI and SAN notation: reading every accepted form, writing with minimal disambiguation. */
-#include "../../engine/engine.h"
-#include "test.h"
+/* SAN: reading every accepted form, writing with minimal disambiguation, and the round trip. */
+#include "../../../engine/engine.h"
+#include "../test.h"
 
 static Position pos;
 
-static Move uci(const char *s) { return move_from_uci(&pos, s); }
 static const char *san_of(const char *u)
 {
     static char buf[SAN_STRING_SIZE];
@@ -15,29 +14,6 @@ static const char *uci_of_san(const char *san)
 {
     static char buf[MOVE_STRING_SIZE];
     return move_to_uci(san_read(&pos, san), buf);
-}
-
-static void test_uci_read_write(void)
-{
-    char buf[MOVE_STRING_SIZE];
-    CHECK_INT(fen_read(&pos, "r3k2r/pPppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/1PPBBPPP/R3K2R w KQkq - 0 1", NULL, 0), FEN_OK);
-    Move oo = uci("e1g1");
-    CHECK(oo != MOVE_NONE && move_kind(oo) == MOVE_CASTLING);
-    CHECK(uci("e1h1") == oo);
-    CHECK(uci("e1c1") == uci("e1a1") && uci("e1c1") != MOVE_NONE);
-    CHECK_STR(move_to_uci(uci("e1h1"), buf), "e1g1");
-    CHECK_STR(move_to_uci(uci("b7a8q"), buf), "b7a8q");
-    CHECK_STR(move_to_uci(uci("b7a8n"), buf), "b7a8n");
-    CHECK(uci("b7a8") == MOVE_NONE);  /* promotion piece missing */
-    CHECK(uci("e2e4q") == MOVE_NONE); /* not a promotion */
-    CHECK(uci("b7a8k") == MOVE_NONE);
-    CHECK(uci("e2e5") == MOVE_NONE);
-    CHECK(uci("") == MOVE_NONE);
-    CHECK(uci("e2") == MOVE_NONE);
-    CHECK(uci("i2i4") == MOVE_NONE);
-    CHECK(uci("e2e4e5") == MOVE_NONE);
-    CHECK(uci("E2E4") == MOVE_NONE);
-    CHECK_STR(move_to_uci(MOVE_NONE, buf), "0000");
 }
 
 static void test_san_write(void)
@@ -140,9 +116,8 @@ static void test_san_round_trip(void)
     CHECK(moves > 3000);
 }
 
-void suite_notation(void)
+void suite_san(void)
 {
-    RUN(test_uci_read_write);
     RUN(test_san_write);
     RUN(test_san_read);
     RUN(test_san_round_trip);
