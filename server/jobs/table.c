@@ -71,6 +71,7 @@ void job_release(Job *job)
 {
     if (--job->refs > 0)
         return;
+    table_remove(job); /* a job never submitted is still there */
     free(job->listeners);
     free(job->pos);
     if (job->result && J.hooks.free_rendered)
