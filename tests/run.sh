@@ -38,20 +38,27 @@ runner "unit tests (ASan+UBSan build)" env ASAN_OPTIONS=detect_leaks=1:abort_on_
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ./build/unit-asan
 runner "threaded search tests (ThreadSanitizer build)" env FEELFISH_SUITES=search \
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ./build/unit-tsan
+runner "server unit tests (release build)" ./build/unit-server
+runner "server unit tests (ASan+UBSan build)" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ./build/unit-server-asan
 runner "engine command-line tests" tests/cli/engine.sh
 runner "UCI session" tests/cli/uci.sh
 runner "match (engine-vs-engine games)" tests/cli/match.sh
 runner "Bayesian model tools (learn, bayes, UCI)" tests/cli/learn.sh
-runner "server integration (HTTP)" python3 tests/integration/test_http.py
-runner "server integration (HTTP, ASan+UBSan build)" env FEELFISH=build/feelfish-asan \
-    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1 python3 tests/integration/test_http.py
+# The server's integration tests: one file per API area (tests/integration/test_AREA.py), each ending
+# with its own summary line; every HTTP area against the release and the ASan+UBSan binaries.
+ASAN_SERVER=(env FEELFISH=build/feelfish-asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1)
+HTTP_AREAS="health_config analyse affective jobs games"
+for area in $HTTP_AREAS; do
+    runner "server integration: $area (HTTP)" python3 tests/integration/test_$area.py
+done
+for area in $HTTP_AREAS; do
+    runner "server integration: $area (HTTP, ASan+UBSan build)" "${ASAN_SERVER[@]}" python3 tests/integration/test_$area.py
+done
 runner "server integration (WebSocket)" python3 tests/integration/test_ws.py
-runner "Bayesian mode through the server (ASan+UBSan build)" env FEELFISH=build/feelfish-asan \
-    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1 python3 tests/integration/test_bayesian.py
-runner "server fuzzing (HTTP and WebSocket, ASan+UBSan build)" env FEELFISH=build/feelfish-asan \
-    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1 python3 tests/integration/test_fuzz.py
-runner "server integration (WebSocket, ASan+UBSan build)" env FEELFISH=build/feelfish-asan \
-    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1 python3 tests/integration/test_ws.py
+runner "Bayesian mode through the server (ASan+UBSan build)" "${ASAN_SERVER[@]}" python3 tests/integration/test_bayesian.py
+runner "server fuzzing (HTTP and WebSocket, ASan+UBSan build)" "${ASAN_SERVER[@]}" python3 tests/integration/test_fuzz.py
+runner "server integration (WebSocket, ASan+UBSan build)" "${ASAN_SERVER[@]}" python3 tests/integration/test_ws.py
 runner "browser page (headless Chromium)" node tests/e2e/run.mjs
 
 echo

@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""Games against the engine through the real server: creating them (from the start, a FEN or moves;
+bad bodies refused), moves in UCI or SAN with the engine's replies, illegal moves, mate and game over,
+resigning, taking back, the PGN, an affective game's emotion history, and games that survive a
+restart. Standard library only. Run it all, or some checks: test_games.py [--list] [CHECK_NAME...];
+prints 'games: N passed, N failed'."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Server, Suite, check, error_code  # noqa: E402
+
+suite = Suite("games", lambda: Server("--workers", "2", "--queue", "8"))
+MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"  # White plays d1d8 mate
+FOOLS_MATE = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"
+
+
+def new_game(s, body):
+    st, g, _ = s.request("POST", "/api/games", body)
+    assert isinstance(g, dict) and "id" in g, (st, g)
+    return g
+
+
+def move(s, g, mv):
+    return s.request("POST", "/api/games/%s/moves" % g["id"], {"move": mv})
+
+
+def played_game(s):
+    """A classical game, White at level 1, after 1. e4 (the engine's reply) 2. Nf3 (its reply)."""
+    g = new_game(s, {"mode": "classical", "color": "white", "level": 1})
+    move(s, g, "e2e4")
+    move(s, g, "Nf3")
+    return g
+
+
+# ---- create, move, finish ----
+
+@suite.test()
+def game_created():
+    st, g0, _ = suite.server().request("POST", "/api/games", {"mode": "classical", "color": "white", "level": 1})
+    check("game_created", st == 201 and g0["status"] == "started" and g0["moves"] == [] and g0["turn"] == "white", g0)
+
+
+@suite.test()
+def game_engine_replies():
+    s = suite.server()
+    g0 = new_game(s, {"mode": "classical", "color": "white", "level": 1})
+    st, g1, _ = move(s, g0, "e2e4")
+    check("game_engine_replies", st == 200 and len(g1["moves"]) == 2 and g1["moves"][0] == "e2e4"
+          and g1["san"][0] == "e4" and g1["turn"] == "white" and g1["status"] == "started", g1)
+
+
+@suite.test()
+def game_reads_san():
+    s = suite.server()
+    g0 = new_game(s, {"mode": "classical", "color": "white", "level": 1})
+    move(s, g0, "e2e4")
+    st, g2, _ = move(s, g0, "Nf3")
+    check("game_reads_san", st == 200 and g2["san"][2] == "Nf3" and len(g2["moves"]) == 4, g2)
+
+
+@suite.test()
+def game_illegal_move():
+    s = suite.server()
+    res = move(s, played_game(s), "e2e5")
+    check("game_illegal_move", res[0] == 400 and error_code(res) == "illegal_move", res[1])
+
+
+@suite.test()
+def game_bad_body():
+    s = suite.server()
+    res = s.request("POST", "/api/games/%s/moves" % played_game(s)["id"], {"mov": "e2e4"})
+    check("game_bad_body", res[0] == 400 and error_code(res) == "bad_move", res[1])
+
+
+@suite.test()
+def game_pgn():
+    s = suite.server()
+    st, pgn, resp = s.request("GET", "/api/games/%s/pgn" % played_game(s)["id"])
+    check("game_pgn", st == 200 and resp.getheader("Content-Type") == "application/x-chess-pgn"
+          and "1. e4" in pgn and "2. Nf3" in pgn and '[Result "*"]' in pgn, pgn)
+
+
+@suite.test()
+def game_mate():
+    s = suite.server()
+    gm = new_game(s, {"color": "white", "level": 2, "fen": MATE_IN_ONE})
+    st, mated, _ = move(s, gm, "d1d8")
+    check("game_mate", mated["status"] == "mate" and mated["result"] == "1-0" and len(mated["moves"]) == 1, mated)
+
+
+@suite.test()
+def game_over_409():
+    s = suite.server()
+    gm = new_game(s, {"color": "white", "level": 2, "fen": MATE_IN_ONE})
+    move(s, gm, "d1d8")
+    res = move(s, gm, "g8h8")
+    check("game_over_409", res[0] == 409 and error_code(res) == "game_over", res[1])
+
+
+@suite.test()
+def game_engine_moves_first():
+    st, gb, _ = suite.server().request("POST", "/api/games", {"color": "black", "level": 4})
+    check("game_engine_moves_first", st == 200 and len(gb["moves"]) == 1 and gb["turn"] == "black", gb)
+
+
+@suite.test()
+def game_resign():
+    s = suite.server()
+    gb = new_game(s, {"color": "black", "level": 4})
+    st, rs, _ = s.request("POST", "/api/games/%s/resign" % gb["id"])
+    check("game_resign", rs["status"] == "resign" and rs["result"] == "1-0", rs)
+
+
+@suite.test()
+def game_emotion_history():
+    s = suite.server()
+    ga = new_game(s, {"mode": "affective", "color": "white", "level": 3, "temperament": "anxious"})
+    for mv in ["d2d4", "c2c4"]:
+        st, ga, _ = move(s, ga, mv)
+    em = ga.get("emotions", [])
+    check("game_emotion_history", len(em) == 2 and [e["ply"] for e in em] == [1, 3]
+          and all(e["label"] and e["goal"] for e in em), em)
+
+
+def game_create_refused(body, code):
+    res = suite.server().request("POST", "/api/games", body)
+    check("game_create_" + code, res[0] == 400 and error_code(res) == code, res[1])
+
+
+for _body, _code in [({"level": 9}, "bad_level"), ({"color": "purple"}, "bad_color"), ({"mode": "x"}, "bad_mode"),
+                     ({"fen": "8/8/8 w - -"}, "fen_rank_count"), ({"foo": 1}, "unknown_field"),
+                     ({"fen": FOOLS_MATE}, "game_over")]:
+    suite.add("game_create_" + _code, game_create_refused, _body, _code)
+
+
+@suite.test()
+def game_unknown():
+    res = suite.server().request("GET", "/api/games/gdoesnotexist")
+    check("game_unknown", res[0] == 404 and error_code(res) == "unknown_game", res[1])
+
+
+# ---- takeback ----
+
+def game_for_takeback(s):
+    """A classical game, White at level 1, after 1. e4 (reply) 2. d4 (reply); the list of its moves."""
+    t = new_game(s, {"mode": "classical", "color": "white", "level": 1})
+    move(s, t, "e2e4")
+    st, t, _ = move(s, t, "d2d4")
+    return t
+
+
+@suite.test()
+def takeback_removes_pair():
+    s = suite.server()
+    t = game_for_takeback(s)
+    n = len(t["moves"])
+    st, tb, _ = s.request("POST", "/api/games/%s/takeback" % t["id"])
+    check("takeback_removes_pair", st == 200 and len(tb["moves"]) == n - 2 and tb["turn"] == "white", tb)
+
+
+@suite.test()
+def takeback_nothing_left_409():
+    s = suite.server()
+    t = game_for_takeback(s)
+    s.request("POST", "/api/games/%s/takeback" % t["id"])
+    st, tb, _ = s.request("POST", "/api/games/%s/takeback" % t["id"])
+    res = s.request("POST", "/api/games/%s/takeback" % t["id"])
+    check("takeback_nothing_left_409", st == 200 and tb["moves"] == [] and res[0] == 409
+          and error_code(res) == "nothing_to_take_back", res[1])
+
+
+@suite.test()
+def takeback_after_end_409():
+    s = suite.server()
+    t = game_for_takeback(s)
+    s.request("POST", "/api/games/%s/takeback" % t["id"])
+    s.request("POST", "/api/games/%s/takeback" % t["id"])
+    s.request("POST", "/api/games/%s/resign" % t["id"])
+    res = s.request("POST", "/api/games/%s/takeback" % t["id"])
+    check("takeback_after_end_409", res[0] == 409 and error_code(res) == "game_over", res[1])
+
+
+# ---- a game can start from moves (UCI or SAN): they are the game's own, in its PGN ----
+
+@suite.test()
+def game_from_moves():
+    s = suite.server()
+    st, gm, _ = s.request("POST", "/api/games", {"moves": ["e2e4", "e5", "g1f3"], "color": "black", "level": 1})
+    st2, pgn, _ = s.request("GET", "/api/games/%s/pgn" % gm.get("id", "x"))
+    check("game_from_moves", st == 201 and gm["moves"] == ["e2e4", "e7e5", "g1f3"] and gm["turn"] == "black"
+          and isinstance(pgn, str) and "1. e4 e5 2. Nf3" in pgn, (st, gm, pgn))
+
+
+@suite.test()
+def game_from_bad_moves_400():
+    res = suite.server().request("POST", "/api/games", {"moves": ["e2e4", "e2e4"], "level": 1})
+    check("game_from_bad_moves_400", res[0] == 400 and error_code(res) == "bad_move"
+          and res[1]["error"]["field"] == "moves", res[1])
+
+
+@suite.test()
+def game_from_finished_moves_400():
+    res = suite.server().request("POST", "/api/games", {"moves": ["f2f3", "e7e5", "g2g4", "d8h4"], "level": 1})
+    check("game_from_finished_moves_400", res[0] == 400 and error_code(res) == "game_over", res[1])
+
+
+# ---- stored games: reloaded by a restarted server (their own server and database) ----
+
+def restarted_with_game():
+    """A game after 1. e4 .. 2. Nf3 .. on a server that is then restarted on the same database:
+    (the new server, the game's id)."""
+    s = Server("--workers", "2", "--queue", "8")
+    try:
+        game_id = played_game(s)["id"]
+    finally:
+        s.stop()
+    return Server("--workers", "1", db=s.db), game_id
+
+
+@suite.test()
+def game_survives_restart():
+    s, game_id = restarted_with_game()
+    with s:
+        st, gr, _ = s.request("GET", "/api/games/" + game_id)
+    check("game_survives_restart", st == 200 and len(gr["moves"]) == 4, gr)
+
+
+@suite.test()
+def game_continues_after_restart():
+    s, game_id = restarted_with_game()
+    with s:
+        st, gr, _ = s.request("POST", "/api/games/%s/moves" % game_id, {"move": "d2d3"})
+    check("game_continues_after_restart", st == 200 and len(gr["moves"]) == 6, gr)
+
+
+if __name__ == "__main__":
+    sys.exit(suite.main())

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""`feelfish serve` as a process and its plain routes: command-line and environment settings,
+/api/health, /api/config, the OpenAPI document, /metrics, the static page (types, ETags, nothing
+outside its folder), 404 and 405, and an idle server's exit on SIGTERM. Standard library only.
+Run it all, or some checks: test_health_config.py [--list] [CHECK_NAME...]; prints
+'health-config: N passed, N failed'."""
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import FEN, FF, Server, Suite, check, error_code, tmpdir  # noqa: E402
+
+
+def make_web_root():
+    """A static folder with a page, a script, a subfolder, a symlink inside and one pointing outside."""
+    top = tmpdir("feelfish-web-")
+    root = os.path.join(top, "web")
+    os.makedirs(os.path.join(root, "sub"), exist_ok=True)
+    with open(os.path.join(root, "index.html"), "w") as f:
+        f.write("<!doctype html><title>feelfish</title>")
+    with open(os.path.join(root, "app.js"), "w") as f:
+        f.write("console.log('hi');")
+    with open(os.path.join(root, "sub", "style.css"), "w") as f:
+        f.write("body{}")
+    with open(os.path.join(top, "secret.txt"), "w") as f:
+        f.write("outside the root")
+    os.symlink(os.path.join(top, "secret.txt"), os.path.join(root, "leak.txt"))
+    os.symlink(os.path.join(root, "app.js"), os.path.join(root, "alias.js"))
+    return root
+
+
+def web_server():
+    return Server("--workers", "2", "--queue", "8", "--web", make_web_root())
+
+
+suite = Suite("health-config", web_server)
+
+
+# ---- settings ----
+
+@suite.test()
+def serve_help_lists_flags():
+    out = subprocess.run([FF, "serve", "--help"], capture_output=True, text=True)
+    flags = ["--http", "--ws", "--workers", "--hash", "--queue", "--db", "--web", "--bind", "--log-level",
+             "--body-max", "--ws-message-max", "--ws-searches-max", "--max-depth", "--max-nodes", "--max-movetime",
+             "--max-multipv", "--job-timeout"]
+    check("serve_help_lists_flags", out.returncode == 0 and all(f in out.stdout for f in flags)
+          and "FEELFISH_HTTP_PORT" in out.stdout and "(default 8080)" in out.stdout, out.stdout[-300:])
+
+
+def serve_rejects(args, msg):
+    res = subprocess.run([FF, "serve", *args], capture_output=True, text=True, timeout=10)
+    check("serve_rejects " + " ".join(args), res.returncode == 2 and msg in res.stderr, res.stderr)
+
+
+for _args, _msg in [(["--bogus"], "unknown option '--bogus'"), (["--http", "99999"], "--http: '99999' is not a whole"),
+                    (["--workers"], "--workers needs a value"), (["--log-level", "loud"], "--log-level: 'loud'")]:
+    suite.add("serve_rejects " + " ".join(_args), serve_rejects, _args, _msg)
+
+
+@suite.test()
+def settings_env_then_flags():
+    env = dict(os.environ, FEELFISH_QUEUE="7", FEELFISH_MAX_MULTIPV="3")
+    with Server("--max-multipv", "4", env=env) as s:
+        cfg = s.request("GET", "/api/config", timeout=10)[1]
+    check("settings_env_then_flags", cfg["queueCapacity"] == 7 and cfg["maxMultiPv"] == 4, cfg)
+
+
+# ---- health, config, routes ----
+
+@suite.test()
+def health():
+    s = suite.server()
+    st, body, _ = s.request("GET", "/api/health")
+    check("health", st == 200 and body["status"] == "ok" and body["workers"]["total"] == 2
+          and body["queue"]["capacity"] == 8 and "uptimeMs" in body, body)
+
+
+@suite.test()
+def config_lists_limits():
+    s = suite.server()
+    st, cfg, _ = s.request("GET", "/api/config")
+    check("config_lists_limits", st == 200 and cfg["bodyMaxBytes"] == 1048576 and cfg["maxMultiPv"] == 10
+          and cfg["queueCapacity"] == 8 and cfg["httpPort"] == s.port and "maxDepth" in cfg
+          and cfg["wsUrl"] == "ws://127.0.0.1:%d/" % cfg["wsPort"]
+          and cfg["modes"] == ["classical", "affective", "bayesian"], cfg)
+
+
+@suite.test()
+def unknown_route():
+    res = suite.server().request("GET", "/api/nope")
+    check("unknown_route", res[0] == 404 and error_code(res) == "not_found", res[1])
+
+
+@suite.test()
+def wrong_method():
+    res = suite.server().request("DELETE", "/api/health")
+    check("wrong_method", res[0] == 405 and res[2].getheader("Allow") == "GET", res[1])
+
+
+@suite.test()
+def openapi_has_every_route():
+    st, spec, _ = suite.server().request("GET", "/api/openapi.json")
+    paths = spec.get("paths", {}) if isinstance(spec, dict) else {}
+    want = [("get", "/api/health"), ("get", "/api/config"), ("post", "/api/analyse"), ("post", "/api/jobs"),
+            ("get", "/api/cloud-eval"), ("post", "/api/games"), ("get", "/api/games/{id}"),
+            ("post", "/api/games/{id}/moves"), ("get", "/api/games/{id}/pgn"), ("post", "/api/games/{id}/resign"),
+            ("get", "/api/jobs/{id}"), ("delete", "/api/jobs/{id}"), ("get", "/api/openapi.json"),
+            ("get", "/metrics"), ("post", "/api/games/{id}/takeback"), ("get", "/api/bayes/model"),
+            ("post", "/api/style")]
+    check("openapi_has_every_route", st == 200 and spec["openapi"].startswith("3.")
+          and all(m in paths.get(p, {}) for m, p in want), list(paths))
+
+
+@suite.test()
+def metrics():
+    s = suite.server()
+    s.request("POST", "/api/analyse", {"limits": {"depth": 3}})  # a 400 on the analysis route, to be counted
+    st, text, _ = s.request("GET", "/metrics")
+    check("metrics", st == 200 and 'feelfish_http_requests_total{route="POST /api/analyse",status="400"}' in text
+          and "feelfish_nodes_searched_total" in text and "feelfish_jobs_finished_total" in text, text[:300])
+
+
+# ---- the static page: from memory, with types, ETags, and nothing outside the root ----
+
+@suite.test()
+def static_index():
+    st, page, resp = suite.server().request("GET", "/")
+    check("static_index", st == 200 and "<title>feelfish</title>" in page
+          and resp.getheader("Content-Type").startswith("text/html") and resp.getheader("ETag"), (st, page))
+
+
+@suite.test()
+def static_mime_js():
+    st, _, resp = suite.server().request("GET", "/app.js")
+    check("static_mime_js", st == 200 and resp.getheader("Content-Type").startswith("text/javascript"),
+          resp.getheaders())
+
+
+@suite.test()
+def static_subdir_css():
+    st, _, resp = suite.server().request("GET", "/sub/style.css")
+    check("static_subdir_css", st == 200 and resp.getheader("Content-Type").startswith("text/css"), st)
+
+
+@suite.test()
+def static_etag_304():
+    s = suite.server()
+    etag = s.request("GET", "/")[2].getheader("ETag")
+    st, _, resp = s.request("GET", "/", headers={"If-None-Match": etag})
+    check("static_etag_304", st == 304 and resp.getheader("ETag") == etag, st)
+
+
+@suite.test()
+def static_symlink_inside_ok():
+    st, _, _ = suite.server().request("GET", "/alias.js")
+    check("static_symlink_inside_ok", st == 200, st)
+
+
+def static_refuses(attack):
+    st, body, _ = suite.server().request("GET", attack)
+    check("static_refuses " + attack, st == 404 and "outside" not in str(body), (st, body))
+
+
+for _attack in ["/../secret.txt", "/%2e%2e/secret.txt", "/sub/../app.js", "/sub/%2e%2e/%2e%2e/secret.txt",
+                "//etc/passwd", "/%2fetc%2fpasswd", "/leak.txt", "/etc/passwd", "/./app.js", "/app.js%00.html",
+                "/..%2fsecret.txt", "/sub%2f..%2f..%2fsecret.txt"]:
+    suite.add("static_refuses " + _attack, static_refuses, _attack)
+
+
+@suite.test()
+def static_post_404():
+    st, _, _ = suite.server().request("POST", "/app.js", {"x": 1})
+    check("static_post_404", st == 404, st)
+
+
+# ---- shutdown ----
+
+@suite.test()
+def sigterm_idle_exit_0():
+    """A server that has answered requests and has no search running exits 0 at once on SIGTERM."""
+    s = web_server()
+    try:
+        s.request("GET", "/api/health")
+        s.request("POST", "/api/analyse", {"fen": FEN, "limits": {"depth": 3}})
+        s.request("GET", "/")
+    finally:
+        rc, secs = s.stop()
+    check("sigterm_idle_exit_0", rc == 0 and secs < 2, (rc, secs))
+
+
+if __name__ == "__main__":
+    sys.exit(suite.main())
