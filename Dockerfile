@@ -21,4 +21,4 @@ WORKDIR /srv
 EXPOSE 8080 8081
 VOLUME /srv/data
 ENTRYPOINT ["feelfish"]
-CMD ["serve", "--db", "/srv/data/feelfish.db"]
+CMD ["serve", "--bind", "0.0.0.0", "--db", "/srv/data/feelfish.db"]

@@ -10,6 +10,7 @@
 #include "reply.h"
 #include "request.h"
 #include "routes.h"
+#include "saves.h"
 
 /* ---- jobs' events ---- */
 
@@ -26,7 +27,7 @@ static void on_job_event(Job *job, const JobEvent *ev)
 {
     if (ev->kind == JOB_EVENT_FINAL && job->status == JOB_DONE)
         store_save_job(job->id, JobStatusNames[job->status], job->created_ms, job->finished_ms,
-                       api_dumps(ev->rendered, false));
+                       api_dumps(ev->rendered, false), saves_done, saves_begin(job->id));
 }
 
 const JobHooks ApiJobHooks = {render_info, render_result, free_rendered, on_job_event};
@@ -43,26 +44,44 @@ typedef struct {
 
 static void wait_listener(Job *job, const JobEvent *ev, void *user);
 
-/* The end of a REST wait: the request gets the job's result in its shape, or a 503 when the job
- * did not finish. */
-static void end_wait(JobWait *w, json_t *result)
+static void release_wait(void *arg)
+{
+    JobWait *w = arg;
+    job_release(w->job);
+    free(w);
+}
+
+/* The result is committed (or could not be): the request gets it in its shape. */
+static void answer_saved(Request *r, bool ok, void *arg)
+{
+    JobWait *w = arg;
+    if (ok)
+        w->shape(r, w->job, w->job->result);
+    else
+        saves_reply_unavailable(r);
+    release_wait(w);
+}
+
+/* The end of a job: a finished result is answered once it is stored, anything else with a 503. */
+static void end_wait(JobWait *w)
 {
     Request *r = w->r;
     job_remove_listener(w->job, wait_listener, w);
-    if (w->job->status == JOB_DONE)
-        w->shape(r, w->job, result);
-    else
-        api_reply_fail(r, 503, "cancelled", NULL, "the analysis was stopped before it finished (server shutting down?)");
+    http_end_wait(r);
+    if (w->job->status == JOB_DONE) {
+        saves_wait(r, w->job->id, answer_saved, w, release_wait);
+        return;
+    }
+    api_reply_fail(r, 503, "cancelled", NULL, "the analysis was stopped before it finished (server shutting down?)");
     http_resume(r);
-    job_release(w->job);
-    free(w);
+    release_wait(w);
 }
 
 static void wait_listener(Job *job, const JobEvent *ev, void *user)
 {
     (void)job;
     if (ev->kind == JOB_EVENT_FINAL)
-        end_wait(user, ev->rendered);
+        end_wait(user);
 }
 
 /* The client left before the answer: stop its search, the worker is freed for others. */
@@ -124,14 +143,77 @@ void analysis_analyse(Request *r, const char *param)
         start_analysis(r, body, answer_result);
 }
 
+static void answer_queued(Request *r, bool ok, void *arg)
+{
+    Job *job = arg;
+    if (ok)
+        api_reply_json(r, 202, json_pack("{s:s, s:s}", "id", job->id, "status", "queued"));
+    else {
+        jobs_cancel(job); /* not acknowledged: it does not run either */
+        saves_reply_unavailable(r);
+    }
+    job_release(job);
+}
+
+static void release_job(void *arg) { job_release(arg); }
+
+/* A queued job is stored with its request before it is acknowledged, so a restart runs it again. */
 void analysis_job_create(Request *r, const char *param)
 {
     (void)param;
     json_t *body = api_parse_body(r);
+    char *request = body ? api_dumps(body, false) : NULL;
     Job *job = body ? start_analysis(r, body, NULL) : NULL;
-    if (!job)
+    if (!job) {
+        free(request);
         return;
-    api_reply_json(r, 202, json_pack("{s:s, s:s}", "id", job->id, "status", "queued"));
+    }
+    job_retain(job);
+    store_save_job(job->id, "queued", job->created_ms, 0, request, saves_done, saves_begin(job->id));
+    saves_wait(r, job->id, answer_queued, job, release_job);
+}
+
+/* At start: a job stored as queued or running (the server stopped before it finished) runs again
+ * under its id; one that no longer reads, or finds no room, stays stored for the next start. */
+static void resume_job(const char *id, const char *request, long long created_ms, void *user)
+{
+    int *count = user;
+    ApiError e;
+    json_t *body = request ? json_loads(request, 0, NULL) : NULL;
+    Job *job = body ? request_analysis(&e, body, false) : NULL;
+    json_decref(body);
+    if (!job || !job_set_id(job, id)) {
+        if (job)
+            job_release(job);
+        return;
+    }
+    job->created_ms = created_ms;
+    if (!jobs_submit(job)) {
+        job_release(job);
+        return;
+    }
+    (*count)++;
+}
+
+int analysis_resume(void)
+{
+    int count = 0;
+    store_scan_unfinished(resume_job, NULL, &count);
+    return count;
+}
+
+static void answer_job(Request *r, bool ok, void *arg)
+{
+    Job *job = arg;
+    if (!ok)
+        saves_reply_unavailable(r);
+    else {
+        json_t *o = job->result && job->status == JOB_DONE ? json_deep_copy(job->result) : json_object();
+        json_object_set_new(o, "id", json_string(job->id));
+        json_object_set_new(o, "status", json_string(JobStatusNames[job->status]));
+        api_reply_json(r, 200, o);
+    }
+    job_release(job);
 }
 
 /* A finished job not in memory is read from storage; the request waits for the read. */
@@ -172,10 +254,8 @@ void analysis_job_get(Request *r, const char *id)
         api_reply_fail(r, 404, "unknown_job", NULL, "no job with id '%.40s'", id);
         return;
     }
-    json_t *o = job->result && job->status == JOB_DONE ? json_deep_copy(job->result) : json_object();
-    json_object_set_new(o, "id", json_string(job->id));
-    json_object_set_new(o, "status", json_string(JobStatusNames[job->status]));
-    api_reply_json(r, 200, o);
+    job_retain(job);
+    saves_wait(r, job->id, answer_job, job, release_job); /* what it shows is stored */
 }
 
 void analysis_job_delete(Request *r, const char *id)

@@ -9,12 +9,39 @@
 #include "reply.h"
 #include "request.h"
 #include "routes.h"
+#include "saves.h"
 
 static void changed(Game *g)
 {
     json_t *o = encode_game(g);
-    store_save_game(g->id, g->updated_ms, api_dumps(o, false));
+    store_save_game(g->id, g->updated_ms, api_dumps(o, false), games_engine_to_move(g), saves_done,
+                    saves_begin(g->id));
     json_decref(o);
+}
+
+typedef struct {
+    Game *g; /* games stay in memory while the server runs */
+    int status;
+} GameReply;
+
+static void answer_saved(Request *r, bool ok, void *arg)
+{
+    GameReply *a = arg;
+    if (ok)
+        api_reply_json(r, a->status, encode_game(a->g));
+    else
+        saves_reply_unavailable(r);
+    free(a);
+}
+
+/* Answers with the game once its state is stored: a reply acknowledges only what is committed. */
+static void reply_game(Request *r, Game *g, int status)
+{
+    GameReply *a = malloc(sizeof *a);
+    if (!a)
+        abort();
+    *a = (GameReply){g, status};
+    saves_wait(r, g->id, answer_saved, a, free);
 }
 
 void games_routes_init(void) { games_init(&(GameHooks){changed}); }
@@ -24,8 +51,8 @@ void games_routes_init(void) { games_init(&(GameHooks){changed}); }
 static void engine_replied(Game *g, void *user)
 {
     Request *r = user;
-    api_reply_json(r, 200, encode_game(g));
-    http_resume(r);
+    http_end_wait(r);
+    reply_game(r, g, 200);
 }
 
 /* The client left: the engine's move is still played and saved. */
@@ -157,10 +184,10 @@ void games_route_create(Request *r, const char *param)
     if (g->thinking)
         wait_for_engine(r, g);
     else
-        api_reply_json(r, 201, encode_game(g));
+        reply_game(r, g, 201);
 }
 
-static void do_get(Request *r, Game *g) { api_reply_json(r, 200, encode_game(g)); }
+static void do_get(Request *r, Game *g) { reply_game(r, g, 200); }
 
 static void do_move(Request *r, Game *g)
 {
@@ -178,7 +205,7 @@ static void do_move(Request *r, Game *g)
     } else if (g->thinking)
         wait_for_engine(r, g);
     else
-        api_reply_json(r, 200, encode_game(g));
+        reply_game(r, g, 200);
 }
 
 static void do_pgn(Request *r, Game *g)
@@ -192,7 +219,7 @@ static void do_resign(Request *r, Game *g)
 {
     ApiError e;
     if (games_resign(g, &e))
-        api_reply_json(r, 200, encode_game(g));
+        reply_game(r, g, 200);
     else
         api_reply_error(r, &e);
 }
@@ -201,7 +228,7 @@ static void do_takeback(Request *r, Game *g)
 {
     ApiError e;
     if (games_takeback(g, &e))
-        api_reply_json(r, 200, encode_game(g));
+        reply_game(r, g, 200);
     else
         api_reply_error(r, &e);
 }
@@ -211,3 +238,26 @@ void games_route_takeback(Request *r, const char *id) { with_game(r, id, do_take
 void games_route_move(Request *r, const char *id) { with_game(r, id, do_move); }
 void games_route_pgn(Request *r, const char *id) { with_game(r, id, do_pgn); }
 void games_route_resign(Request *r, const char *id) { with_game(r, id, do_resign); }
+
+/* At start: a game whose engine was to move (its search was cut short by a stop, or never found a
+ * worker) gets its move started again. */
+static void resume_game(const char *data, void *user)
+{
+    int *count = user;
+    json_t *o = json_loads(data, 0, NULL);
+    Game *read = o ? decode_game(o) : NULL;
+    json_decref(o);
+    if (!read)
+        return;
+    Game *g = games_adopt(read);
+    g->thinking = false; /* the search it waited for died with the last process */
+    if (games_resume(g))
+        (*count)++;
+}
+
+int games_routes_resume(void)
+{
+    int count = 0;
+    store_scan_unfinished(NULL, resume_game, &count);
+    return count;
+}

@@ -6,6 +6,7 @@
 
 #include "../jobs/jobs.h"
 #include "../net/ws.h"
+#include "../store/store.h"
 #include "reply.h"
 #include "routes.h"
 
@@ -75,6 +76,15 @@ void metrics_route(Request *r, const char *param)
             "feelfish_jobs_finished_total{status=\"failed\"} %llu\n",
             st.done, st.cancelled, st.failed);
     fprintf(f, "# TYPE feelfish_nodes_searched_total counter\nfeelfish_nodes_searched_total %llu\n", st.nodes);
+    StoreHealth sh;
+    store_health(&sh);
+    fprintf(f,
+            "# HELP feelfish_storage_writing 1 while the database takes writes, 0 when its last batch failed\n"
+            "# TYPE feelfish_storage_writing gauge\nfeelfish_storage_writing %d\n"
+            "# TYPE feelfish_storage_commits_total counter\nfeelfish_storage_commits_total %llu\n"
+            "# TYPE feelfish_storage_failed_batches_total counter\nfeelfish_storage_failed_batches_total %llu\n"
+            "# TYPE feelfish_database_size_bytes gauge\nfeelfish_database_size_bytes %lld\n",
+            sh.writing, sh.commits, sh.failures, sh.size_bytes);
     WsStats ws;
     ws_stats(&ws);
     fprintf(f, "# TYPE feelfish_websocket_clients gauge\nfeelfish_websocket_clients %d\n", ws.clients);

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/log.h"
 #include "../net/static.h"
+#include "../store/store.h"
 #include "api.h"
 #include "reply.h"
 #include "request.h"
@@ -24,10 +26,18 @@ static void on_health(Request *r, const char *param)
     (void)param;
     JobsStats st;
     jobs_stats(&st);
+    StoreHealth sh;
+    store_health(&sh);
+    /* Degraded: answering, but nothing new can be stored (writes get 503 storage_unavailable). */
+    json_t *storage = json_pack("{s:b, s:I, s:I}", "writing", sh.writing, "sizeBytes", (json_int_t)sh.size_bytes,
+                                "failedBatches", (json_int_t)sh.failures);
+    if (sh.last_error[0])
+        json_object_set_new(storage, "lastError", json_string(sh.last_error));
     api_reply_json(r, 200,
-                    json_pack("{s:s, s:s, s:{s:i, s:i}, s:{s:i, s:i}, s:I}", "status", "ok", "version", VERSION,
-                              "workers", "busy", st.busy, "total", st.workers, "queue", "depth", st.queued, "capacity",
-                              st.capacity, "uptimeMs", (json_int_t)(time_now_ms() - StartedMs)));
+                   json_pack("{s:s, s:s, s:{s:i, s:i}, s:{s:i, s:i}, s:I, s:o}", "status",
+                             sh.writing ? "ok" : "degraded", "version", VERSION, "workers", "busy", st.busy, "total",
+                             st.workers, "queue", "depth", st.queued, "capacity", st.capacity, "uptimeMs",
+                             (json_int_t)(time_now_ms() - StartedMs), "storage", storage));
 }
 
 static void on_config(Request *r, const char *param)
@@ -204,6 +214,13 @@ void api_init(const ServerConfig *cfg, int http_port, int ws_port)
     HttpPort = http_port;
     WsPort = ws_port;
     StartedMs = time_now_ms();
+}
+
+void api_resume(void)
+{
+    int jobs = analysis_resume(), games = games_routes_resume();
+    if (jobs || games)
+        log_msg(LOG_INFO, "resumed %d unfinished jobs and %d games waiting for the engine", jobs, games);
 }
 
 static void completed(const Request *r) { metrics_count_request(r); }

@@ -26,8 +26,12 @@ void analysis_job_create(Request *r, const char *param);
 void analysis_job_get(Request *r, const char *id);
 void analysis_job_delete(Request *r, const char *id);
 void analysis_cloud_eval(Request *r, const char *param);
+/* At start: runs again the jobs stored as queued or running; returns how many. */
+int analysis_resume(void);
 /* games_routes.c; init: games store themselves through the API */
 void games_routes_init(void);
+/* At start: starts the engine's move of the games that waited for it; returns how many. */
+int games_routes_resume(void);
 void games_route_create(Request *r, const char *param);
 void games_route_get(Request *r, const char *id);
 void games_route_move(Request *r, const char *id);

@@ -95,6 +95,7 @@ int serve_command(int argc, char **argv, FILE *out)
         return 1;
     }
     api_init(&cfg, port, ws_port);
+    api_resume();
     uv_signal_init(loop, &SigInt);
     uv_signal_init(loop, &SigTerm);
     uv_signal_start(&SigInt, on_signal, SIGINT);

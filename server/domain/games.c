@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "../../engine/core/rules.h"
+#include "../base/ids.h"
 #include "../jobs/jobs.h"
 #include "models.h"
 
@@ -15,7 +16,6 @@
 
 static struct {
     Game *table[GAMES_TABLE];
-    unsigned long long serial;
     GameHooks hooks;
 } G;
 
@@ -95,6 +95,25 @@ bool games_position(const Game *g, Position *p)
 }
 
 bool games_over(const Game *g) { return strcmp(g->status, "started") != 0; }
+
+bool games_engine_to_move(const Game *g)
+{
+    /* The FEN's second field is the side to move at the start; each move flips it. */
+    const char *side = strchr(g->initial_fen, ' ');
+    Color start = side && side[1] == 'b' ? BLACK : WHITE;
+    Color to_move = g->move_count % 2 ? color_flip(start) : start;
+    return !games_over(g) && to_move != g->human;
+}
+
+static void discard(Game *g)
+{
+    Game **at = &G.table[hash(g->id)];
+    while (*at && *at != g)
+        at = &(*at)->next;
+    if (*at)
+        *at = g->next;
+    games_free(g);
+}
 
 /* Status after a move, by the rules. */
 static void update_status(Game *g, Position *p)
@@ -341,16 +360,22 @@ Game *games_create(const GameSettings *s, ApiError *e)
         g->auto_target = true; /* g->target: defaultTarget, or conservative (§6) */
     strcpy(g->status, "started");
     strcpy(g->result, "*");
-    uint64_t rnd = ((uint64_t)rand() << 31) ^ (uint64_t)rand() ^ (uint64_t)time_now_ms();
-    snprintf(g->id, sizeof g->id, "g%05llx%010llx", ++G.serial & 0xFFFFF, (unsigned long long)(rnd & 0xFFFFFFFFFFULL));
+    g->id[0] = 'g';
+    ids_random_hex(g->id + 1, 15); /* 60 random bits */
     g->created_ms = wall_ms();
     insert(g);
     if (p.side != g->human && !engine_move(g)) {
-        api_error_set(e, 503, "queue_full", NULL, "every worker is busy; the game %s waits for its first move", g->id);
+        discard(g); /* nothing was created: the client may retry */
+        api_error_set(e, 503, "queue_full", NULL, "every worker is busy; retry shortly");
         return NULL;
     }
     changed(g);
     return g;
+}
+
+bool games_resume(Game *g)
+{
+    return g->thinking || !games_engine_to_move(g) || engine_move(g);
 }
 
 bool games_move(Game *g, const char *text, ApiError *e)

@@ -96,6 +96,11 @@ char *games_pgn(const Game *g);
 /* The current position; false if the moves do not replay (a corrupt stored game). */
 bool games_position(const Game *g, Position *p);
 bool games_over(const Game *g);
+/* The game goes on and the engine is to move (thinking or not). */
+bool games_engine_to_move(const Game *g);
+/* After a restart: starts the engine's move of a game that waited for it; false if no worker can
+ * take it now. */
+bool games_resume(Game *g);
 
 /* A level's search: depth or time, and how many lines it chooses among. */
 void games_level_limits(int level, SearchLimits *l);

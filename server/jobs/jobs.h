@@ -79,6 +79,8 @@ void jobs_shutdown(void);
 
 /* A new job for pos (copied) with its limits. The caller (loop thread) then submits it. */
 Job *job_new(const Position *pos, const SearchLimits *limits, const Evaluator *eval, const char *mode);
+/* Gives a new job the id it had before a restart; false if that id is taken or too long. */
+bool job_set_id(Job *job, const char *id);
 /* Queues the job; false when the queue is full (the job is not queued: free it with job_release). */
 bool jobs_submit(Job *job);
 /* Stops a queued or running job; it ends as cancelled. Loop thread. */

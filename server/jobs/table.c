@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/ids.h"
 #include "backend.h"
 
 const char *const JobStatusNames[] = {"queued", "running", "done", "cancelled", "failed"};
@@ -19,7 +20,7 @@ static struct {
     Job *table[TABLE_SIZE];
     Job *finished[KEEP_FINISHED]; /* ring of finished jobs still kept in memory */
     int finished_next;
-    unsigned long long done, cancelled, failed, nodes, serial;
+    unsigned long long done, cancelled, failed, nodes;
 } J;
 
 static unsigned hash_id(const char *id)
@@ -48,6 +49,17 @@ static void table_remove(Job *job)
 }
 
 void job_retain(Job *job) { job->refs++; }
+
+bool job_set_id(Job *job, const char *id)
+{
+    if (strlen(id) >= sizeof job->id || jobs_find(id))
+        return false;
+    table_remove(job);
+    snprintf(job->id, sizeof job->id, "%s", id);
+    job->next_in_table = J.table[hash_id(job->id)];
+    J.table[hash_id(job->id)] = job;
+    return true;
+}
 
 void job_add_listener(Job *job, JobListener fn, void *user)
 {
@@ -96,9 +108,7 @@ Job *job_new(const Position *pos, const SearchLimits *limits, const Evaluator *e
         j->eval.params = &j->params;
     }
     snprintf(j->mode, sizeof j->mode, "%s", mode);
-    /* Ids: a counter and random bits, unguessable enough that clients cannot walk others' jobs. */
-    uint64_t r = ((uint64_t)rand() << 32) ^ (uint64_t)rand() ^ (uint64_t)uv_hrtime();
-    snprintf(j->id, sizeof j->id, "%06llx%010llx", ++J.serial & 0xFFFFFF, (unsigned long long)(r & 0xFFFFFFFFFFULL));
+    ids_random_hex(j->id, 16); /* 64 random bits: nobody walks others' jobs */
     j->status = JOB_QUEUED;
     j->created_ms = time_now_ms();
     j->refs = 1; /* the table's */

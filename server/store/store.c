@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 
 #include "../base/log.h"
@@ -18,11 +19,15 @@ typedef struct Pending {
     void (*write)(sqlite3 *db, void *arg); /* a queued function rather than a row */
     void (*done)(void *arg);
     void *arg;
+    StoreSaved saved; /* a row's acknowledgement, on the loop thread once committed or failed */
+    void *user;
+    bool ok;
     bool game; /* a games row (id, finished_ms = updated, result = data) rather than a jobs row */
     char id[24];
     char status[16];
     long long created_ms, finished_ms;
     char *result;
+    bool engine_to_move; /* a games row */
     struct Pending *next;
 } Pending;
 
@@ -33,7 +38,15 @@ static struct {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     Pending *pending, *tail;
+    Pending *completed, *completed_tail; /* rows written or failed, for the loop (under lock) */
+    uv_async_t completed_async;
     bool quit, open;
+    /* Health, written by the writer thread, read by the loop. */
+    atomic_bool healthy;
+    atomic_ullong failures, commits;
+    atomic_llong size_bytes;
+    pthread_mutex_t error_lock;
+    char last_error[256];
 } S;
 
 /* Each entry moves the schema from version i to i + 1. */
@@ -74,6 +87,11 @@ static const char *const Migrations[STORE_SCHEMA_VERSION] = {
     "  phase INTEGER NOT NULL, result INTEGER NOT NULL, n INTEGER NOT NULL,"
     "  PRIMARY KEY (phase, result)) WITHOUT ROWID;"
     "CREATE TABLE bayes_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);",
+    /* 4: what a restart must pick up again: a queued job's request, a game waiting for the engine. */
+    "ALTER TABLE jobs ADD COLUMN request TEXT;"
+    "ALTER TABLE games ADD COLUMN engine_to_move INTEGER NOT NULL DEFAULT 0;"
+    "CREATE INDEX jobs_unfinished ON jobs(status) WHERE status IN ('queued', 'running');"
+    "CREATE INDEX games_engine_to_move ON games(engine_to_move) WHERE engine_to_move = 1;",
 };
 
 bool store_exec(sqlite3 *db, const char *sql, char *err, size_t size)
@@ -121,15 +139,87 @@ static bool migrate(sqlite3 *db, char *err, size_t size)
     return true;
 }
 
+/* Rows go in one transaction per batch; if any row or the commit fails (a full disk, an I/O
+ * error), the whole batch is rolled back and every row in it is answered as failed, so a row is
+ * acknowledged only when it is committed. */
+static bool write_row(sqlite3_stmt *insert, sqlite3_stmt *insert_game, const Pending *p, char *err, size_t size)
+{
+    sqlite3_stmt *st = p->game ? insert_game : insert;
+    sqlite3_bind_text(st, 1, p->id, -1, SQLITE_STATIC);
+    if (p->game) {
+        sqlite3_bind_int64(st, 2, p->finished_ms);
+        sqlite3_bind_text(st, 3, p->result, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 4, p->engine_to_move);
+    } else {
+        bool queued = !strcmp(p->status, "queued");
+        sqlite3_bind_text(st, 2, p->status, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 3, p->created_ms);
+        sqlite3_bind_int64(st, 4, p->finished_ms);
+        sqlite3_bind_text(st, 5, queued ? "" : p->result, -1, SQLITE_STATIC);
+        if (queued)
+            sqlite3_bind_text(st, 6, p->result, -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, 6);
+    }
+    bool ok = sqlite3_step(st) == SQLITE_DONE;
+    if (!ok)
+        snprintf(err, size, "storing %s %s: %s", p->game ? "game" : "job", p->id, sqlite3_errmsg(S.writer_db));
+    sqlite3_reset(st);
+    return ok;
+}
+
+static void note_size(void)
+{
+    sqlite3_stmt *st;
+    long long pages = 0, page_size = 0;
+    if (sqlite3_prepare_v2(S.writer_db, "PRAGMA page_count", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        pages = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(S.writer_db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        page_size = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    atomic_store(&S.size_bytes, pages * page_size);
+}
+
+static void write_batch(Pending *batch, sqlite3_stmt *insert, sqlite3_stmt *insert_game)
+{
+    char err[256] = "";
+    bool ok = store_exec(S.writer_db, "BEGIN", err, sizeof err);
+    for (Pending *p = batch; ok && p; p = p->next)
+        if (p->write)
+            p->write(S.writer_db, p->arg);
+        else
+            ok = write_row(insert, insert_game, p, err, sizeof err);
+    if (ok)
+        ok = store_exec(S.writer_db, "COMMIT", err, sizeof err);
+    if (!ok) {
+        char ignored[64];
+        store_exec(S.writer_db, "ROLLBACK", ignored, sizeof ignored);
+        log_msg(LOG_ERROR, "storage: %s (the batch was not written)", err);
+        pthread_mutex_lock(&S.error_lock);
+        snprintf(S.last_error, sizeof S.last_error, "%s", err);
+        pthread_mutex_unlock(&S.error_lock);
+        atomic_fetch_add(&S.failures, 1);
+    } else {
+        atomic_fetch_add(&S.commits, 1);
+        note_size();
+    }
+    if (atomic_exchange(&S.healthy, ok) != ok && ok)
+        log_msg(LOG_INFO, "storage: writing again");
+    for (Pending *p = batch; p; p = p->next)
+        p->ok = ok;
+}
+
 static void *writer_main(void *arg)
 {
     (void)arg;
     sqlite3_stmt *insert = NULL, *insert_game = NULL;
     sqlite3_prepare_v2(S.writer_db,
-                       "INSERT OR REPLACE INTO jobs(id, status, created_ms, finished_ms, result) VALUES (?,?,?,?,?)",
+                       "INSERT OR REPLACE INTO jobs(id, status, created_ms, finished_ms, result, request) VALUES (?,?,?,?,?,?)",
                        -1, &insert, NULL);
-    sqlite3_prepare_v2(S.writer_db, "INSERT OR REPLACE INTO games(id, updated_ms, data) VALUES (?,?,?)", -1,
+    sqlite3_prepare_v2(S.writer_db, "INSERT OR REPLACE INTO games(id, updated_ms, data, engine_to_move) VALUES (?,?,?,?)", -1,
                        &insert_game, NULL);
+    note_size();
     for (;;) {
         pthread_mutex_lock(&S.lock);
         while (!S.quit && !S.pending)
@@ -139,40 +229,35 @@ static void *writer_main(void *arg)
         bool quit = S.quit;
         pthread_mutex_unlock(&S.lock);
         if (batch) {
-            char err[256];
-            store_exec(S.writer_db, "BEGIN", err, sizeof err);
-            for (Pending *p = batch; p; p = p->next) {
-                if (p->write) {
-                    p->write(S.writer_db, p->arg);
-                    continue;
-                }
-                if (p->game) {
-                    sqlite3_bind_text(insert_game, 1, p->id, -1, SQLITE_STATIC);
-                    sqlite3_bind_int64(insert_game, 2, p->finished_ms);
-                    sqlite3_bind_text(insert_game, 3, p->result, -1, SQLITE_STATIC);
-                    if (sqlite3_step(insert_game) != SQLITE_DONE)
-                        log_msg(LOG_ERROR, "storing game %s: %s", p->id, sqlite3_errmsg(S.writer_db));
-                    sqlite3_reset(insert_game);
-                    continue;
-                }
-                sqlite3_bind_text(insert, 1, p->id, -1, SQLITE_STATIC);
-                sqlite3_bind_text(insert, 2, p->status, -1, SQLITE_STATIC);
-                sqlite3_bind_int64(insert, 3, p->created_ms);
-                sqlite3_bind_int64(insert, 4, p->finished_ms);
-                sqlite3_bind_text(insert, 5, p->result, -1, SQLITE_STATIC);
-                if (sqlite3_step(insert) != SQLITE_DONE)
-                    log_msg(LOG_ERROR, "storing job %s: %s", p->id, sqlite3_errmsg(S.writer_db));
-                sqlite3_reset(insert);
-            }
-            if (!store_exec(S.writer_db, "COMMIT", err, sizeof err))
-                log_msg(LOG_ERROR, "storing jobs: %s", err);
+            write_batch(batch, insert, insert_game);
+            /* Queued functions are done here; rows are acknowledged on the loop thread. */
+            Pending *rows = NULL, *last = NULL;
             while (batch) {
                 Pending *next = batch->next;
+                batch->next = NULL;
                 if (batch->done)
                     batch->done(batch->arg);
-                free(batch->result);
-                free(batch);
+                if (batch->saved) {
+                    if (last)
+                        last->next = batch;
+                    else
+                        rows = batch;
+                    last = batch;
+                } else {
+                    free(batch->result);
+                    free(batch);
+                }
                 batch = next;
+            }
+            if (rows) {
+                pthread_mutex_lock(&S.lock);
+                if (S.completed_tail)
+                    S.completed_tail->next = rows;
+                else
+                    S.completed = rows;
+                S.completed_tail = last;
+                pthread_mutex_unlock(&S.lock);
+                uv_async_send(&S.completed_async);
             }
         }
         if (quit)
@@ -181,6 +266,28 @@ static void *writer_main(void *arg)
     sqlite3_finalize(insert);
     sqlite3_finalize(insert_game);
     return NULL;
+}
+
+/* The loop's side: every completed row's acknowledgement. */
+static void deliver_completed(void)
+{
+    pthread_mutex_lock(&S.lock);
+    Pending *p = S.completed;
+    S.completed = S.completed_tail = NULL;
+    pthread_mutex_unlock(&S.lock);
+    while (p) {
+        Pending *next = p->next;
+        p->saved(p->ok, p->user);
+        free(p->result);
+        free(p);
+        p = next;
+    }
+}
+
+static void on_completed(uv_async_t *a)
+{
+    (void)a;
+    deliver_completed();
 }
 
 /* Creates the database's folder if needed (one level, like data/). */
@@ -228,7 +335,11 @@ bool store_open(uv_loop_t *loop, const char *path, char *err, size_t size)
     }
     sqlite3_busy_timeout(S.reader_db, 5000);
     pthread_mutex_init(&S.lock, NULL);
+    pthread_mutex_init(&S.error_lock, NULL);
     pthread_cond_init(&S.cond, NULL);
+    atomic_store(&S.healthy, true);
+    uv_async_init(loop, &S.completed_async, on_completed);
+    uv_unref((uv_handle_t *)&S.completed_async); /* acknowledgements never keep the loop alive */
     if (pthread_create(&S.writer, NULL, writer_main, NULL)) {
         snprintf(err, size, "cannot start the storage thread");
         return false;
@@ -246,6 +357,9 @@ void store_close(void)
     pthread_cond_signal(&S.cond);
     pthread_mutex_unlock(&S.lock);
     pthread_join(S.writer, NULL);
+    deliver_completed(); /* the last batch's acknowledgements */
+    uv_close((uv_handle_t *)&S.completed_async, NULL);
+    uv_run(S.loop, UV_RUN_NOWAIT); /* finishes closing it */
     sqlite3_close(S.reader_db);
     sqlite3_close(S.writer_db);
     S.open = false;
@@ -277,30 +391,75 @@ void store_write(void (*write)(sqlite3 *db, void *arg), void (*done)(void *arg),
     enqueue(p);
 }
 
-void store_save_game(const char *id, long long updated_ms, char *game)
+static Pending *row(const char *id, const char *status, long long created_ms, long long finished_ms, char *text,
+                    StoreSaved saved, void *user)
 {
-    store_save_job(id, "game", 0, updated_ms, game); /* status "game": a games row */
-}
-
-void store_save_job(const char *id, const char *status, long long created_ms, long long finished_ms, char *text)
-{
-    if (!S.open) {
+    Pending *p = S.open && text ? calloc(1, sizeof *p) : NULL;
+    if (!p) {
         free(text);
-        return;
-    }
-    Pending *p = calloc(1, sizeof *p);
-    if (!p || !text) {
-        free(p);
-        free(text);
-        return;
+        if (saved)
+            saved(false, user);
+        return NULL;
     }
     snprintf(p->id, sizeof p->id, "%s", id);
     snprintf(p->status, sizeof p->status, "%s", status);
     p->created_ms = created_ms;
     p->finished_ms = finished_ms;
     p->result = text;
-    p->game = !strcmp(status, "game");
+    p->saved = saved;
+    p->user = user;
+    return p;
+}
+
+void store_save_game(const char *id, long long updated_ms, char *game, bool engine_to_move, StoreSaved saved,
+                     void *user)
+{
+    Pending *p = row(id, "game", 0, updated_ms, game, saved, user);
+    if (!p)
+        return;
+    p->game = true;
+    p->engine_to_move = engine_to_move;
     enqueue(p);
+}
+
+void store_save_job(const char *id, const char *status, long long created_ms, long long finished_ms, char *text,
+                    StoreSaved saved, void *user)
+{
+    Pending *p = row(id, status, created_ms, finished_ms, text, saved, user);
+    if (p)
+        enqueue(p);
+}
+
+void store_scan_unfinished(void (*job)(const char *id, const char *request, long long created_ms, void *user),
+                           void (*game)(const char *data, void *user), void *user)
+{
+    sqlite3_stmt *st = NULL;
+    if (job && sqlite3_prepare_v2(S.reader_db,
+                           "SELECT id, request, created_ms FROM jobs WHERE status IN ('queued', 'running') "
+                           "AND request IS NOT NULL ORDER BY created_ms",
+                           -1, &st, NULL) == SQLITE_OK)
+        while (sqlite3_step(st) == SQLITE_ROW)
+            job((const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1),
+                sqlite3_column_int64(st, 2), user);
+    sqlite3_finalize(st);
+    st = NULL;
+    if (game && sqlite3_prepare_v2(S.reader_db, "SELECT data FROM games WHERE engine_to_move = 1 ORDER BY updated_ms", -1, &st,
+                           NULL) == SQLITE_OK)
+        while (sqlite3_step(st) == SQLITE_ROW)
+            game((const char *)sqlite3_column_text(st, 0), user);
+    sqlite3_finalize(st);
+    st = NULL;
+}
+
+void store_health(StoreHealth *h)
+{
+    h->writing = atomic_load(&S.healthy);
+    h->commits = atomic_load(&S.commits);
+    h->failures = atomic_load(&S.failures);
+    h->size_bytes = atomic_load(&S.size_bytes);
+    pthread_mutex_lock(&S.error_lock);
+    snprintf(h->last_error, sizeof h->last_error, "%s", S.last_error);
+    pthread_mutex_unlock(&S.error_lock);
 }
 
 struct StoreLoad {

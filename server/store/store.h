@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <uv.h>
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 /* Opens (creating and migrating) a database file on the calling thread, for the command-line tools
  * that share the server's file (learn, bayes). NULL with a message in err on failure. */
@@ -20,11 +20,34 @@ bool store_open(uv_loop_t *loop, const char *path, char *err, size_t err_size);
 /* Writes what is queued and closes. Loop thread, at shutdown. */
 void store_close(void);
 
-/* Queues a finished job's result (JSON text, taken over) for writing. Any thread. */
-void store_save_job(const char *id, const char *status, long long created_ms, long long finished_ms, char *result);
+/* Called on the loop thread when a row has been committed (ok) or could not be (the batch it was
+ * in was rolled back: a full disk, an I/O error). A row is acknowledged to a client only then. */
+typedef void (*StoreSaved)(bool ok, void *user);
 
-/* Queues a game's whole state (JSON text, taken over) for writing. Any thread. */
-void store_save_game(const char *id, long long updated_ms, char *game);
+/* Queues a job's row for writing: with status "queued", `result` is the job's request (JSON text,
+ * taken over), kept until the job is done so a restart can run it again; otherwise its result.
+ * `saved` (may be NULL) hears how it went. Loop thread. */
+void store_save_job(const char *id, const char *status, long long created_ms, long long finished_ms, char *result,
+                    StoreSaved saved, void *user);
+
+/* Queues a game's whole state (JSON text, taken over) for writing, as store_save_job; a game whose
+ * engine is to move is marked so a restart starts its move again. */
+void store_save_game(const char *id, long long updated_ms, char *game, bool engine_to_move, StoreSaved saved,
+                     void *user);
+
+/* At start, before serving (synchronous, on the calling thread): every job stored as queued or
+ * running with its request, and every game waiting for the engine (either callback may be NULL). */
+void store_scan_unfinished(void (*job)(const char *id, const char *request, long long created_ms, void *user),
+                           void (*game)(const char *data, void *user), void *user);
+
+/* Whether the last batch was committed, the counts, the database's size and the last error. */
+typedef struct {
+    bool writing;
+    unsigned long long commits, failures;
+    long long size_bytes;
+    char last_error[256];
+} StoreHealth;
+void store_health(StoreHealth *h);
 
 /* Queues a function to run on the writer thread inside its transaction (with the write connection);
  * `arg` is passed to both calls, `done` (may be NULL) frees it. Any thread. */
