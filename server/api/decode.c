@@ -116,6 +116,10 @@ Game *decode_game(json_t *o)
     if (!id || !mode || !color || !fen || !status || !result)
         goto bad;
     snprintf(g->id, sizeof g->id, "%s", id);
+    const char *full = json_string_value(json_object_get(o, "fullId"));
+    if (full && strlen(full) == GAMES_ID_LEN + GAMES_SECRET_LEN && !strncmp(full, id, GAMES_ID_LEN))
+        snprintf(g->secret, sizeof g->secret, "%s", full + GAMES_ID_LEN);
+    /* else a game stored before games had owners: it can be watched, no longer played */
     snprintf(g->mode, sizeof g->mode, "%s", mode);
     g->human = !strcmp(color, "black") ? BLACK : WHITE;
     g->level = (int)json_integer_value(json_object_get(o, "level"));

@@ -182,7 +182,7 @@ json_t *encode_result(const Job *job, const SearchResult *r, const SearchResult 
     return o;
 }
 
-json_t *encode_game(const Game *g)
+json_t *encode_game(const Game *g, bool with_full_id)
 {
     static Position p;
     json_t *o =
@@ -192,6 +192,11 @@ json_t *encode_game(const Game *g)
                   (json_int_t)g->created_ms, "updatedMs", (json_int_t)g->updated_ms, "thinking", g->thinking);
     if (g->reason[0])
         json_object_set_new(o, "reason", json_string(g->reason));
+    if (with_full_id) {
+        char full[GAMES_ID_LEN + GAMES_SECRET_LEN + 1];
+        snprintf(full, sizeof full, "%s%s", g->id, g->secret);
+        json_object_set_new(o, "fullId", json_string(full));
+    }
     json_t *uci = json_array(), *san = json_array();
     fen_read(&p, g->initial_fen, NULL, 0);
     for (int i = 0; i < g->move_count; i++) {

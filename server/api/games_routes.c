@@ -13,7 +13,7 @@
 
 static void changed(Game *g)
 {
-    json_t *o = encode_game(g);
+    json_t *o = encode_game(g, true);
     store_save_game(g->id, g->updated_ms, api_dumps(o, false), games_engine_to_move(g), saves_done,
                     saves_begin(g->id));
     json_decref(o);
@@ -22,25 +22,26 @@ static void changed(Game *g)
 typedef struct {
     Game *g; /* games stay in memory while the server runs */
     int status;
+    bool owner; /* the request named the game by its fullId */
 } GameReply;
 
 static void answer_saved(Request *r, bool ok, void *arg)
 {
     GameReply *a = arg;
     if (ok)
-        api_reply_json(r, a->status, encode_game(a->g));
+        api_reply_json(r, a->status, encode_game(a->g, a->owner));
     else
         saves_reply_unavailable(r);
     free(a);
 }
 
 /* Answers with the game once its state is stored: a reply acknowledges only what is committed. */
-static void reply_game(Request *r, Game *g, int status)
+static void reply_game(Request *r, Game *g, int status, bool owner)
 {
     GameReply *a = malloc(sizeof *a);
     if (!a)
         abort();
-    *a = (GameReply){g, status};
+    *a = (GameReply){g, status, owner};
     saves_wait(r, g->id, answer_saved, a, free);
 }
 
@@ -52,7 +53,7 @@ static void engine_replied(Game *g, void *user)
 {
     Request *r = user;
     http_end_wait(r);
-    reply_game(r, g, 200);
+    reply_game(r, g, 200, true); /* only the game's player moves */
 }
 
 /* The client left: the engine's move is still played and saved. */
@@ -66,11 +67,12 @@ static void wait_for_engine(Request *r, Game *g)
 
 /* ---- finding the game: in memory, else in storage ---- */
 
-typedef void (*GameAction)(Request *r, Game *g);
+typedef void (*GameAction)(Request *r, Game *g, bool owner);
 typedef struct {
     Request *r; /* NULL once the client has gone */
     GameAction fn;
-    char id[64];
+    char id[GAMES_ID_LEN + 1];
+    char secret[GAMES_SECRET_LEN + 1]; /* from a fullId, else empty */
 } GameLoad;
 
 static void game_loaded(char *text, void *user)
@@ -88,7 +90,7 @@ static void game_loaded(char *text, void *user)
     if (r) {
         http_end_wait(r); /* l is freed below: the request must not point at it */
         if (g)
-            l->fn(r, g);
+            l->fn(r, g, l->secret[0] && games_is_secret(g, l->secret));
         else
             api_reply_fail(r, 404, "unknown_game", NULL, "no game with id '%.40s'", l->id);
         if (!r->waiter) /* answered now, rather than waiting for the engine */
@@ -99,32 +101,47 @@ static void game_loaded(char *text, void *user)
 
 static void load_gone(Request *r) { ((GameLoad *)r->waiter)->r = NULL; }
 
-/* Runs fn once the game is in memory (loading it from storage first if need be). */
-static void with_game(Request *r, const char *id, GameAction fn)
+/* Runs fn once the game is in memory (loading it from storage first if need be). The path names
+ * the game by its public id, or by its fullId (the id and its secret: fn hears it is the owner). */
+static void with_game(Request *r, const char *path_id, GameAction fn)
 {
-    Game *g = games_find(id);
+    size_t n = strlen(path_id);
+    GameLoad key = {0};
+    if ((n != GAMES_ID_LEN && n != GAMES_ID_LEN + GAMES_SECRET_LEN) || path_id[0] != 'g') {
+        api_reply_fail(r, 404, "unknown_game", NULL, "no game with id '%.40s'", path_id);
+        return;
+    }
+    memcpy(key.id, path_id, GAMES_ID_LEN);
+    snprintf(key.secret, sizeof key.secret, "%s", path_id + GAMES_ID_LEN);
+    Game *g = games_find(key.id);
     if (g) {
-        fn(r, g);
+        fn(r, g, key.secret[0] && games_is_secret(g, key.secret));
         return;
     }
-    if (strlen(id) > 40 || id[0] != 'g') {
-        api_reply_fail(r, 404, "unknown_game", NULL, "no game with id '%.40s'", id);
-        return;
-    }
-    GameLoad *l = calloc(1, sizeof *l);
+    GameLoad *l = malloc(sizeof *l);
     if (!l) {
         api_reply_fail(r, 503, "overloaded", NULL, "out of memory");
         return;
     }
+    *l = key;
     l->r = r;
     l->fn = fn;
-    snprintf(l->id, sizeof l->id, "%s", id);
-    if (!store_load_game(id, game_loaded, l)) {
+    if (!store_load_game(l->id, game_loaded, l)) {
         free(l);
-        api_reply_fail(r, 404, "unknown_game", NULL, "no game with id '%.40s'", id);
+        api_reply_fail(r, 404, "unknown_game", NULL, "no game with id '%.40s'", path_id);
         return;
     }
     http_suspend(r, l, load_gone);
+}
+
+/* Playing, taking back and resigning are the player's: the public id is refused. */
+static bool owner_only(Request *r, bool owner)
+{
+    if (!owner)
+        api_reply_fail(r, 403, "not_your_game", NULL,
+                       "this is the game's public id (or a wrong secret): moves, takeback and resign take the fullId "
+                       "given when the game was created");
+    return owner;
 }
 
 /* ---- routes ---- */
@@ -184,14 +201,16 @@ void games_route_create(Request *r, const char *param)
     if (g->thinking)
         wait_for_engine(r, g);
     else
-        reply_game(r, g, 201);
+        reply_game(r, g, 201, true);
 }
 
-static void do_get(Request *r, Game *g) { reply_game(r, g, 200); }
+static void do_get(Request *r, Game *g, bool owner) { reply_game(r, g, 200, owner); }
 
-static void do_move(Request *r, Game *g)
+static void do_move(Request *r, Game *g, bool owner)
 {
     ApiError e;
+    if (!owner_only(r, owner))
+        return;
     json_t *body = api_parse_body(r);
     if (!body)
         return;
@@ -205,30 +224,35 @@ static void do_move(Request *r, Game *g)
     } else if (g->thinking)
         wait_for_engine(r, g);
     else
-        reply_game(r, g, 200);
+        reply_game(r, g, 200, true);
 }
 
-static void do_pgn(Request *r, Game *g)
+static void do_pgn(Request *r, Game *g, bool owner)
 {
+    (void)owner;
     char *text = games_pgn(g);
     http_reply(r, 200, "application/x-chess-pgn", text, strlen(text));
     free(text);
 }
 
-static void do_resign(Request *r, Game *g)
+static void do_resign(Request *r, Game *g, bool owner)
 {
     ApiError e;
+    if (!owner_only(r, owner))
+        return;
     if (games_resign(g, &e))
-        reply_game(r, g, 200);
+        reply_game(r, g, 200, true);
     else
         api_reply_error(r, &e);
 }
 
-static void do_takeback(Request *r, Game *g)
+static void do_takeback(Request *r, Game *g, bool owner)
 {
     ApiError e;
+    if (!owner_only(r, owner))
+        return;
     if (games_takeback(g, &e))
-        reply_game(r, g, 200);
+        reply_game(r, g, 200, true);
     else
         api_reply_error(r, &e);
 }

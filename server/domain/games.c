@@ -56,6 +56,14 @@ static void insert(Game *g)
     G.table[hash(g->id)] = g;
 }
 
+bool games_is_secret(const Game *g, const char *secret)
+{
+    unsigned char diff = strlen(secret) != GAMES_SECRET_LEN || !g->secret[0];
+    for (int i = 0; i < GAMES_SECRET_LEN && secret[i]; i++)
+        diff |= (unsigned char)(secret[i] ^ g->secret[i]);
+    return diff == 0;
+}
+
 Game *games_alloc(void) { return calloc(1, sizeof(Game)); }
 
 void games_free(Game *g)
@@ -361,7 +369,8 @@ Game *games_create(const GameSettings *s, ApiError *e)
     strcpy(g->status, "started");
     strcpy(g->result, "*");
     g->id[0] = 'g';
-    ids_random_hex(g->id + 1, 15); /* 60 random bits */
+    ids_random_hex(g->id + 1, GAMES_ID_LEN - 1); /* 60 random bits */
+    ids_random_hex(g->secret, GAMES_SECRET_LEN);
     g->created_ms = wall_ms();
     insert(g);
     if (p.side != g->human && !engine_move(g)) {

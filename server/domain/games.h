@@ -13,6 +13,8 @@
 
 #define GAMES_MAX_MOVES 1200
 #define GAMES_LEVEL_MAX 8
+#define GAMES_ID_LEN 16    /* "g" and 15 random hex digits: public (watch, PGN) */
+#define GAMES_SECRET_LEN 8 /* the fullId is the id and this secret, as Lichess's: play, take back, resign */
 
 typedef struct {
     int ply; /* the engine moved after this many plies */
@@ -28,7 +30,8 @@ typedef struct Game Game;
 typedef void (*GameListener)(Game *g, void *user);
 
 struct Game {
-    char id[24];
+    char id[GAMES_ID_LEN + 1];
+    char secret[GAMES_SECRET_LEN + 1];
     char mode[16];
     Color human;
     int level;
@@ -78,6 +81,8 @@ void games_shutdown(void);
  * when the settings are wrong or no worker can take the first move. */
 Game *games_create(const GameSettings *s, ApiError *e);
 Game *games_find(const char *id);
+/* Whether `secret` is the game's (compared in constant time). */
+bool games_is_secret(const Game *g, const char *secret);
 /* A game loaded from storage (after a restart): inserted unless one with its id is in memory
  * already, in which case that one is returned and g is freed. */
 Game *games_adopt(Game *g);

@@ -56,7 +56,7 @@ def player(s, stop, seed):
                 if st != 200 or not a.get("bestMove"):
                     break
                 ack("analyses", a["id"])
-                st, g2 = req(s, "POST", "/api/games/%s/moves" % g["id"], {"move": a["bestMove"]})
+                st, g2 = req(s, "POST", "/api/games/%s/moves" % g["fullId"], {"move": a["bestMove"]})
                 if st != 200:
                     break
                 g = g2

@@ -342,7 +342,11 @@ test('server errors are shown with their code and message', async ({ page: newPa
   const page = await newPage();
   await openPage(page, server);
   await startGame(page, { level: 1, color: 'white' });
-  const id = (await text(page, '.game-meta')).match(/game (g\w+)/)[1];
+  // The page names its game by the fullId (the address); the meta line shows the public id.
+  const id = await page.evaluate(() => decodeURIComponent(location.hash.slice(1)));
+  const publicId = (await text(page, '.game-meta')).match(/game (g\w+)/)[1];
+  assert.ok(id.startsWith(publicId) && id.length === publicId.length + 8, `${id} is not ${publicId}'s fullId`);
+  assert.equal((await server.api('POST', `/api/games/${publicId}/resign`, {})).status, 403);
   // The game ends behind the page's back (another tab resigned it): the next move is refused.
   const r = await server.api('POST', `/api/games/${id}/resign`, {});
   assert.equal(r.status, 200);

@@ -74,7 +74,7 @@ def attacking_game(s):
     seen, human_moves = [], 0
     while g["status"] == "started" and human_moves < 16:
         mv = "c7c5" if human_moves == 0 else attacking_black_move(s, g["fen"])
-        st, g, _ = s.request("POST", "/api/games/%s/moves" % g["id"], {"move": mv})
+        st, g, _ = s.request("POST", "/api/games/%s/moves" % g["fullId"], {"move": mv})
         if st != 200:
             break
         human_moves += 1
@@ -92,7 +92,7 @@ def resigned_attacking_game():
         s = fresh()
         g, _ = attacking_game(s)
         if g["status"] == "started" or attempt == 2:
-            st, g, _ = s.request("POST", "/api/games/%s/resign" % g["id"])
+            st, g, _ = s.request("POST", "/api/games/%s/resign" % g["fullId"])
             return s, st, g
         s.stop()
 
@@ -286,10 +286,10 @@ def model_survives_restart():
     try:
         st, t, _ = s.request("POST", "/api/games", {"mode": "classical", "color": "white", "level": 1})
         for mv in ("e2e4", "d2d4"):
-            s.request("POST", "/api/games/%s/moves" % t["id"], {"move": mv})
+            s.request("POST", "/api/games/%s/moves" % t["fullId"], {"move": mv})
         for _ in range(2):
-            s.request("POST", "/api/games/%s/takeback" % t["id"])
-        s.request("POST", "/api/games/%s/resign" % t["id"])
+            s.request("POST", "/api/games/%s/takeback" % t["fullId"])
+        s.request("POST", "/api/games/%s/resign" % t["fullId"])
     finally:
         s.stop()
     with Server("--workers", "1", db=s.db) as s:

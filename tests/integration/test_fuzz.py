@@ -142,7 +142,7 @@ def random_requests(port, rng):
         if status not in (200, 202, 400, 413, 503) or not isinstance(parsed, dict) or \
                 (status == 400 and not parsed.get("error", {}).get("code")):
             bad.append((status, str(body)[:200], text[:200]))
-    game = post_json(port, "/api/games", {"level": 1})[1]["id"]
+    game = post_json(port, "/api/games", {"level": 1})[1]["fullId"]
     for _ in range(150):
         if rng.random() < 0.5:
             body = {k: random_value(rng) for k in rng.sample(["mode", "color", "level", "temperament", "fen", "x"],
@@ -153,7 +153,7 @@ def random_requests(port, rng):
             path = rng.choice(["/api/games/%s/moves" % game, "/api/games/%s/resign" % game,
                                "/api/games/g%s/moves" % ("z" * rng.randrange(0, 60))])
         status, parsed, text = post_json(port, path, body)
-        if status not in (200, 201, 400, 404, 409, 503) or not isinstance(parsed, dict):
+        if status not in (200, 201, 400, 403, 404, 409, 503) or not isinstance(parsed, dict):
             bad.append((status, path, body, text[:200]))
     return bad
 

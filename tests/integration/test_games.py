@@ -22,7 +22,7 @@ def new_game(s, body):
 
 
 def move(s, g, mv):
-    return s.request("POST", "/api/games/%s/moves" % g["id"], {"move": mv})
+    return s.request("POST", "/api/games/%s/moves" % g["fullId"], {"move": mv})
 
 
 def played_game(s):
@@ -69,7 +69,7 @@ def game_illegal_move():
 @suite.test()
 def game_bad_body():
     s = suite.server()
-    res = s.request("POST", "/api/games/%s/moves" % played_game(s)["id"], {"mov": "e2e4"})
+    res = s.request("POST", "/api/games/%s/moves" % played_game(s)["fullId"], {"mov": "e2e4"})
     check("game_bad_body", res[0] == 400 and error_code(res) == "bad_move", res[1])
 
 
@@ -108,7 +108,7 @@ def game_engine_moves_first():
 def game_resign():
     s = suite.server()
     gb = new_game(s, {"color": "black", "level": 4})
-    st, rs, _ = s.request("POST", "/api/games/%s/resign" % gb["id"])
+    st, rs, _ = s.request("POST", "/api/games/%s/resign" % gb["fullId"])
     check("game_resign", rs["status"] == "resign" and rs["result"] == "1-0", rs)
 
 
@@ -155,7 +155,7 @@ def takeback_removes_pair():
     s = suite.server()
     t = game_for_takeback(s)
     n = len(t["moves"])
-    st, tb, _ = s.request("POST", "/api/games/%s/takeback" % t["id"])
+    st, tb, _ = s.request("POST", "/api/games/%s/takeback" % t["fullId"])
     check("takeback_removes_pair", st == 200 and len(tb["moves"]) == n - 2 and tb["turn"] == "white", tb)
 
 
@@ -163,9 +163,9 @@ def takeback_removes_pair():
 def takeback_nothing_left_409():
     s = suite.server()
     t = game_for_takeback(s)
-    s.request("POST", "/api/games/%s/takeback" % t["id"])
-    st, tb, _ = s.request("POST", "/api/games/%s/takeback" % t["id"])
-    res = s.request("POST", "/api/games/%s/takeback" % t["id"])
+    s.request("POST", "/api/games/%s/takeback" % t["fullId"])
+    st, tb, _ = s.request("POST", "/api/games/%s/takeback" % t["fullId"])
+    res = s.request("POST", "/api/games/%s/takeback" % t["fullId"])
     check("takeback_nothing_left_409", st == 200 and tb["moves"] == [] and res[0] == 409
           and error_code(res) == "nothing_to_take_back", res[1])
 
@@ -174,10 +174,10 @@ def takeback_nothing_left_409():
 def takeback_after_end_409():
     s = suite.server()
     t = game_for_takeback(s)
-    s.request("POST", "/api/games/%s/takeback" % t["id"])
-    s.request("POST", "/api/games/%s/takeback" % t["id"])
-    s.request("POST", "/api/games/%s/resign" % t["id"])
-    res = s.request("POST", "/api/games/%s/takeback" % t["id"])
+    s.request("POST", "/api/games/%s/takeback" % t["fullId"])
+    s.request("POST", "/api/games/%s/takeback" % t["fullId"])
+    s.request("POST", "/api/games/%s/resign" % t["fullId"])
+    res = s.request("POST", "/api/games/%s/takeback" % t["fullId"])
     check("takeback_after_end_409", res[0] == 409 and error_code(res) == "game_over", res[1])
 
 
@@ -209,10 +209,10 @@ def game_from_finished_moves_400():
 
 def restarted_with_game():
     """A game after 1. e4 .. 2. Nf3 .. on a server that is then restarted on the same database:
-    (the new server, the game's id)."""
+    (the new server, the game's fullId)."""
     s = Server("--workers", "2", "--queue", "8")
     try:
-        game_id = played_game(s)["id"]
+        game_id = played_game(s)["fullId"]
     finally:
         s.stop()
     return Server("--workers", "1", db=s.db), game_id
@@ -232,6 +232,26 @@ def game_continues_after_restart():
     with s:
         st, gr, _ = s.request("POST", "/api/games/%s/moves" % game_id, {"move": "d2d3"})
     check("game_continues_after_restart", st == 200 and len(gr["moves"]) == 6, gr)
+
+
+@suite.test("public_id_cannot_play_403", "public_id_hides_full_id", "full_id_shows_itself",
+            "wrong_secret_cannot_play_403")
+def owners():
+    s = suite.server()
+    g = s.request("GET", "/api/games/" + played_game(s)["fullId"])[1]
+    public, full = g["id"], g["fullId"]
+    refused = [s.request("POST", "/api/games/%s/%s" % (public, what), body) for what, body in
+               (("moves", {"move": "d2d3"}), ("takeback", {}), ("resign", {}))]
+    check("public_id_cannot_play_403", all(res[0] == 403 and error_code(res) == "not_your_game" for res in refused)
+          and len(full) == len(public) + 8 and full.startswith(public), [(r[0], r[1]) for r in refused])
+    st, seen, _ = s.request("GET", "/api/games/" + public)
+    check("public_id_hides_full_id", st == 200 and "fullId" not in seen and seen["moves"] == g["moves"], seen)
+    st, mine, _ = s.request("GET", "/api/games/" + full)
+    check("full_id_shows_itself", st == 200 and mine.get("fullId") == full, mine)
+    wrong = public + ("0" * 8 if not full.endswith("0" * 8) else "1" * 8)
+    res = s.request("POST", "/api/games/%s/moves" % wrong, {"move": "d2d3"})
+    st, after, _ = s.request("GET", "/api/games/" + public)
+    check("wrong_secret_cannot_play_403", res[0] == 403 and after["moves"] == g["moves"], (res[0], res[1]))
 
 
 if __name__ == "__main__":

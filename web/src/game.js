@@ -15,6 +15,7 @@ import {
   gameOver,
   humanColor,
   persist,
+  playerId,
   prefixLength,
   rebuild,
   requestRender,
@@ -44,7 +45,7 @@ export async function refreshGame() {
   if (!S.game) return;
   const id = S.game.id;
   try {
-    const g = await api.game(id);
+    const g = await api.game(playerId());
     if (S.game && S.game.id === id && !S.pending) setGame(g, g.moves.length !== S.game.moves.length || S.cursor === S.line.length);
   } catch (e) {
     if (e.code === 'connection_lost') S.pollTimer = setTimeout(refreshGame, 1500);
@@ -87,14 +88,14 @@ async function playMove(uci) {
   const test = new Line(S.line.rootFen, S.line.ucis);
   if (!test.push(uci)) return requestRender();
   const move = test.ucis[test.length - 1];
-  const id = S.game.id;
+  const id = S.game.id, key = playerId();
   S.pending = true;
   S.optimistic = move;
   rebuild();
   S.cursor = S.line.length;
   requestRender();
   try {
-    const g = await api.move(id, move);
+    const g = await api.move(key, move);
     S.pending = false;
     if (S.game && S.game.id === id) setGame(g);
   } catch (e) {
@@ -144,7 +145,7 @@ export async function takeback() {
     S.pending = true;
     requestRender();
     try {
-      const g = await api.takeback(old.id);
+      const g = await api.takeback(playerId(old));
       S.pending = false;
       setGame(g);
     } catch (e) {
@@ -203,7 +204,7 @@ export async function resign() {
   resignArmed = null;
   btn.classList.remove('confirm');
   try {
-    setGame(await api.resign(S.game.id));
+    setGame(await api.resign(playerId()));
   } catch (e) {
     showError(e);
   }

@@ -61,11 +61,18 @@ export function canTakeback() {
   return !!S.game && !gameOver() && !S.pending && !S.game.thinking && n >= 2 && S.line.turn(n) === humanColor();
 }
 
+// The id the player names the game by: its fullId (the public id and a secret, as on Lichess), which
+// the server gives only to the game's creator and takes for moves, takeback and resign; the public
+// id when this page only watches the game.
+export function playerId(g = S.game) {
+  return g.fullId || g.id;
+}
+
 export function persist() {
   if (S.game) {
-    store.set('feelfish.current', S.game.id);
+    store.set('feelfish.current', playerId());
     if (S.prefix) store.set(`feelfish.prefix.${S.game.id}`, S.prefix);
-    if (location.hash !== `#${S.game.id}`) history.replaceState(null, '', `#${S.game.id}`);
+    if (location.hash !== `#${playerId()}`) history.replaceState(null, '', `#${playerId()}`);
   } else {
     store.remove('feelfish.current');
     store.set('feelfish.free', S.free);
