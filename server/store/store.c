@@ -139,6 +139,16 @@ static bool migrate(sqlite3 *db, char *err, size_t size)
     return true;
 }
 
+/* Appends the chain first..last to a list (under S.lock). */
+static void append(Pending **head, Pending **tail, Pending *first, Pending *last)
+{
+    if (*tail)
+        (*tail)->next = first;
+    else
+        *head = first;
+    *tail = last;
+}
+
 /* Rows go in one transaction per batch; if any row or the commit fails (a full disk, an I/O
  * error), the whole batch is rolled back and every row in it is answered as failed, so a row is
  * acknowledged only when it is committed. */
@@ -251,11 +261,7 @@ static void *writer_main(void *arg)
             }
             if (rows) {
                 pthread_mutex_lock(&S.lock);
-                if (S.completed_tail)
-                    S.completed_tail->next = rows;
-                else
-                    S.completed = rows;
-                S.completed_tail = last;
+                append(&S.completed, &S.completed_tail, rows, last);
                 pthread_mutex_unlock(&S.lock);
                 uv_async_send(&S.completed_async);
             }
@@ -368,11 +374,7 @@ void store_close(void)
 static void enqueue(Pending *p)
 {
     pthread_mutex_lock(&S.lock);
-    if (S.tail)
-        S.tail->next = p;
-    else
-        S.pending = p;
-    S.tail = p;
+    append(&S.pending, &S.tail, p, p);
     pthread_cond_signal(&S.cond);
     pthread_mutex_unlock(&S.lock);
 }
