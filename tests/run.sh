@@ -61,7 +61,8 @@ runner "server fuzzing (HTTP and WebSocket, ASan+UBSan build)" "${ASAN_SERVER[@]
 runner "server integration (WebSocket, ASan+UBSan build)" "${ASAN_SERVER[@]}" python3 tests/integration/test_ws.py
 runner "crash: kill -9 under mixed load, every acknowledged write survives" python3 tests/durability/test_crash.py
 runner "disk full: refused writes, degraded health, nothing acknowledged lost" python3 tests/durability/test_disk_full.py
-runner "security basics (log injection, default bind, ids)" python3 tests/security/test_basics.py
+runner "restart: what is picked up again and what is not" python3 tests/durability/test_restart.py
+runner "security basics (log injection and secrets, default bind, ids)" python3 tests/security/test_basics.py
 runner "browser page (headless Chromium)" node tests/e2e/run.mjs
 
 echo

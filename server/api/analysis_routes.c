@@ -25,7 +25,12 @@ static void free_rendered(void *rendered) { json_decref(rendered); }
 
 static void on_job_event(Job *job, const JobEvent *ev)
 {
-    if (ev->kind == JOB_EVENT_FINAL && job->status == JOB_DONE)
+    /* A finished result is stored; so is the end of a queued job that was cancelled (DELETE, its
+     * timeout), which must not run again at the next start. One cut short by a shutdown stays
+     * queued: the next start runs it again. */
+    bool ended = ev->kind == JOB_EVENT_FINAL &&
+                 (job->status == JOB_DONE || (job->status == JOB_CANCELLED && job->durable && !ev->stopping));
+    if (ended)
         store_save_job(job->id, JobStatusNames[job->status], job->created_ms, job->finished_ms,
                        api_dumps(ev->rendered, false), saves_done, saves_begin(job->id));
 }
@@ -169,12 +174,54 @@ void analysis_job_create(Request *r, const char *param)
         return;
     }
     job_retain(job);
+    job->durable = true;
     store_save_job(job->id, "queued", job->created_ms, 0, request, saves_done, saves_begin(job->id));
     saves_wait(r, job->id, answer_queued, job, release_job);
 }
 
+/* Jobs read back at start that found no room in the queue: they wait here (in the job table, so
+ * GET answers "queued") and are submitted as workers free up. */
+static struct {
+    Job **jobs;
+    int count, room;
+} Waiting;
+
+static void wait_for_room(Job *job)
+{
+    if (Waiting.count == Waiting.room) {
+        int room = Waiting.room ? 2 * Waiting.room : 16;
+        Job **grown = realloc(Waiting.jobs, (size_t)room * sizeof *grown);
+        if (!grown) {
+            job_release(job); /* stays stored as queued: the next start runs it */
+            return;
+        }
+        Waiting.jobs = grown;
+        Waiting.room = room;
+    }
+    Waiting.jobs[Waiting.count++] = job;
+}
+
+int analysis_retry_waiting(void)
+{
+    int kept = 0;
+    for (int i = 0; i < Waiting.count; i++) {
+        Job *job = Waiting.jobs[i];
+        if (job->status != JOB_QUEUED)
+            continue; /* deleted meanwhile: it is finished (and in the table's ring) */
+        if (kept || !jobs_submit(job)) /* in order: after one that finds no room, the rest wait too */
+            Waiting.jobs[kept++] = job;
+    }
+    return Waiting.count = kept;
+}
+
+void analysis_forget_waiting(void)
+{
+    free(Waiting.jobs); /* the jobs are the table's: jobs_shutdown frees them */
+    memset(&Waiting, 0, sizeof Waiting);
+}
+
 /* At start: a job stored as queued or running (the server stopped before it finished) runs again
- * under its id; one that no longer reads, or finds no room, stays stored for the next start. */
+ * under its id; one that no longer reads stays stored. */
 static void resume_job(const char *id, const char *request, long long created_ms, void *user)
 {
     int *count = user;
@@ -188,10 +235,9 @@ static void resume_job(const char *id, const char *request, long long created_ms
         return;
     }
     job->created_ms = created_ms;
-    if (!jobs_submit(job)) {
-        job_release(job);
-        return;
-    }
+    job->durable = true;
+    if (Waiting.count || !jobs_submit(job))
+        wait_for_room(job);
     (*count)++;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../base/log.h"
+#include "../domain/games.h"
 #include "../net/static.h"
 #include "../store/store.h"
 #include "api.h"
@@ -216,13 +217,51 @@ void api_init(const ServerConfig *cfg, int http_port, int ws_port)
     StartedMs = time_now_ms();
 }
 
-void api_resume(void)
+/* What found no worker (jobs read back at start, games whose engine is to move) is tried again
+ * every second. */
+static uv_timer_t RetryTimer;
+static bool Retrying;
+
+static void on_retry(uv_timer_t *t)
+{
+    (void)t;
+    analysis_retry_waiting();
+    games_retry_stalled();
+}
+
+void api_resume(uv_loop_t *loop)
 {
     int jobs = analysis_resume(), games = games_routes_resume();
     if (jobs || games)
         log_msg(LOG_INFO, "resumed %d unfinished jobs and %d games waiting for the engine", jobs, games);
+    uv_timer_init(loop, &RetryTimer);
+    uv_timer_start(&RetryTimer, on_retry, 1000, 1000);
+    Retrying = true;
+}
+
+void api_stop(void)
+{
+    if (!Retrying)
+        return;
+    Retrying = false;
+    uv_timer_stop(&RetryTimer);
+    uv_close((uv_handle_t *)&RetryTimer, NULL);
+    analysis_forget_waiting();
 }
 
 static void completed(const Request *r) { metrics_count_request(r); }
 
-const HttpHandlers ApiHttpHandlers = {routes_handle, completed};
+/* A game's fullId carries its secret: the log shows the public id and stars. */
+static void log_path(const Request *r, char *out, size_t size)
+{
+    snprintf(out, size, "%s", r->path);
+    static const char Games[] = "/api/games/";
+    if (strncmp(out, Games, sizeof Games - 1))
+        return;
+    char *id = out + sizeof Games - 1, *end = strchr(id, '/');
+    size_t n = end ? (size_t)(end - id) : strlen(id);
+    if (n > GAMES_ID_LEN)
+        memset(id + GAMES_ID_LEN, '*', n - GAMES_ID_LEN);
+}
+
+const HttpHandlers ApiHttpHandlers = {routes_handle, completed, log_path};

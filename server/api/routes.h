@@ -26,8 +26,11 @@ void analysis_job_create(Request *r, const char *param);
 void analysis_job_get(Request *r, const char *id);
 void analysis_job_delete(Request *r, const char *id);
 void analysis_cloud_eval(Request *r, const char *param);
-/* At start: runs again the jobs stored as queued or running; returns how many. */
+/* At start: runs again the jobs stored as queued or running; returns how many. Those that found no
+ * room wait: analysis_retry_waiting submits them as room comes (returns how many still wait). */
 int analysis_resume(void);
+int analysis_retry_waiting(void);
+void analysis_forget_waiting(void);
 /* games_routes.c; init: games store themselves through the API */
 void games_routes_init(void);
 /* At start: starts the engine's move of the games that waited for it; returns how many. */

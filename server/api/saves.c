@@ -19,17 +19,20 @@ typedef struct Waiter {
 
 typedef struct Save {
     char key[64];
+    unsigned long long seq; /* saves are numbered as begun: a key's outcome is its latest save's */
     Waiter *waiters;
     struct Save *next;
 } Save;
 
 typedef struct Failed {
     char key[64];
+    unsigned long long seq; /* the failed save */
     struct Failed *next;
 } Failed;
 
-static Save *InFlight;
+static Save *InFlight; /* newest first */
 static Failed *FailedKeys;
+static unsigned long long Seq;
 
 static Save *latest(const char *key)
 {
@@ -40,14 +43,19 @@ static Save *latest(const char *key)
     return found;
 }
 
-static void set_failed(const char *key, bool failed)
+/* Records a save's outcome for its key: a failure is remembered until a later save succeeds (a
+ * save can fail at once, out of order, when the store cannot even queue it). */
+static void set_outcome(const char *key, unsigned long long seq, bool ok)
 {
     Failed **at = &FailedKeys;
     while (*at && strcmp((*at)->key, key))
         at = &(*at)->next;
-    if (failed && !*at && (*at = calloc(1, sizeof **at)))
-        snprintf((*at)->key, sizeof (*at)->key, "%s", key);
-    else if (!failed && *at) {
+    if (!ok) {
+        if (!*at && (*at = calloc(1, sizeof **at)))
+            snprintf((*at)->key, sizeof (*at)->key, "%s", key);
+        if (*at && (*at)->seq < seq)
+            (*at)->seq = seq;
+    } else if (*at && (*at)->seq < seq) {
         Failed *f = *at;
         *at = f->next;
         free(f);
@@ -68,6 +76,7 @@ void *saves_begin(const char *key)
     if (!s)
         abort();
     snprintf(s->key, sizeof s->key, "%s", key);
+    s->seq = ++Seq;
     s->next = InFlight;
     InFlight = s;
     return s;
@@ -81,12 +90,19 @@ void saves_done(bool ok, void *save)
         at = &(*at)->next;
     if (*at)
         *at = s->next;
-    /* Saves of a key commit in order, so the latest outcome is the key's state. */
-    if (!latest(s->key))
-        set_failed(s->key, !ok);
+    set_outcome(s->key, s->seq, ok);
+    Save *newer = latest(s->key);
     while (s->waiters) {
         Waiter *w = s->waiters;
         s->waiters = w->next;
+        if (ok && newer) {
+            /* Committed, but the key has changed since (a job finished, the engine moved): what
+             * the answer would show is the newer save's, so it waits for that one. */
+            w->save = newer;
+            w->next = newer->waiters;
+            newer->waiters = w;
+            continue;
+        }
         w->save = NULL;
         Request *r = w->r;
         SavedFn fn = w->fn;
@@ -135,5 +151,5 @@ void saves_reply_unavailable(Request *r)
 {
     http_add_header(r, "Retry-After", "5");
     api_reply_fail(r, 503, "storage_unavailable", NULL,
-                   "the database cannot be written just now (disk full?); nothing was changed for good: retry later");
+                   "the database cannot be written just now (disk full?), so this is not stored; retry later");
 }

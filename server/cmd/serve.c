@@ -41,6 +41,7 @@ static void on_signal(uv_signal_t *s, int signum)
     uv_close((uv_handle_t *)&SigInt, NULL);
     uv_close((uv_handle_t *)&SigTerm, NULL);
     /* Searches stop and their waiting requests get answers; give those a moment to be written. */
+    api_stop();
     jobs_shutdown();
     uv_timer_init(uv_default_loop(), &DrainTimer);
     uv_timer_start(&DrainTimer, on_drained, 150, 0);
@@ -95,7 +96,7 @@ int serve_command(int argc, char **argv, FILE *out)
         return 1;
     }
     api_init(&cfg, port, ws_port);
-    api_resume();
+    api_resume(loop);
     uv_signal_init(loop, &SigInt);
     uv_signal_init(loop, &SigTerm);
     uv_signal_start(&SigInt, on_signal, SIGINT);

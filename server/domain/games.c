@@ -5,9 +5,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../../engine/core/rules.h"
+#include "../base/clock.h"
 #include "../base/ids.h"
 #include "../jobs/jobs.h"
 #include "models.h"
@@ -16,6 +16,8 @@
 
 static struct {
     Game *table[GAMES_TABLE];
+    Game **stalled; /* games whose engine is to move but has no search: retried */
+    int stalled_count, stalled_room;
     GameHooks hooks;
 } G;
 
@@ -26,13 +28,6 @@ static const struct {
     int margin;  /* centipawns behind the best a chosen line may be */
 } Levels[GAMES_LEVEL_MAX + 1] = {{0, 0, 0, 0},  {1, 0, 4, 250},  {2, 0, 4, 150}, {3, 0, 3, 100}, {5, 0, 3, 60},
                                  {7, 0, 2, 30}, {10, 300, 1, 0}, {0, 600, 1, 0}, {0, 1500, 1, 0}};
-
-static long long wall_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static unsigned hash(const char *id)
 {
@@ -162,7 +157,7 @@ static void learn_from(Game *g)
 static void changed(Game *g)
 {
     learn_from(g);
-    g->updated_ms = wall_ms();
+    g->updated_ms = clock_wall_ms();
     if (G.hooks.changed)
         G.hooks.changed(g);
 }
@@ -199,6 +194,23 @@ void games_level_limits(int level, SearchLimits *l)
     l->multipv = Levels[level].multipv;
 }
 
+/* A game whose engine is to move with no search: games_retry_stalled tries it again. */
+static void stall(Game *g)
+{
+    for (int i = 0; i < G.stalled_count; i++)
+        if (G.stalled[i] == g)
+            return;
+    if (G.stalled_count == G.stalled_room) {
+        int room = G.stalled_room ? 2 * G.stalled_room : 16;
+        Game **grown = realloc(G.stalled, (size_t)room * sizeof *grown);
+        if (!grown)
+            return;
+        G.stalled = grown;
+        G.stalled_room = room;
+    }
+    G.stalled[G.stalled_count++] = g;
+}
+
 /* The engine's reply arrives: pick the move (weaker levels choose among close lines), play it. */
 static void engine_done(Job *job, const JobEvent *ev, void *user)
 {
@@ -209,7 +221,10 @@ static void engine_done(Job *job, const JobEvent *ev, void *user)
     g->thinking = false;
     static Position p;
     const SearchResult *r = ev->result;
-    if (r && ev->status == JOB_DONE && r->lines && r->best && games_position(g, &p)) {
+    /* A search stopped early (the job timeout, a shutdown) still plays the best move it found,
+     * as an engine told to stop does; a game that ended meanwhile (the human resigned) takes none. */
+    bool searched = ev->status == JOB_DONE || ev->status == JOB_CANCELLED;
+    if (r && searched && r->lines && r->best && !games_over(g) && games_position(g, &p)) {
         const SearchInfo *line = &r->line[rand() % games_close_lines(g->level, r)];
         Move m = line->pv_length ? line->pv[0] : r->best;
         if (movegen_is_legal(&p, m) && g->move_count < GAMES_MAX_MOVES) {
@@ -218,6 +233,8 @@ static void engine_done(Job *job, const JobEvent *ev, void *user)
             update_status(g, &p);
         }
     }
+    if (games_engine_to_move(g)) /* no move came of it (stopped before its first iteration) */
+        stall(g);
     changed(g);
     GameListener fn = g->listener;
     void *listener_user = g->listener_user;
@@ -249,42 +266,44 @@ static bool engine_move(Game *g)
     games_level_limits(g->level, &l);
     Evaluator e;
     BayesChoice choice;
-    bool has_choice = false;
-    if (!strcmp(g->mode, "affective")) {
-        Emotion now;
+    Emotion now;
+    bool affective = !strcmp(g->mode, "affective"), bayesian = !strcmp(g->mode, "bayesian");
+    if (affective) {
         affective_emotion(&p, g->has_emotion ? &g->emotion : NULL, g->temperament, &now);
-        g->emotion = now;
-        g->has_emotion = true;
         affective_evaluator(&now, &e);
-        record((void **)&g->emotions, &g->emotion_count, sizeof *g->emotions,
-               &(GameEmotion){g->move_count, now});
-    } else if (!strcmp(g->mode, "bayesian")) {
+    } else if (bayesian) {
         static Position start;
         static EvalParams storage;
         fen_read(&start, g->initial_fen, NULL, 0);
         MoveHistory h = {&start, g->moves, g->move_count};
         models_choose(&p, &h, g->target, g->auto_target, hash(g->id) * 0x9E3779B97F4A7C15ULL, &choice, &storage, &e);
-        has_choice = true;
     } else
         evaluator_classical(&e);
-    GamePhase ph = bayes_phase(&p);
-    if (!g->levels[ph] && strcmp(g->mode, "affective") && (g->levels[ph] = malloc((size_t)BayesParamCount))) {
-        if (has_choice)
-            models_levels(&choice, g->levels[ph]);
-        else
-            memset(g->levels[ph], BAYES_DEFAULT_LEVEL, (size_t)BayesParamCount);
-    }
     Job *job = job_new(&p, &l, &e, g->mode);
     if (!job)
         return false;
-    if (has_choice) {
+    if (bayesian) {
         job->has_bayes = true;
         job->bayes = choice;
-        record((void **)&g->choices, &g->choice_count, sizeof *g->choices, &(GameChoice){g->move_count, choice});
     }
     if (!jobs_submit(job)) {
         job_release(job);
-        return false;
+        return false; /* nothing recorded: a retry appraises and chooses afresh */
+    }
+    /* The move is under way: its emotion (the mood from now on), its choice and the levels of the
+     * phase it is played in become the game's. */
+    if (affective) {
+        g->emotion = now;
+        g->has_emotion = true;
+        record((void **)&g->emotions, &g->emotion_count, sizeof *g->emotions, &(GameEmotion){g->move_count, now});
+    } else if (bayesian)
+        record((void **)&g->choices, &g->choice_count, sizeof *g->choices, &(GameChoice){g->move_count, choice});
+    GamePhase ph = bayes_phase(&p);
+    if (!g->levels[ph] && !affective && (g->levels[ph] = malloc((size_t)BayesParamCount))) {
+        if (bayesian)
+            models_levels(&choice, g->levels[ph]);
+        else
+            memset(g->levels[ph], BAYES_DEFAULT_LEVEL, (size_t)BayesParamCount);
     }
     job_retain(job);
     job_add_listener(job, engine_done, g);
@@ -371,7 +390,7 @@ Game *games_create(const GameSettings *s, ApiError *e)
     g->id[0] = 'g';
     ids_random_hex(g->id + 1, GAMES_ID_LEN - 1); /* 60 random bits */
     ids_random_hex(g->secret, GAMES_SECRET_LEN);
-    g->created_ms = wall_ms();
+    g->created_ms = clock_wall_ms();
     insert(g);
     if (p.side != g->human && !engine_move(g)) {
         discard(g); /* nothing was created: the client may retry */
@@ -384,7 +403,21 @@ Game *games_create(const GameSettings *s, ApiError *e)
 
 bool games_resume(Game *g)
 {
-    return g->thinking || !games_engine_to_move(g) || engine_move(g);
+    if (g->thinking || !games_engine_to_move(g) || engine_move(g))
+        return true;
+    stall(g);
+    return false;
+}
+
+int games_retry_stalled(void)
+{
+    int kept = 0;
+    for (int i = 0; i < G.stalled_count; i++) {
+        Game *g = G.stalled[i];
+        if (!g->thinking && games_engine_to_move(g) && !engine_move(g))
+            G.stalled[kept++] = g;
+    }
+    return G.stalled_count = kept;
 }
 
 bool games_move(Game *g, const char *text, ApiError *e)
@@ -499,6 +532,9 @@ void games_init(const GameHooks *hooks) { G.hooks = *hooks; }
 
 void games_shutdown(void)
 {
+    free(G.stalled);
+    G.stalled = NULL;
+    G.stalled_count = G.stalled_room = 0;
     for (int i = 0; i < GAMES_TABLE; i++)
         for (Game *g = G.table[i], *next; g; g = next) {
             next = g->next;

@@ -104,8 +104,11 @@ bool games_over(const Game *g);
 /* The game goes on and the engine is to move (thinking or not). */
 bool games_engine_to_move(const Game *g);
 /* After a restart: starts the engine's move of a game that waited for it; false if no worker can
- * take it now. */
+ * take it now (it is then retried by games_retry_stalled). */
 bool games_resume(Game *g);
+/* Starts the engine's move of every game that waits for it with no search (no worker was free,
+ * or its search stopped before finding a move); returns how many still wait. Called now and then. */
+int games_retry_stalled(void);
 
 /* A level's search: depth or time, and how many lines it chooses among. */
 void games_level_limits(int level, SearchLimits *l);

@@ -8,7 +8,7 @@
 typedef struct {
     bool (*submit)(Job *job);   /* false: no room (the job is untouched) */
     bool (*unqueue)(Job *job);  /* removes a job that has not started; false if it has */
-    void (*stop)(Job *job);     /* stops a running job's search (its final event follows) */
+    bool (*stop)(Job *job);     /* stops its search if running; false if no worker ever took it (no final will come) */
     void (*stats)(JobsStats *s); /* workers, busy, queued, capacity */
     void (*deliver_pending)(void);
     void (*shutdown)(void);     /* stops and joins; running jobs have pushed their finals */

@@ -24,6 +24,7 @@ typedef struct {
     int line;                   /* INFO: the MultiPV line it reports */
     const SearchResult *result; /* FINAL: the search's result; NULL when it never ran */
     void *rendered;             /* what the render hook made of it (the job keeps FINAL's as its result) */
+    bool stopping;              /* the server is shutting down (a cancel then is not the client's) */
 } JobEvent;
 
 typedef struct Job Job;
@@ -42,9 +43,11 @@ struct Job {
     Emotion emotion;
     bool has_bayes; /* bayesian mode: phase, target and why, chosen at the root */
     BayesChoice bayes;
-    int64_t created_ms, started_ms, finished_ms;
+    bool durable; /* the layer above stored it as queued, so its end is stored too (REST jobs) */
+    int64_t created_ms, started_ms, finished_ms; /* wall clock (clock_wall_ms) */
     void *result; /* the rendered final event, once finished (loop thread) */
     atomic_bool cancel;
+    bool taken; /* a worker took it, so its final event will come (guarded by the backend's lock) */
     /* Who hears about this job (loop thread only): a waiting request, WebSocket subscribers, a game. */
     struct JobListenerEntry {
         JobListener fn;
@@ -81,7 +84,8 @@ void jobs_shutdown(void);
 Job *job_new(const Position *pos, const SearchLimits *limits, const Evaluator *eval, const char *mode);
 /* Gives a new job the id it had before a restart; false if that id is taken or too long. */
 bool job_set_id(Job *job, const char *id);
-/* Queues the job; false when the queue is full (the job is not queued: free it with job_release). */
+/* Queues the job; false when the queue is full (nothing changed: release the job, or keep it and
+ * submit it later; until then it is "queued" and a cancel ends it). */
 bool jobs_submit(Job *job);
 /* Stops a queued or running job; it ends as cancelled. Loop thread. */
 void jobs_cancel(Job *job);

@@ -22,7 +22,8 @@
 typedef struct Worker {
     pthread_t thread;
     Search *search;
-    Job *job; /* guarded by pool_lock */
+    Job *job;           /* guarded by pool_lock */
+    int64_t started_ms; /* when it took the job (monotonic, this process); guarded by pool_lock */
 } Worker;
 
 typedef struct Event {
@@ -176,6 +177,8 @@ static void *worker_main(void *arg)
         P.count--;
         P.busy++;
         w->job = job;
+        job->taken = true;
+        w->started_ms = time_now_ms();
         arm(w, job);
         pthread_mutex_unlock(&P.pool_lock);
 
@@ -218,8 +221,9 @@ static void on_timeout_check(uv_timer_t *t)
     pthread_mutex_lock(&P.pool_lock);
     for (int i = 0; i < P.worker_count; i++) {
         Job *j = P.workers[i].job;
-        /* started_ms is the loop's; created_ms bounds it from below and is safe to read here. */
-        if (j && !atomic_load(&j->cancel) && now - j->created_ms > P.timeout_ms) {
+        /* Timed from when this process's worker took it: a job run again after a restart gets
+         * its whole time. */
+        if (j && !atomic_load(&j->cancel) && now - P.workers[i].started_ms > P.timeout_ms) {
             atomic_store(&j->cancel, true);
             search_stop(P.workers[i].search);
             log_msg(LOG_WARN, "job %s stopped after the %lld ms job timeout", j->id, (long long)P.timeout_ms);
@@ -260,13 +264,15 @@ static bool local_unqueue(Job *job)
     return was_queued;
 }
 
-static void local_stop(Job *job)
+static bool local_stop(Job *job)
 {
     pthread_mutex_lock(&P.pool_lock);
+    bool taken = job->taken;
     for (int i = 0; i < P.worker_count; i++)
         if (P.workers[i].job == job)
             search_stop(P.workers[i].search);
     pthread_mutex_unlock(&P.pool_lock);
+    return taken;
 }
 
 static void local_stats(JobsStats *s)
@@ -302,6 +308,9 @@ static void local_shutdown(void)
     close(P.bell_fd);
     free(P.queue);
     free(P.workers);
+    P.queue = NULL;
+    P.workers = NULL;
+    P.worker_count = P.count = P.capacity = 0;
 }
 
 static const JobsBackend Local = {local_submit,          local_unqueue, local_stop, local_stats,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/clock.h"
 #include "../base/ids.h"
 #include "backend.h"
 
@@ -17,6 +18,7 @@ const char *const JobStatusNames[] = {"queued", "running", "done", "cancelled", 
 static struct {
     const JobsBackend *backend;
     JobHooks hooks;
+    bool stopping; /* jobs_shutdown has begun */
     Job *table[TABLE_SIZE];
     Job *finished[KEEP_FINISHED]; /* ring of finished jobs still kept in memory */
     int finished_next;
@@ -110,7 +112,7 @@ Job *job_new(const Position *pos, const SearchLimits *limits, const Evaluator *e
     snprintf(j->mode, sizeof j->mode, "%s", mode);
     ids_random_hex(j->id, 16); /* 64 random bits: nobody walks others' jobs */
     j->status = JOB_QUEUED;
-    j->created_ms = time_now_ms();
+    j->created_ms = clock_wall_ms();
     j->refs = 1; /* the table's */
     j->next_in_table = J.table[hash_id(j->id)];
     J.table[hash_id(j->id)] = j;
@@ -145,7 +147,7 @@ static void remember_finished(Job *job)
 void jobs_started(Job *job)
 {
     job->status = JOB_RUNNING;
-    job->started_ms = time_now_ms();
+    job->started_ms = clock_wall_ms();
     JobEvent ev = {.kind = JOB_EVENT_STARTED, .status = JOB_RUNNING};
     deliver(job, &ev);
 }
@@ -161,7 +163,7 @@ void jobs_info(Job *job, int line, void *rendered)
 void jobs_finished(Job *job, JobStatus status, const SearchResult *result, void *rendered)
 {
     job->status = status;
-    job->finished_ms = time_now_ms();
+    job->finished_ms = clock_wall_ms();
     if (job->result && J.hooks.free_rendered)
         J.hooks.free_rendered(job->result);
     job->result = rendered;
@@ -173,7 +175,8 @@ void jobs_finished(Job *job, JobStatus status, const SearchResult *result, void 
         J.failed++;
     if (result)
         J.nodes += result->nodes;
-    JobEvent ev = {.kind = JOB_EVENT_FINAL, .status = status, .result = result, .rendered = rendered};
+    JobEvent ev = {
+        .kind = JOB_EVENT_FINAL, .status = status, .result = result, .rendered = rendered, .stopping = J.stopping};
     deliver(job, &ev);
     remember_finished(job);
 }
@@ -188,14 +191,7 @@ bool jobs_start(uv_loop_t *loop, const JobsSettings *settings, const JobHooks *h
     return J.backend != NULL;
 }
 
-bool jobs_submit(Job *job)
-{
-    if (J.backend->submit(job))
-        return true;
-    table_remove(job);
-    job->status = JOB_FAILED;
-    return false;
-}
+bool jobs_submit(Job *job) { return J.backend->submit(job); }
 
 static void finish_unrun(Job *job)
 {
@@ -208,10 +204,10 @@ void jobs_cancel(Job *job)
     if (job->status != JOB_QUEUED && job->status != JOB_RUNNING)
         return;
     atomic_store(&job->cancel, true);
-    if (J.backend->unqueue(job))
+    /* Queued: it never runs. Running: its final event follows. Neither (never submitted, or
+     * waiting for room): it ends here. */
+    if (J.backend->unqueue(job) || !J.backend->stop(job))
         finish_unrun(job);
-    else
-        J.backend->stop(job);
 }
 
 void jobs_stats(JobsStats *s)
@@ -227,6 +223,7 @@ void jobs_deliver_pending(void) { J.backend->deliver_pending(); }
 
 void jobs_shutdown(void)
 {
+    J.stopping = true;
     /* What waits in the queue never runs: it is answered as cancelled. Collected first, since
      * finishing a job may evict another from the table. */
     int n = 0;
@@ -246,6 +243,7 @@ void jobs_shutdown(void)
     }
     free(queued);
     J.backend->shutdown();
+    memset(J.finished, 0, sizeof J.finished); /* the table's references, released below */
     for (int i = 0; i < TABLE_SIZE; i++)
         for (Job *j = J.table[i], *next; j; j = next) {
             next = j->next_in_table;

@@ -14,6 +14,7 @@ static struct {
     uv_timer_t timer;
     const ServerConfig *cfg;
     HttpHandlers handlers;
+    Request *waiting; /* the suspended requests, answered at shutdown */
     bool running;
 } H;
 
@@ -111,6 +112,11 @@ void http_suspend(Request *r, void *waiter, void (*on_gone)(Request *r))
     if (r->suspended)
         return; /* a new wait of the same request (storage, then a search) */
     r->suspended = true;
+    r->next_waiting = H.waiting;
+    r->prev_waiting = NULL;
+    if (H.waiting)
+        H.waiting->prev_waiting = r;
+    H.waiting = r;
     MHD_suspend_connection(r->conn);
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     r->watch = ci ? malloc(sizeof *r->watch) : NULL;
@@ -130,6 +136,13 @@ void http_resume(Request *r)
         return;
     stop_watch(r);
     r->suspended = false;
+    if (r->prev_waiting)
+        r->prev_waiting->next_waiting = r->next_waiting;
+    else
+        H.waiting = r->next_waiting;
+    if (r->next_waiting)
+        r->next_waiting->prev_waiting = r->prev_waiting;
+    r->next_waiting = r->prev_waiting = NULL;
     MHD_resume_connection(r->conn);
     uv_timer_start(&H.timer, on_timer, 0, 0); /* let MHD pick it up on this loop turn */
 }
@@ -214,7 +227,12 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **ctx, enu
         return;
     stop_watch(r);
     gone(r); /* a request that goes away stops what it waited for */
-    log_access(r->method, r->path, r->status, (double)uv_hrtime() / 1e6 - r->start_ms);
+    char path[sizeof r->path];
+    if (H.handlers.log_path)
+        H.handlers.log_path(r, path, sizeof path);
+    else
+        snprintf(path, sizeof path, "%s", r->path);
+    log_access(r->method, path, r->status, (double)uv_hrtime() / 1e6 - r->start_ms);
     if (H.handlers.completed)
         H.handlers.completed(r);
     free(r->body);
@@ -288,6 +306,20 @@ void http_stop(void)
 {
     if (!H.running)
         return;
+    /* MHD may not stop with suspended connections: whatever still waits (a save, a search, a
+     * storage read) lets go of the request, which is answered 503 and resumed, and MHD gets a few
+     * turns to write those answers. */
+    static const char Stopping[] = "{\"error\":{\"code\":\"shutting_down\",\"message\":\"the server is stopping; "
+                                   "retry in a moment\"}}";
+    while (H.waiting) {
+        Request *r = H.waiting;
+        gone(r);
+        if (!r->response)
+            http_reply(r, 503, "application/json", Stopping, sizeof Stopping - 1);
+        http_resume(r);
+    }
+    for (int i = 0; i < 4; i++)
+        MHD_run(H.daemon);
     H.running = false;
     uv_poll_stop(&H.poll);
     uv_timer_stop(&H.timer);

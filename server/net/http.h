@@ -35,11 +35,14 @@ struct Request {
      * the connection ended): set together by whoever suspends it, cleared when answered. */
     void *waiter;
     void (*on_gone)(Request *r);
+    Request *next_waiting, *prev_waiting; /* while suspended: the transport's list */
 };
 
 typedef struct {
     void (*handle)(Request *r);          /* a complete request: answer it, or suspend it */
     void (*completed)(const Request *r); /* after the answer went out (or the peer left): metrics */
+    /* The path as the access log shows it (the layer above hides secrets a path may carry). */
+    void (*log_path)(const Request *r, char *out, size_t size);
 } HttpHandlers;
 
 bool http_start(uv_loop_t *loop, const ServerConfig *cfg, const HttpHandlers *handlers, int *bound_port);

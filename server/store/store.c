@@ -205,6 +205,20 @@ static void write_batch(Pending *batch, sqlite3_stmt *insert, sqlite3_stmt *inse
     if (!ok) {
         char ignored[64];
         store_exec(S.writer_db, "ROLLBACK", ignored, sizeof ignored);
+        /* The queued functions (a finished game's Bayesian records) rolled back with the rows: they
+         * get a transaction of their own, so a bad row does not take them along. */
+        bool any = false;
+        for (Pending *p = batch; p; p = p->next)
+            any |= p->write != NULL;
+        if (any && store_exec(S.writer_db, "BEGIN", ignored, sizeof ignored)) {
+            for (Pending *p = batch; p; p = p->next)
+                if (p->write)
+                    p->write(S.writer_db, p->arg);
+            if (!store_exec(S.writer_db, "COMMIT", ignored, sizeof ignored)) {
+                store_exec(S.writer_db, "ROLLBACK", ignored, sizeof ignored);
+                log_msg(LOG_ERROR, "storage: a finished game's Bayesian records could not be written either");
+            }
+        }
         log_msg(LOG_ERROR, "storage: %s (the batch was not written)", err);
         pthread_mutex_lock(&S.error_lock);
         snprintf(S.last_error, sizeof S.last_error, "%s", err);

@@ -44,9 +44,18 @@ def main():
         text = reply.decode(errors="replace")
         if '"id":"' in text:
             ids.add(text.split('"id":"')[1].split('"')[0])
+    body = b'{"level": 1}'
+    reply = raw(port, b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                b"Connection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)).decode(errors="replace")
+    full = reply.split('"fullId":"')[1].split('"')[0] if '"fullId":"' in reply else ""
+    move = b'{"move": "e2e4"}'
+    raw(port, b"POST /api/games/%s/moves HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Connection: close\r\nContent-Length: %d\r\n\r\n%s" % (full.encode(), len(move), move))
     time.sleep(0.3)
     p.terminate()
     _, err = p.communicate(timeout=10)
+    check("access_log_hides_game_secrets", len(full) == 24 and full[16:] not in err
+          and ("/api/games/%s********/moves" % full[:16]) in err, [x for x in err.splitlines() if "games" in x][:3])
     lines = err.splitlines()
     check("log_newline_escaped", not any(line.startswith("FAKE") for line in lines)
           and any("\\x0aFAKE LINE\\x1b[31m" in line for line in lines), [x for x in lines if "FAKE" in x])
