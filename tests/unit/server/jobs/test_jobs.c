@@ -263,7 +263,8 @@ JOBS_TEST(test_queue_capacity, 60000)
     JobsStats st;
     jobs_stats(&st);
     CHECK(st.busy == 1 && st.queued == 2 && st.capacity == 2);
-    /* Full: refused, and the refused job is out of the table. */
+    /* Full: refused, nothing changed (still queued, still in the table), and out of the table
+     * once released. */
     SearchLimits l;
     search_limits_init(&l);
     l.depth = 1;
@@ -276,9 +277,10 @@ JOBS_TEST(test_queue_capacity, 60000)
     CHECK(jobs_find(id) == refused);
     bool taken = jobs_submit(refused);
     CHECK(!taken);
-    CHECK_INT(refused->status, JOB_FAILED);
-    CHECK(jobs_find(id) == NULL);
+    CHECK_INT(refused->status, JOB_QUEUED);
+    CHECK(jobs_find(id) == refused);
     job_release(refused);
+    CHECK(jobs_find(id) == NULL);
     CHECK(!submit(FEN_STARTPOS, 1, false, 1, c));
     jobs_stats(&st);
     CHECK_INT(st.queued, 2);
