@@ -63,6 +63,7 @@ runner "crash: kill -9 under mixed load, every acknowledged write survives" pyth
 runner "disk full: refused writes, degraded health, nothing acknowledged lost" python3 tests/durability/test_disk_full.py
 runner "restart: what is picked up again and what is not" python3 tests/durability/test_restart.py
 runner "security basics (log injection and secrets, default bind, ids)" python3 tests/security/test_basics.py
+runner "security: foreign origins and hosts, headers, a WebSocket client that never reads" python3 tests/security/test_browser.py
 runner "browser page (headless Chromium)" node tests/e2e/run.mjs
 
 echo

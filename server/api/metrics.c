@@ -95,6 +95,12 @@ void metrics_route(Request *r, const char *param)
             " read them\n# TYPE feelfish_websocket_frames_coalesced_total counter\n"
             "feelfish_websocket_frames_coalesced_total %llu\n",
             ws.frames_coalesced);
+    fprintf(f,
+            "# HELP feelfish_websocket_overflows_total clients closed (1008) because they did not read their frames\n"
+            "# TYPE feelfish_websocket_overflows_total counter\nfeelfish_websocket_overflows_total %llu\n"
+            "# HELP feelfish_websocket_refused_total handshakes refused for a foreign Origin or Host\n"
+            "# TYPE feelfish_websocket_refused_total counter\nfeelfish_websocket_refused_total %llu\n",
+            ws.overflows, ws.refused);
     fclose(f);
     http_reply(r, 200, "text/plain; version=0.0.4", buf, len);
     free(buf);

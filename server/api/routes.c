@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../base/log.h"
+#include "../base/origin.h"
 #include "../domain/games.h"
 #include "../net/static.h"
 #include "../store/store.h"
@@ -135,8 +136,71 @@ static bool match_path(const char *pattern, const char *path, const char **param
     return !*p && !*q;
 }
 
+/* Headers every answer carries: no sniffing, no referrer, and a page that runs only its own
+ * scripts, loads only its own styles and images (inline style attributes allowed: the board places
+ * its pieces with them), talks only to this server and its WebSocket, and is never framed. */
+static void security_headers(Request *r)
+{
+    http_add_header(r, "X-Content-Type-Options", "nosniff");
+    http_add_header(r, "Referrer-Policy", "no-referrer");
+    http_add_header(r, "X-Frame-Options", "DENY");
+    http_add_header(r, "Content-Security-Policy",
+                    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+                    "connect-src 'self' ws: wss:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+}
+
+/* The Host must be one of this server's names (DNS rebinding), and a browser request must come
+ * from an allowed origin: with an Origin header, that origin; without one, a cross-site fetch
+ * (an <img> or <script> another page made) is refused by its Sec-Fetch-Site, a top-level
+ * navigation is not. Listed origins get CORS headers and their preflights are answered. */
+static bool trusted(Request *r)
+{
+    const char *host = http_header(r, "Host"), *origin = http_header(r, "Origin");
+    if (!host || !*host) {
+        api_reply_fail(r, 400, "host_missing", NULL, "send a Host header (HTTP/1.1 requires one)");
+        return false;
+    }
+    if (!origin_host_allowed(host)) {
+        api_reply_fail(r, 403, "host_not_allowed", NULL,
+                       "this server does not answer to the name '%.100s' (the operator can add it with --allowed-hosts)",
+                       host);
+        return false;
+    }
+    if (origin) {
+        if (!origin_allowed(origin, host)) {
+            api_reply_fail(r, 403, "origin_not_allowed", NULL,
+                           "pages from '%.100s' may not use this server (the operator can add the origin with "
+                           "--allowed-origins)",
+                           origin);
+            return false;
+        }
+        if (origin_is_listed(origin)) {
+            http_add_header(r, "Access-Control-Allow-Origin", origin);
+            http_add_header(r, "Vary", "Origin");
+        }
+        if (!strcmp(r->method, "OPTIONS")) { /* a preflight */
+            http_add_header(r, "Access-Control-Allow-Methods", "GET, POST, DELETE");
+            http_add_header(r, "Access-Control-Allow-Headers", "Content-Type, Authorization");
+            http_add_header(r, "Access-Control-Max-Age", "600");
+            http_reply(r, 204, NULL, "", 0);
+            return false;
+        }
+        return true;
+    }
+    const char *site = http_header(r, "Sec-Fetch-Site"), *dest = http_header(r, "Sec-Fetch-Dest");
+    bool foreign = site && strcmp(site, "same-origin") && strcmp(site, "none");
+    if (foreign && !(dest && !strcmp(dest, "document"))) {
+        api_reply_fail(r, 403, "origin_not_allowed", NULL, "another site's page may not make requests here");
+        return false;
+    }
+    return true;
+}
+
 void routes_handle(Request *r)
 {
+    security_headers(r);
+    if (!trusted(r))
+        return;
     if (r->too_large) {
         api_reply_fail(r, 413, "body_too_large", NULL, "the request body is larger than %ld bytes", Cfg->body_max);
         return;
@@ -211,6 +275,7 @@ void api_init(const ServerConfig *cfg, int http_port, int ws_port)
     Cfg = cfg;
     request_set_config(cfg);
     ws_ops_set_config(cfg);
+    origin_init(cfg, http_port);
     games_routes_init();
     HttpPort = http_port;
     WsPort = ws_port;

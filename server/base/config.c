@@ -34,6 +34,13 @@ const Setting Settings[] = {
      F(ws_message_max), "largest WebSocket message, bytes"},
     {"--ws-send-buffer", "FEELFISH_WS_SEND_BUFFER", "wsSendBufferBytes", SETTING_NUMBER, "65536", 4096, 16777216,
      F(ws_send_buffer), "kernel send buffer per WebSocket connection, bytes"},
+    {"--ws-queue-max", "FEELFISH_WS_QUEUE_MAX", "wsQueueMaxBytes", SETTING_NUMBER, "1048576", 65536, 268435456,
+     F(ws_queue_max), "frames waiting for a WebSocket client that does not read, bytes; beyond, it is closed (1008)"},
+    {"--allowed-origins", "FEELFISH_ALLOWED_ORIGINS", "allowedOrigins", SETTING_TEXT, "", 0, 0, F(allowed_origins),
+     "other origins (http://host:port, comma-separated) whose pages may use the API and WebSocket; the page's "
+     "own always may"},
+    {"--allowed-hosts", "FEELFISH_ALLOWED_HOSTS", "allowedHosts", SETTING_TEXT, "", 0, 0, F(allowed_hosts),
+     "Host names answered besides localhost, 127.0.0.1, [::1] and the --bind address (comma-separated; * any)"},
     {"--ws-searches-max", "FEELFISH_WS_SEARCHES_MAX", "wsSearchesPerConnection", SETTING_NUMBER, "4", 1, 1000,
      F(ws_searches_max), "analyses one WebSocket connection may run at once"},
     {"--max-depth", "FEELFISH_MAX_DEPTH", "maxDepth", SETTING_NUMBER, "40", 1, 119, F(max_depth),

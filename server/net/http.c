@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../base/log.h"
 
@@ -61,10 +62,17 @@ void http_reply(Request *r, int status, const char *content_type, const char *bo
 
 void http_add_header(Request *r, const char *name, const char *value)
 {
-    free(r->extra_header_name);
-    free(r->extra_header_value);
-    r->extra_header_name = strdup(name);
-    r->extra_header_value = strdup(value);
+    int i = 0;
+    while (i < r->header_count && strcasecmp(r->headers[i].name, name))
+        i++;
+    if (i == HTTP_EXTRA_HEADERS)
+        return; /* more than the answers here ever carry */
+    if (i == r->header_count) {
+        r->headers[i].name = strdup(name);
+        r->header_count++;
+    } else
+        free(r->headers[i].value);
+    r->headers[i].value = strdup(value);
 }
 
 static void free_handle(uv_handle_t *h) { free(h); }
@@ -164,8 +172,8 @@ static enum MHD_Result send_reply(Request *r)
         return MHD_NO;
     if (r->content_type)
         MHD_add_response_header(resp, "Content-Type", r->content_type);
-    if (r->extra_header_name)
-        MHD_add_response_header(resp, r->extra_header_name, r->extra_header_value);
+    for (int i = 0; i < r->header_count; i++)
+        MHD_add_response_header(resp, r->headers[i].name, r->headers[i].value);
     MHD_add_response_header(resp, "Cache-Control", r->cacheable || r->status == 304 ? "no-cache" : "no-store");
     enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)r->status, resp);
     MHD_destroy_response(resp);
@@ -237,8 +245,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **ctx, enu
         H.handlers.completed(r);
     free(r->body);
     free(r->response);
-    free(r->extra_header_name);
-    free(r->extra_header_value);
+    for (int i = 0; i < r->header_count; i++) {
+        free(r->headers[i].name);
+        free(r->headers[i].value);
+    }
     free(r);
     *ctx = NULL;
 }

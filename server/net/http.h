@@ -13,6 +13,8 @@
 
 typedef struct Request Request;
 
+#define HTTP_EXTRA_HEADERS 12
+
 struct Request {
     struct MHD_Connection *conn;
     char method[16];
@@ -26,7 +28,10 @@ struct Request {
     char *response;
     size_t response_len;
     const char *content_type;
-    char *extra_header_name, *extra_header_value;
+    struct {
+        char *name, *value;
+    } headers[HTTP_EXTRA_HEADERS]; /* added to the answer (http_add_header) */
+    int header_count;
     bool cacheable; /* static files: revalidate with the ETag instead of no-store */
     bool suspended;
     bool client_gone;   /* the peer hung up while we were waiting */
@@ -51,6 +56,7 @@ void http_stop(void);
 
 /* Answers a request (loop thread). The body is copied. */
 void http_reply(Request *r, int status, const char *content_type, const char *body, size_t len);
+/* Adds a header to the answer (a second one of the same name replaces the first). */
 void http_add_header(Request *r, const char *name, const char *value);
 /* Leaves the request waiting for `waiter`; on_gone (may be NULL) is called if it goes away first.
  * http_resume() sends the answer given meanwhile (http_reply). */

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "../base/log.h"
+#include "../base/origin.h"
 
 typedef struct Frame {
     struct Frame *next;
@@ -26,6 +27,8 @@ typedef struct WsSession {
     char *rx;
     size_t rx_len;
     bool rx_too_large, rx_binary;
+    size_t queued;  /* bytes of the frames in `out` */
+    bool closing;   /* its queue overflowed: it is being closed with 1008 */
     void *user; /* the layer above's state */
     struct WsSession *prev, *next;
 } Session;
@@ -36,7 +39,7 @@ static struct {
     WsHandlers handlers;
     Session *sessions;
     int clients;
-    unsigned long long sent, coalesced;
+    unsigned long long sent, coalesced, overflows, refused;
 } W;
 
 void *ws_user(const WsSession *s) { return s->user; }
@@ -47,6 +50,8 @@ void ws_stats(WsStats *s)
     s->clients = W.clients;
     s->frames_sent = W.sent;
     s->frames_coalesced = W.coalesced;
+    s->overflows = W.overflows;
+    s->refused = W.refused;
 }
 
 /* Sends one text frame. lws buffers what the socket does not take and sends it itself. */
@@ -59,10 +64,39 @@ static void write_frame(Session *s, unsigned char *buf, size_t len)
     W.sent++;
 }
 
+static void free_frames(Session *s)
+{
+    for (Frame *f = s->out, *next; f; f = next) {
+        next = f->next;
+        free(f->buf);
+        free(f);
+    }
+    s->out = s->out_tail = NULL;
+    s->queued = 0;
+}
+
+/* A client that does not read its frames (infos coalesce, but answers to its own messages do not)
+ * is cut off once what waits for it passes --ws-queue-max: its queue is freed at once, and it is
+ * closed with 1008 (policy violation), by the writeable callback if it reads again within 5 s, else
+ * by that timeout. */
+static void overflow(Session *s)
+{
+    static const char Reason[] = "send queue full: read your frames";
+    s->closing = true;
+    free_frames(s);
+    lws_close_reason(s->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)Reason, sizeof Reason - 1);
+    lws_callback_on_writable(s->wsi);
+    lws_set_timeout(s->wsi, PENDING_TIMEOUT_CLOSE_SEND, 5);
+    W.overflows++;
+    log_msg(LOG_WARN, "websocket: a client's send queue passed %ld bytes: closed (1008)", W.cfg->ws_queue_max);
+}
+
 void ws_send(WsSession *s, const char *text, size_t len, bool info, const char *id, int line)
 {
     if (!id)
         id = "";
+    if (s->closing)
+        return;
     if (!s->out && !lws_send_pipe_choked(s->wsi)) {
         /* Nothing waits before it and the socket is writeable (poll() says POLLOUT, the test the
          * writeable callback would pass): written at once rather than on that callback, which
@@ -86,6 +120,7 @@ void ws_send(WsSession *s, const char *text, size_t len, bool info, const char *
                     return;
                 f->buf = buf;
                 memcpy(buf + LWS_PRE, text, len);
+                s->queued = s->queued - f->len + len;
                 f->len = len;
                 W.coalesced++;
                 return;
@@ -107,17 +142,18 @@ void ws_send(WsSession *s, const char *text, size_t len, bool info, const char *
     else
         s->out = f;
     s->out_tail = f;
+    s->queued += len;
+    if (s->queued > (size_t)W.cfg->ws_queue_max) {
+        overflow(s);
+        return;
+    }
     lws_callback_on_writable(s->wsi);
 }
 
 static void session_close(Session *s)
 {
     W.handlers.closed(s);
-    for (Frame *f = s->out, *next; f; f = next) {
-        next = f->next;
-        free(f->buf);
-        free(f);
-    }
+    free_frames(s);
     free(s->rx);
     if (s->prev)
         s->prev->next = s->next;
@@ -150,6 +186,18 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         W.handlers.between_messages(); /* a storm of handshakes is a burst too */
         break;
     }
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
+        /* A browser's handshake names its page's origin: only the server's own page (or a listed
+         * origin) may open a WebSocket, under one of the server's names. */
+        char origin[256] = "", host[256] = "";
+        bool has_origin = lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) > 0;
+        lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST);
+        if (!origin_host_allowed(host) || (has_origin && !origin_allowed(origin, host))) {
+            W.refused++;
+            return 1; /* refused before the upgrade */
+        }
+        break;
+    }
     case LWS_CALLBACK_RECEIVE: {
         if (lws_is_first_fragment(wsi)) {
             s->rx_len = 0;
@@ -179,6 +227,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         break;
     }
     case LWS_CALLBACK_SERVER_WRITEABLE: {
+        if (s->closing)
+            return -1; /* sends the close frame with its reason (1008) */
         Frame *f = s->out;
         if (!f)
             break;
@@ -188,13 +238,17 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         s->out = f->next;
         if (!s->out)
             s->out_tail = NULL;
+        s->queued -= f->len;
         free(f->buf);
         free(f);
         if (s->out)
             lws_callback_on_writable(wsi);
         break;
     }
-    case LWS_CALLBACK_CLOSED: session_close(s); break;
+    case LWS_CALLBACK_CLOSED:
+        if (s->wsi) /* established (a handshake refused by the filter never was) */
+            session_close(s);
+        break;
     default: break;
     }
     return 0;

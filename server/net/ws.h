@@ -38,7 +38,7 @@ void ws_set_user(WsSession *s, void *user);
 
 typedef struct {
     int clients;
-    unsigned long long frames_sent, frames_coalesced;
+    unsigned long long frames_sent, frames_coalesced, overflows, refused; /* refused: foreign Origin or Host */
 } WsStats;
 void ws_stats(WsStats *s);
 

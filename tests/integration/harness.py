@@ -168,7 +168,7 @@ def raw_post(port, path, body):
     """Sends a JSON POST on a plain socket without reading the answer; returns the socket."""
     sock = socket.create_connection(("127.0.0.1", port))
     payload = json.dumps(body).encode()
-    sock.sendall(b"POST " + path.encode() + b" HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    sock.sendall(b"POST " + path.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                  b"Content-Length: " + str(len(payload)).encode() + b"\r\n\r\n" + payload)
     return sock
 

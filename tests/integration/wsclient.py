@@ -8,15 +8,20 @@ import time
 
 
 class WebSocket:
-    def __init__(self, port, host="127.0.0.1", timeout=10, rcvbuf=None):
+    close_code = None  # the code of the server's close frame, once received
+
+    def __init__(self, port, host="127.0.0.1", timeout=10, rcvbuf=None, headers=None):
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         if rcvbuf:  # a slow reader: a tiny window makes the server queue what it cannot send
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         self.sock.settimeout(timeout)
         self.sock.connect((host, port))
         key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall(("GET / HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                           "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % (host, port, key)).encode())
+        extra = dict(headers or {})
+        host_header = extra.pop("Host", "%s:%d" % (host, port))
+        lines = "".join("%s: %s\r\n" % kv for kv in extra.items())
+        self.sock.sendall(("GET / HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                           "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n%s\r\n" % (host_header, key, lines)).encode())
         head = b""
         while b"\r\n\r\n" not in head:
             chunk = self.sock.recv(4096)
@@ -73,6 +78,7 @@ class WebSocket:
             if opcode == 1:
                 return payload.decode()
             if opcode == 8:
+                self.close_code = struct.unpack(">H", payload[:2])[0] if len(payload) >= 2 else None
                 return None
             if opcode == 9:
                 self.send_frame(payload, opcode=10)
