@@ -34,10 +34,10 @@ SERVER_CODE := server/% tests/unit/server/%
 DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libwebsockets-dev libjansson-dev libsqlite3-dev \
 	nodejs $(if $(shell command -v npm 2>/dev/null),,npm)
 # (npm only when missing: NodeSource's nodejs brings its own npm and conflicts with Debian's)
-DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish chromium
+DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish chromium clang libclang-rt-14-dev
 DEB_BENCH := $(DEB_BUILD) stockfish python3 wrk nginx-light chromium gnuplot-nox
 
-.PHONY: all help deps-build deps-test deps-bench web run test test-unit bench bench-strength bench-affective bench-bayesian format clean
+.PHONY: all help deps-build deps-test deps-bench web run test test-unit bench bench-strength bench-affective bench-bayesian format clean fuzz
 
 all: feelfish
 
@@ -50,6 +50,7 @@ help:
 	@echo "make bench-affective speed, choices and a 200-game match of affective vs classical (hours)"
 	@echo "make bench-bayesian  the BayesChess experiments: self-play learning, learning curve, chart (~1 hour)"
 	@echo "make web       build the browser page into web/dist (npm ci when needed, then esbuild)"
+	@echo "make fuzz      the libFuzzer harnesses, FUZZ_SECONDS (600) each"
 	@echo "make format    clang-format every C file"
 
 define install_missing
@@ -117,12 +118,38 @@ web/node_modules/.package-lock.json: web/package-lock.json
 web/dist/index.html: web/node_modules/.package-lock.json $(WEB_SRC)
 	node web/build.mjs
 
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c): the engine and server built by clang with the fuzzer,
+# ASan and UBSan; `make fuzz` runs each for FUZZ_SECONDS (make test: 30 s each).
+FUZZ_CC    := clang
+FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_NAMES := fen move pgn uci request
+FUZZ_SECONDS ?= 600
+FUZZ_ENGINE_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(ENGINE_SRC))
+FUZZ_SERVER_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(filter-out server/main.c,$(SERVER_SRC)))
+
+build/fuzz/obj/%.o: %.c $(ALL_H)
+	@mkdir -p $(dir $@)
+	@echo "CC (fuzz) $<"
+	@$(FUZZ_CC) $(CSTD) -Wall -Wextra -Werror $(if $(filter server/%,$<),$(SERVER_CFLAGS)) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/fuzz_request: tests/fuzz/fuzz_request.c tests/fuzz/fuzz.h $(FUZZ_ENGINE_OBJ) $(FUZZ_SERVER_OBJ)
+	@echo "LD (fuzz) $@"
+	@$(FUZZ_CC) $(CSTD) -Wall -Wextra -Werror $(SERVER_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_ENGINE_OBJ) $(FUZZ_SERVER_OBJ) $(LDLIBS) $(SERVER_LIBS)
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_ENGINE_OBJ)
+	@echo "LD (fuzz) $@"
+	@$(FUZZ_CC) $(CSTD) -Wall -Wextra -Werror $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_ENGINE_OBJ) $(LDLIBS)
+
+fuzz: deps-test
+	@$(MAKE) --no-print-directory $(addprefix build/fuzz/fuzz_,$(FUZZ_NAMES))
+	@tests/fuzz/run.sh $(FUZZ_SECONDS)
+
 run: deps-build feelfish web
 	./feelfish serve
 
 test: deps-test
 	@$(MAKE) --no-print-directory feelfish web build/unit build/unit-asan build/unit-tsan build/unit-server \
-		build/unit-server-asan build/feelfish-asan
+		build/unit-server-asan build/feelfish-asan $(addprefix build/fuzz/fuzz_,$(FUZZ_NAMES))
 	@tests/run.sh
 
 bench: deps-bench feelfish web

@@ -161,11 +161,17 @@ void pgn_reader_close(PgnReader *r)
 
 /* ---- tokens ---- */
 
+/* The token is always a string, even an empty one (an empty `;` comment is a token too). */
 static void tok_clear(PgnReader *r)
 {
+    if (!r->tok) {
+        r->tok = malloc(128);
+        if (!r->tok)
+            abort();
+        r->tok_cap = 128;
+    }
     r->tok_len = 0;
-    if (r->tok)
-        r->tok[0] = 0;
+    r->tok[0] = 0;
 }
 
 static void tok_add(PgnReader *r, int c)

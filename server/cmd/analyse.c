@@ -39,7 +39,7 @@ int analyse_command(int argc, char **argv, FILE *out)
     const char *fen = FEN_STARTPOS, *moves = NULL, *algorithm = NULL, *mode = "classical", *temper = "neutral";
     const char *target_name = "auto", *db = "data/feelfish.db", *style_path = "engine/style.model";
     long depth = 0, movetime = 0, nodes = 0, multipv = 1, threads = 1, hash = 64;
-    for (int i = 0; i < argc; i++) {
+    for (int i = 0; i < argc; i += 2) { /* a flag and its value */
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true;
         if (!strcmp(a, "--fen") && v)
@@ -86,7 +86,6 @@ int analyse_command(int argc, char **argv, FILE *out)
         }
         if (!ok)
             return 2;
-        i++;
     }
     if (strcmp(mode, "classical") && strcmp(mode, "affective") && strcmp(mode, "bayesian")) {
         fprintf(stderr, "analyse: mode '%s' is not one of classical, affective, bayesian\n", mode);

@@ -258,8 +258,26 @@ static void test_shared_collections(void)
     }
 }
 
+/* An empty comment as the text's very first token (found by fuzz_pgn: the token buffer did not
+ * exist yet, and the comment's folding read through a null pointer: a crash of the server on a
+ * {"pgn": ";\n1. d4 *"} request). */
+static void test_empty_first_comment(void)
+{
+    const char *texts[] = {";\n1. d4 *\n", "{}1. e4 *", "%escape\n;\n1. c4 *"};
+    for (int i = 0; i < 3; i++) {
+        PgnReader *r = pgn_reader_open_string(texts[i]);
+        PgnGame g;
+        char err[200];
+        PgnResult res = pgn_read_game(r, &g, err, sizeof err);
+        CHECK_MSG(res == PGN_GAME && g.move_count == 1, "text %d: result %d, %d moves", i, res, g.move_count);
+        pgn_game_free(&g);
+        pgn_reader_close(r);
+    }
+}
+
 void suite_pgn(void)
 {
+    RUN(test_empty_first_comment);
     RUN(test_read_sample);
     RUN(test_write_export_format);
     RUN(test_lines_wrap_at_80);
