@@ -122,6 +122,10 @@ FenError fen_read(Position *out, const char *fen, char *msg, size_t msg_size)
                 return fail(msg, msg_size, FEN_RANK_COUNT, "the board has more than 8 ranks");
             file = 0;
         } else if (*c >= '1' && *c <= '8') {
+            if (c > fields[0] && c[-1] >= '1' && c[-1] <= '8')
+                return fail(msg, msg_size, FEN_RANK_LENGTH,
+                            "rank %d has two digits in a row ('%c%c'): empty squares are one digit", rank + 1, c[-1],
+                            *c);
             file += *c - '0';
             if (file > 8)
                 return fail(msg, msg_size, FEN_RANK_LENGTH, "rank %d has more than 8 squares", rank + 1);

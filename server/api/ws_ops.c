@@ -174,8 +174,15 @@ static void op_subscribe(Conn *c, json_t *msg)
         send_json(c, bestmove_frame(&sub, job->result), false, sub.id, 0);
         return;
     }
-    if (!find_search(c, sub.id)) /* else already subscribed */
-        add_search(c, &sub);
+    if (find_search(c, sub.id))
+        return; /* already subscribed */
+    if (c->search_count >= Cfg->ws_searches_max) { /* subscriptions count as the connection's searches */
+        api_error_set(&e, 429, "too_many_searches", NULL,
+                      "this connection already follows %ld analyses (the limit); stop one first", Cfg->ws_searches_max);
+        send_error(c, NULL, &e);
+        return;
+    }
+    add_search(c, &sub);
 }
 
 static void on_message(WsSession *s, WsMessageKind kind, const char *text, size_t len)

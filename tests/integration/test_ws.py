@@ -219,6 +219,22 @@ def subscribe_finished_job():
     ws.close()
 
 
+@suite.test()
+def subscribe_counts_against_search_cap():
+    """Subscriptions are the connection's searches too: past --ws-searches-max, 429."""
+    with Server("--workers", "1", "--ws-searches-max", "2") as s:
+        jobs = [s.request("POST", "/api/jobs", {"moves": ["e2e4"], "limits": {"depth": 60, "movetime": 20000}})[1]
+                for _ in range(3)]
+        ws = WebSocket(s.ws_port)
+        for j in jobs:
+            ws.send({"op": "subscribe", "job": j["id"]})
+        err, _ = ws.until(lambda m: m.get("type") == "error", timeout=5)
+        check("subscribe_counts_against_search_cap", err and err["error"]["code"] == "too_many_searches", err)
+        ws.close()
+        for j in jobs:
+            s.request("DELETE", "/api/jobs/" + j["id"])
+
+
 # ---- 20 clients analysing at once all get their answers ----
 
 def twenty_clients(s):
