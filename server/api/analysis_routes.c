@@ -7,6 +7,7 @@
 #include "../store/store.h"
 #include "api.h"
 #include "encode.h"
+#include "quota.h"
 #include "reply.h"
 #include "request.h"
 #include "routes.h"
@@ -25,6 +26,8 @@ static void free_rendered(void *rendered) { json_decref(rendered); }
 
 static void on_job_event(Job *job, const JobEvent *ev)
 {
+    if (ev->kind == JOB_EVENT_FINAL)
+        quota_job_ended(job->client);
     /* A finished result is stored; so is the end of a queued job that was cancelled (DELETE, its
      * timeout), which must not run again at the next start. One cut short by a shutdown stays
      * queued: the next start runs it again. */
@@ -114,6 +117,14 @@ static bool submit(Request *r, Job *job)
 static Job *start_analysis(Request *r, json_t *body, Shape shape)
 {
     ApiError e;
+    if (!quota_job_allowed(r->client)) {
+        json_decref(body);
+        http_add_header(r, "Retry-After", "1");
+        api_reply_fail(r, 429, "too_many_jobs", NULL,
+                       "%.48s already has the most analyses queued or running a client may; wait for one to finish",
+                       r->client);
+        return NULL;
+    }
     Job *job = request_analysis(&e, body, false);
     json_decref(body);
     if (!job) {
@@ -122,6 +133,8 @@ static Job *start_analysis(Request *r, json_t *body, Shape shape)
     }
     if (!submit(r, job))
         return NULL;
+    snprintf(job->client, sizeof job->client, "%s", r->client);
+    quota_job_started(job->client);
     if (shape) {
         JobWait *w = malloc(sizeof *w);
         if (!w)

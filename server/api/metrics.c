@@ -12,8 +12,8 @@
 
 /* ---- request counters for /metrics (loop thread) ---- */
 
-#define STATUS_SLOTS 8
-static const int CountedStatus[STATUS_SLOTS] = {200, 202, 400, 404, 405, 413, 415, 503};
+#define STATUS_SLOTS 12
+static const int CountedStatus[STATUS_SLOTS] = {200, 201, 202, 204, 400, 403, 404, 405, 413, 415, 429, 503};
 static unsigned long long RouteHits[32][STATUS_SLOTS + 1];
 static unsigned long long LatencyBuckets[12];
 static double LatencySum;

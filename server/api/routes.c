@@ -14,6 +14,7 @@
 #include "../net/static.h"
 #include "../store/store.h"
 #include "api.h"
+#include "quota.h"
 #include "reply.h"
 #include "request.h"
 
@@ -196,11 +197,31 @@ static bool trusted(Request *r)
     return true;
 }
 
+/* Whether a request takes from its client's rate (the server's own state pages do not). */
+static bool metered(const Request *r)
+{
+    static const char *const Free[] = {"/api/health", "/api/config", "/api/openapi.json"};
+    if (strncmp(r->path, "/api/", 5))
+        return false;
+    for (size_t i = 0; i < sizeof Free / sizeof Free[0]; i++)
+        if (!strcmp(r->path, Free[i]))
+            return false;
+    return true;
+}
+
 void routes_handle(Request *r)
 {
     security_headers(r);
     if (!trusted(r))
         return;
+    int retry;
+    if (metered(r) && !quota_take(r->client, &retry)) {
+        char seconds[16];
+        snprintf(seconds, sizeof seconds, "%d", retry);
+        http_add_header(r, "Retry-After", seconds);
+        api_reply_fail(r, 429, "rate_limited", NULL, "too many requests from %.48s; retry in %d s", r->client, retry);
+        return;
+    }
     if (r->too_large) {
         api_reply_fail(r, 413, "body_too_large", NULL, "the request body is larger than %ld bytes", Cfg->body_max);
         return;
@@ -276,6 +297,7 @@ void api_init(const ServerConfig *cfg, int http_port, int ws_port)
     request_set_config(cfg);
     ws_ops_set_config(cfg);
     origin_init(cfg, http_port);
+    quota_init(cfg);
     games_routes_init();
     HttpPort = http_port;
     WsPort = ws_port;

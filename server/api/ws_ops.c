@@ -6,6 +6,7 @@
 
 #include "api.h"
 #include "encode.h"
+#include "quota.h"
 #include "reply.h"
 #include "request.h"
 #include "routes.h"
@@ -125,6 +126,13 @@ static void op_analyse(Conn *c, json_t *msg)
         send_error(c, cid, &e);
         return;
     }
+    const char *client = ws_client(c->ws);
+    if (!quota_job_allowed(client)) {
+        api_error_set(&e, 429, "too_many_jobs", NULL,
+                      "%.48s already has the most analyses queued or running a client may; stop one first", client);
+        send_error(c, cid, &e);
+        return;
+    }
     Job *job = request_analysis(&e, msg, true);
     if (!job) {
         send_error(c, cid, &e);
@@ -136,6 +144,8 @@ static void op_analyse(Conn *c, json_t *msg)
         send_error(c, cid, &e);
         return;
     }
+    snprintf(job->client, sizeof job->client, "%s", client);
+    quota_job_started(job->client);
     WsSearch w = {{0}, false, job};
     snprintf(w.id, sizeof w.id, "%s", cid);
     if (!add_search(c, &w))
@@ -189,6 +199,12 @@ static void on_message(WsSession *s, WsMessageKind kind, const char *text, size_
 {
     Conn *c = ws_user(s);
     ApiError e;
+    int retry;
+    if (!quota_take(ws_client(s), &retry)) {
+        api_error_set(&e, 429, "rate_limited", NULL, "too many messages from %.48s; retry in %d s", ws_client(s), retry);
+        send_error(c, NULL, &e);
+        return;
+    }
     if (kind == WS_BINARY) {
         api_error_set(&e, 400, "binary_not_supported", NULL, "send JSON text frames, not binary ones");
         send_error(c, NULL, &e);

@@ -36,6 +36,12 @@ const Setting Settings[] = {
      F(ws_send_buffer), "kernel send buffer per WebSocket connection, bytes"},
     {"--ws-queue-max", "FEELFISH_WS_QUEUE_MAX", "wsQueueMaxBytes", SETTING_NUMBER, "1048576", 65536, 268435456,
      F(ws_queue_max), "frames waiting for a WebSocket client that does not read, bytes; beyond, it is closed (1008)"},
+    {"--rate", "FEELFISH_RATE", "ratePerSecond", SETTING_NUMBER, "0", 0, 100000, F(rate),
+     "API requests and WebSocket messages per second per client address (0: no limit; 429 beyond)"},
+    {"--rate-burst", "FEELFISH_RATE_BURST", "rateBurst", SETTING_NUMBER, "0", 0, 1000000, F(rate_burst),
+     "requests a client may send at once before --rate applies (0: the rate itself)"},
+    {"--client-jobs-max", "FEELFISH_CLIENT_JOBS_MAX", "clientJobsMax", SETTING_NUMBER, "0", 0, 100000,
+     F(client_jobs_max), "analyses one client address may have queued or running (0: no limit; 429 beyond)"},
     {"--allowed-origins", "FEELFISH_ALLOWED_ORIGINS", "allowedOrigins", SETTING_TEXT, "", 0, 0, F(allowed_origins),
      "other origins (http://host:port, comma-separated) whose pages may use the API and WebSocket; the page's "
      "own always may"},

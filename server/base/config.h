@@ -10,6 +10,7 @@
 typedef struct {
     long http_port, ws_port, workers, hash_mb, queue;
     long body_max, ws_message_max, ws_searches_max, ws_send_buffer, ws_queue_max;
+    long rate, rate_burst, client_jobs_max;
     long max_depth, max_movetime, max_multipv, job_timeout;
     long long max_nodes;
     char db[512], web[512], style_model[512], bind[64], log_level[16];

@@ -180,6 +180,16 @@ static enum MHD_Result send_reply(Request *r)
     return ret;
 }
 
+/* The peer's address as text (IPv4 or IPv6), "?" if unknown. */
+static void peer_name(const struct sockaddr *sa, char *out, size_t size)
+{
+    snprintf(out, size, "?");
+    if (sa && sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)size);
+    else if (sa && sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)size);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **ctx)
 {
@@ -193,6 +203,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         snprintf(r->method, sizeof r->method, "%s", method);
         snprintf(r->path, sizeof r->path, "%s", url);
         r->start_ms = (double)uv_hrtime() / 1e6;
+        const union MHD_ConnectionInfo *peer = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        peer_name(peer ? peer->client_addr : NULL, r->client, sizeof r->client);
         *ctx = r;
         const char *length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
         if (length && strtoull(length, NULL, 10) > (unsigned long long)H.cfg->body_max)

@@ -19,6 +19,7 @@ struct Request {
     struct MHD_Connection *conn;
     char method[16];
     char path[1024];
+    char client[48]; /* the peer's address: whose quotas the request counts against */
     char *body;
     size_t body_len;
     bool too_large;

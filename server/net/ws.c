@@ -30,6 +30,7 @@ typedef struct WsSession {
     size_t queued;  /* bytes of the frames in `out` */
     bool closing;   /* its queue overflowed: it is being closed with 1008 */
     void *user; /* the layer above's state */
+    char client[48];
     struct WsSession *prev, *next;
 } Session;
 
@@ -43,6 +44,7 @@ static struct {
 } W;
 
 void *ws_user(const WsSession *s) { return s->user; }
+const char *ws_client(const WsSession *s) { return s->client; }
 void ws_set_user(WsSession *s, void *user) { s->user = user; }
 
 void ws_stats(WsStats *s)
@@ -176,6 +178,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             log_msg(LOG_DEBUG, "websocket: cannot set the send buffer size");
         memset(s, 0, sizeof *s);
         s->wsi = wsi;
+        lws_get_peer_simple(wsi, s->client, sizeof s->client);
         s->next = W.sessions;
         if (W.sessions)
             W.sessions->prev = s;

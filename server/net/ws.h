@@ -34,6 +34,8 @@ void ws_stop(void);
 /* Queues a text frame. An info frame replaces a queued one with the same id and line. */
 void ws_send(WsSession *s, const char *text, size_t len, bool info, const char *id, int line);
 void *ws_user(const WsSession *s);
+/* The peer's address: whose quotas the session counts against. */
+const char *ws_client(const WsSession *s);
 void ws_set_user(WsSession *s, void *user);
 
 typedef struct {

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Per-client quotas, as clients from different loopback addresses (127.0.0.2, .3, ...) see them: a
+client past its rate gets 429 with Retry-After while others and the health check are served; a
+client at its cap of analyses gets 429 too_many_jobs while another still gets the queue; WebSocket
+messages count against the rate too."""
+import http.client
+import json
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+from harness import Server, check, summary  # noqa: E402
+from wsclient import WebSocket  # noqa: E402
+
+LONG = {"moves": ["e2e4"], "limits": {"depth": 60, "movetime": 20000}}
+
+
+def request(s, source, method, path, body=None):
+    """(status, parsed body, Retry-After) from the loopback address `source`."""
+    conn = http.client.HTTPConnection("127.0.0.1", s.port, timeout=30, source_address=(source, 0))
+    headers = {"Host": "127.0.0.1:%d" % s.port}
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+    conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
+    resp = conn.getresponse()
+    data = resp.read()
+    conn.close()
+    return resp.status, json.loads(data) if data else None, resp.getheader("Retry-After")
+
+
+def main():
+    s = Server("--rate", "5", "--rate-burst", "10", "--client-jobs-max", "2", "--workers", "1", "--queue", "16")
+    answers = [request(s, "127.0.0.2", "GET", "/api/jobs/0123456789abcdef") for _ in range(30)]
+    limited = [a for a in answers if a[0] == 429]
+    check("rate_limited_429_with_retry_after", 10 <= len(answers) - len(limited) <= 12 and limited
+          and all(a[1]["error"]["code"] == "rate_limited" and a[2] and int(a[2]) >= 1 for a in limited),
+          [(a[0], a[2]) for a in answers])
+    check("health_not_rate_limited", request(s, "127.0.0.2", "GET", "/api/health")[0] == 200)
+    check("other_client_not_limited", request(s, "127.0.0.5", "GET", "/api/jobs/0123456789abcdef")[0] == 404)
+    time.sleep(1.2)
+    check("rate_refills", request(s, "127.0.0.2", "GET", "/api/jobs/0123456789abcdef")[0] == 404)
+    # One client may hold two analyses; a third is refused, another client still gets the queue.
+    mine = [request(s, "127.0.0.3", "POST", "/api/jobs", LONG) for _ in range(3)]
+    theirs = request(s, "127.0.0.4", "POST", "/api/jobs", LONG)
+    check("client_jobs_cap_429", [m[0] for m in mine] == [202, 202, 429]
+          and mine[2][1]["error"]["code"] == "too_many_jobs", [(m[0], m[1]) for m in mine])
+    check("other_client_still_queues", theirs[0] == 202, theirs)
+    for m in mine[:2] + [theirs]:
+        request(s, "127.0.0.6", "DELETE", "/api/jobs/" + m[1]["id"])
+    time.sleep(0.3)
+    check("cap_frees_when_jobs_end", request(s, "127.0.0.3", "POST", "/api/jobs", LONG)[0] == 202)
+    # WebSocket messages take from the same rate (this client's address is 127.0.0.1).
+    ws = WebSocket(s.ws_port)
+    for _ in range(20):
+        ws.send({"op": "ping"})
+    got = [ws.recv_json(timeout=5) for _ in range(20)]
+    codes = [g.get("type") if g.get("type") == "pong" else g.get("error", {}).get("code") for g in got if g]
+    check("websocket_messages_rate_limited", codes.count("pong") <= 11 and "rate_limited" in codes, codes)
+    ws.close()
+    s.stop()
+    return summary("quotas")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
