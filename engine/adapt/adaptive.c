@@ -76,7 +76,7 @@ char *adaptive_choice_text(const BayesChoice *c, char *buf, size_t size)
     snprintf(buf, size,
              "{\"phase\": \"%s\", \"target\": \"%s\", \"reason\": \"%s\", \"gamesLearned\": %llu, "
              "\"changedParams\": %d, \"style\": %s}",
-             GamePhaseNames[c->phase], BayesTargetNames[c->target], c->reason, (unsigned long long)c->games,
-             c->changed, style);
+             GamePhaseNames[c->phase], BayesTargetNames[c->target], c->reason, (unsigned long long)c->games, c->changed,
+             style);
     return buf;
 }

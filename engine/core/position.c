@@ -396,7 +396,6 @@ bool position_insufficient_material(const Position *p)
     return false;
 }
 
-
 void position_copy_root(Position *dst, const Position *src)
 {
     memcpy(dst, src, offsetof(Position, stack));

@@ -103,7 +103,6 @@ void position_refresh_state(Position *p);
 bool position_is_repetition(const Position *p, int count);
 bool position_insufficient_material(const Position *p);
 
-
 /* A deep copy that keeps only the current state (cheap: no history). */
 void position_copy_root(Position *dst, const Position *src);
 /* A deep copy with the whole history (repetitions before the copy are still seen). */

@@ -102,39 +102,19 @@ static void wait_gone(Request *r)
     free(w);
 }
 
-static bool submit(Request *r, Job *job)
-{
-    if (jobs_submit(job))
-        return true;
-    job_release(job);
-    http_add_header(r, "Retry-After", "1");
-    api_reply_fail(r, 503, "queue_full", NULL, "every worker is busy and the queue is full; retry shortly");
-    return false;
-}
-
 /* Validates body (consumed) into a job and queues it; NULL when the request already has its error
  * answer. With `shape`, the request then waits, suspended, for the job's final event. */
 static Job *start_analysis(Request *r, json_t *body, Shape shape)
 {
     ApiError e;
-    if (!quota_job_allowed(r->client)) {
-        json_decref(body);
-        http_add_header(r, "Retry-After", "1");
-        api_reply_fail(r, 429, "too_many_jobs", NULL,
-                       "%.48s already has the most analyses queued or running a client may; wait for one to finish",
-                       r->client);
-        return NULL;
-    }
-    Job *job = request_analysis(&e, body, false);
+    Job *job = request_start(&e, body, false, r->client);
     json_decref(body);
     if (!job) {
+        if (e.status == 429 || e.status == 503)
+            http_add_header(r, "Retry-After", "1");
         api_reply_error(r, &e);
         return NULL;
     }
-    if (!submit(r, job))
-        return NULL;
-    snprintf(job->client, sizeof job->client, "%s", r->client);
-    quota_job_started(job->client);
     if (shape) {
         JobWait *w = malloc(sizeof *w);
         if (!w)
@@ -220,7 +200,7 @@ int analysis_retry_waiting(void)
     for (int i = 0; i < Waiting.count; i++) {
         Job *job = Waiting.jobs[i];
         if (job->status != JOB_QUEUED)
-            continue; /* deleted meanwhile: it is finished (and in the table's ring) */
+            continue;                  /* deleted meanwhile: it is finished (and in the table's ring) */
         if (kept || !jobs_submit(job)) /* in order: after one that finds no room, the rest wait too */
             Waiting.jobs[kept++] = job;
     }

@@ -159,9 +159,8 @@ Game *decode_game(json_t *o)
         (g->auto_target && default_target && !adaptive_parse_target(default_target, &g->target, &ignored)))
         goto bad;
     json_t *history = json_object_get(o, "bayesianHistory");
-    if (json_is_array(history) &&
-        !decode_history(history, (void **)&g->choices, &g->choice_count, sizeof *g->choices,
-                        offsetof(GameChoice, ply), decode_choice_record))
+    if (json_is_array(history) && !decode_history(history, (void **)&g->choices, &g->choice_count, sizeof *g->choices,
+                                                  offsetof(GameChoice, ply), decode_choice_record))
         goto bad;
     g->learned = json_is_true(json_object_get(o, "learned"));
     json_t *levels = json_object_get(o, "levelsUsed");

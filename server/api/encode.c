@@ -141,9 +141,9 @@ json_t *encode_analysis(const Position *pos, const char *mode, const SearchResul
     static __thread Position scratch;
     position_copy(&scratch, pos);
     char fen[FEN_BUFFER_SIZE], u[MOVE_STRING_SIZE], s[SAN_STRING_SIZE];
-    json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:I, s:I, s:I}", "fen", fen_write(&scratch, fen), "mode", mode,
-                          "depth", r->depth, "seldepth", r->lines ? r->line[0].seldepth : 0, "nodes",
-                          (json_int_t)r->nodes, "time", (json_int_t)r->time_ms, "nps",
+    json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:I, s:I, s:I}", "fen", fen_write(&scratch, fen), "mode", mode, "depth",
+                          r->depth, "seldepth", r->lines ? r->line[0].seldepth : 0, "nodes", (json_int_t)r->nodes,
+                          "time", (json_int_t)r->time_ms, "nps",
                           (json_int_t)(r->time_ms > 0 ? r->nodes * 1000 / (uint64_t)r->time_ms : r->nodes));
     if (r->best) {
         json_object_set_new(o, "bestMove", json_string(move_to_uci(r->best, u)));

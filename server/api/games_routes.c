@@ -14,8 +14,7 @@
 static void changed(Game *g)
 {
     json_t *o = encode_game(g, true);
-    store_save_game(g->id, g->updated_ms, api_dumps(o, false), games_engine_to_move(g), saves_done,
-                    saves_begin(g->id));
+    store_save_game(g->id, g->updated_ms, api_dumps(o, false), games_engine_to_move(g), saves_done, saves_begin(g->id));
     json_decref(o);
 }
 
@@ -169,10 +168,12 @@ void games_route_create(Request *r, const char *param)
     const char *texts[GAMES_MAX_MOVES / 2 + 1];
     GameSettings s = {.target = text_or_empty(body, "target"),
                       .default_target = text_or_empty(body, "defaultTarget"),
-                      .level = !level ? GAMES_LEVEL_MAX : json_is_integer(level) ? (int)json_integer_value(level) : 0,
+                      .level = !level                   ? GAMES_LEVEL_MAX
+                               : json_is_integer(level) ? (int)json_integer_value(level)
+                                                        : 0,
                       .moves = texts};
     if (level && json_is_integer(level) &&
-             (json_integer_value(level) < 1 || json_integer_value(level) > GAMES_LEVEL_MAX))
+        (json_integer_value(level) < 1 || json_integer_value(level) > GAMES_LEVEL_MAX))
         s.level = 0; /* out of range, whatever its size: the domain says so */
     const char *const strings[] = {"mode", "color", "temperament", "fen"};
     const char **fields[] = {&s.mode, &s.color, &s.temperament, &s.fen};
@@ -235,27 +236,20 @@ static void do_pgn(Request *r, Game *g, bool owner)
     free(text);
 }
 
-static void do_resign(Request *r, Game *g, bool owner)
+/* Resigning and taking back: the player's, answered with the game once stored. */
+static void owner_action(Request *r, Game *g, bool owner, bool (*act)(Game *g, ApiError *e))
 {
     ApiError e;
     if (!owner_only(r, owner))
         return;
-    if (games_resign(g, &e))
+    if (act(g, &e))
         reply_game(r, g, 200, true);
     else
         api_reply_error(r, &e);
 }
 
-static void do_takeback(Request *r, Game *g, bool owner)
-{
-    ApiError e;
-    if (!owner_only(r, owner))
-        return;
-    if (games_takeback(g, &e))
-        reply_game(r, g, 200, true);
-    else
-        api_reply_error(r, &e);
-}
+static void do_resign(Request *r, Game *g, bool owner) { owner_action(r, g, owner, games_resign); }
+static void do_takeback(Request *r, Game *g, bool owner) { owner_action(r, g, owner, games_takeback); }
 
 void games_route_get(Request *r, const char *id) { with_game(r, id, do_get); }
 void games_route_takeback(Request *r, const char *id) { with_game(r, id, do_takeback); }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/hash.h"
 #include "../../engine/search/search.h"
 
 #define QUOTA_BUCKETS 4096
@@ -29,13 +30,7 @@ static struct {
 
 void quota_init(const ServerConfig *cfg) { Q.cfg = cfg; }
 
-static unsigned bucket(const char *name)
-{
-    unsigned h = 2166136261u;
-    for (; *name; name++)
-        h = (h ^ (unsigned char)*name) * 16777619u;
-    return h % QUOTA_BUCKETS;
-}
+static unsigned bucket(const char *name) { return hash_text(name) % QUOTA_BUCKETS; }
 
 static void refill(Client *c, int64_t now)
 {

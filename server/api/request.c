@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../domain/models.h"
+#include "quota.h"
 
 static const ServerConfig *Cfg;
 
@@ -347,3 +348,23 @@ Job *request_analysis(ApiError *r, json_t *body, bool allow_infinite)
     return job;
 }
 
+Job *request_start(ApiError *e, json_t *body, bool allow_infinite, const char *client)
+{
+    if (!quota_job_allowed(client)) {
+        api_error_set(e, 429, "too_many_jobs", NULL,
+                      "%.48s already has the most analyses queued or running a client may; wait for one to end",
+                      client);
+        return NULL;
+    }
+    Job *job = request_analysis(e, body, allow_infinite);
+    if (!job)
+        return NULL;
+    if (!jobs_submit(job)) {
+        job_release(job);
+        api_error_set(e, 503, "queue_full", NULL, "every worker is busy and the queue is full; retry shortly");
+        return NULL;
+    }
+    snprintf(job->client, sizeof job->client, "%s", client);
+    quota_job_started(job->client);
+    return job;
+}

@@ -91,7 +91,8 @@ const Route Routes[] = {
     {"GET", "/api/jobs/{id}", analysis_job_get, "A job's status, and its result when done"},
     {"DELETE", "/api/jobs/{id}", analysis_job_delete, "Cancel a queued or running job"},
     {"GET", "/api/cloud-eval", analysis_cloud_eval, "Analysis in Lichess's cloud-eval shape (?fen=&multiPv=)"},
-    {"POST", "/api/games", games_route_create, "Start a game against the engine (mode, color, level, temperament, fen)"},
+    {"POST", "/api/games", games_route_create,
+     "Start a game against the engine (mode, color, level, temperament, fen)"},
     {"GET", "/api/games/{id}", games_route_get, "A game: moves, status, emotions"},
     {"POST", "/api/games/{id}/moves", games_route_move, "Play a move; answers with the engine's reply"},
     {"GET", "/api/games/{id}/pgn", games_route_pgn, "The game as PGN"},
@@ -137,19 +138,6 @@ static bool match_path(const char *pattern, const char *path, const char **param
     return !*p && !*q;
 }
 
-/* Headers every answer carries: no sniffing, no referrer, and a page that runs only its own
- * scripts, loads only its own styles and images (inline style attributes allowed: the board places
- * its pieces with them), talks only to this server and its WebSocket, and is never framed. */
-static void security_headers(Request *r)
-{
-    http_add_header(r, "X-Content-Type-Options", "nosniff");
-    http_add_header(r, "Referrer-Policy", "no-referrer");
-    http_add_header(r, "X-Frame-Options", "DENY");
-    http_add_header(r, "Content-Security-Policy",
-                    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-                    "connect-src 'self' ws: wss:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
-}
-
 /* The Host must be one of this server's names (DNS rebinding), and a browser request must come
  * from an allowed origin: with an Origin header, that origin; without one, a cross-site fetch
  * (an <img> or <script> another page made) is refused by its Sec-Fetch-Site, a top-level
@@ -162,9 +150,9 @@ static bool trusted(Request *r)
         return false;
     }
     if (!origin_host_allowed(host)) {
-        api_reply_fail(r, 403, "host_not_allowed", NULL,
-                       "this server does not answer to the name '%.100s' (the operator can add it with --allowed-hosts)",
-                       host);
+        api_reply_fail(
+            r, 403, "host_not_allowed", NULL,
+            "this server does not answer to the name '%.100s' (the operator can add it with --allowed-hosts)", host);
         return false;
     }
     if (origin) {
@@ -211,7 +199,6 @@ static bool metered(const Request *r)
 
 void routes_handle(Request *r)
 {
-    security_headers(r);
     if (!trusted(r))
         return;
     int retry;
@@ -351,4 +338,19 @@ static void log_path(const Request *r, char *out, size_t size)
         memset(id + GAMES_ID_LEN, '*', n - GAMES_ID_LEN);
 }
 
-const HttpHandlers ApiHttpHandlers = {routes_handle, completed, log_path};
+/* Headers every answer carries: no sniffing, no referrer, and a page that runs only its own
+ * scripts, loads only its own styles and images (inline style attributes allowed: the board places
+ * its pieces with them), talks only to this server and its WebSocket, and is never framed. */
+static const char *const SecurityHeaders[] = {
+    "X-Content-Type-Options",
+    "nosniff",
+    "Referrer-Policy",
+    "no-referrer",
+    "X-Frame-Options",
+    "DENY",
+    "Content-Security-Policy",
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "connect-src 'self' ws: wss:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    NULL};
+
+const HttpHandlers ApiHttpHandlers = {routes_handle, completed, log_path, SecurityHeaders};

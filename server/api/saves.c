@@ -36,11 +36,10 @@ static unsigned long long Seq;
 
 static Save *latest(const char *key)
 {
-    Save *found = NULL;
     for (Save *s = InFlight; s; s = s->next) /* newest first */
         if (!strcmp(s->key, key))
             return s;
-    return found;
+    return NULL;
 }
 
 /* Records a save's outcome for its key: a failure is remembered until a later save succeeds (a
@@ -52,7 +51,7 @@ static void set_outcome(const char *key, unsigned long long seq, bool ok)
         at = &(*at)->next;
     if (!ok) {
         if (!*at && (*at = calloc(1, sizeof **at)))
-            snprintf((*at)->key, sizeof (*at)->key, "%s", key);
+            snprintf((*at)->key, sizeof(*at)->key, "%s", key);
         if (*at && (*at)->seq < seq)
             (*at)->seq = seq;
     } else if (*at && (*at)->seq < seq) {
@@ -68,6 +67,15 @@ static bool failed(const char *key)
         if (!strcmp(f->key, key))
             return true;
     return false;
+}
+
+/* Calls fn; a suspended request that fn answered (and did not leave waiting for something else)
+ * is resumed; one that was never suspended is answered by its route's return. */
+static void answer(Request *r, SavedFn fn, bool ok, void *arg)
+{
+    fn(r, ok, arg);
+    if (r->suspended && !r->waiter)
+        http_resume(r);
 }
 
 void *saves_begin(const char *key)
@@ -103,15 +111,12 @@ void saves_done(bool ok, void *save)
             newer->waiters = w;
             continue;
         }
-        w->save = NULL;
         Request *r = w->r;
         SavedFn fn = w->fn;
         void *arg = w->arg;
         free(w);
         http_end_wait(r);
-        fn(r, ok, arg);
-        if (!r->waiter) /* answered (not waiting for something else now) */
-            http_resume(r);
+        answer(r, fn, ok, arg);
     }
     free(s);
 }
@@ -133,10 +138,7 @@ void saves_wait(Request *r, const char *key, SavedFn fn, void *arg, void (*gone)
 {
     Save *s = latest(key);
     if (!s) {
-        bool was_suspended = r->suspended;
-        fn(r, !failed(key), arg);
-        if (was_suspended && !r->waiter)
-            http_resume(r);
+        answer(r, fn, !failed(key), arg);
         return;
     }
     Waiter *w = calloc(1, sizeof *w);

@@ -126,26 +126,11 @@ static void op_analyse(Conn *c, json_t *msg)
         send_error(c, cid, &e);
         return;
     }
-    const char *client = ws_client(c->ws);
-    if (!quota_job_allowed(client)) {
-        api_error_set(&e, 429, "too_many_jobs", NULL,
-                      "%.48s already has the most analyses queued or running a client may; stop one first", client);
-        send_error(c, cid, &e);
-        return;
-    }
-    Job *job = request_analysis(&e, msg, true);
+    Job *job = request_start(&e, msg, true, ws_client(c->ws));
     if (!job) {
         send_error(c, cid, &e);
         return;
     }
-    if (!jobs_submit(job)) {
-        job_release(job);
-        api_error_set(&e, 503, "queue_full", NULL, "every worker is busy and the queue is full; retry shortly");
-        send_error(c, cid, &e);
-        return;
-    }
-    snprintf(job->client, sizeof job->client, "%s", client);
-    quota_job_started(job->client);
     WsSearch w = {{0}, false, job};
     snprintf(w.id, sizeof w.id, "%s", cid);
     if (!add_search(c, &w))
@@ -185,7 +170,7 @@ static void op_subscribe(Conn *c, json_t *msg)
         return;
     }
     if (find_search(c, sub.id))
-        return; /* already subscribed */
+        return;                                    /* already subscribed */
     if (c->search_count >= Cfg->ws_searches_max) { /* subscriptions count as the connection's searches */
         api_error_set(&e, 429, "too_many_searches", NULL,
                       "this connection already follows %ld analyses (the limit); stop one first", Cfg->ws_searches_max);
@@ -201,7 +186,8 @@ static void on_message(WsSession *s, WsMessageKind kind, const char *text, size_
     ApiError e;
     int retry;
     if (!quota_take(ws_client(s), &retry)) {
-        api_error_set(&e, 429, "rate_limited", NULL, "too many messages from %.48s; retry in %d s", ws_client(s), retry);
+        api_error_set(&e, 429, "rate_limited", NULL, "too many messages from %.48s; retry in %d s", ws_client(s),
+                      retry);
         send_error(c, NULL, &e);
         return;
     }

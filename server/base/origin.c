@@ -74,7 +74,9 @@ bool origin_allowed(const char *origin, const char *host)
     if (origin_is_listed(origin))
         return true;
     /* "http://name[:port]" (https too, behind a proxy); "null" and anything else is foreign. */
-    const char *rest = !strncasecmp(origin, "http://", 7) ? origin + 7 : !strncasecmp(origin, "https://", 8) ? origin + 8 : NULL;
+    const char *rest = !strncasecmp(origin, "http://", 7)    ? origin + 7
+                       : !strncasecmp(origin, "https://", 8) ? origin + 8
+                                                             : NULL;
     char oname[256], hname[256];
     int oport, hport;
     if (!rest || !host || !split_host(rest, oname, sizeof oname, &oport) ||

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/hash.h"
 #include "../../engine/core/rules.h"
 #include "../base/clock.h"
 #include "../base/ids.h"
@@ -29,13 +30,7 @@ static const struct {
 } Levels[GAMES_LEVEL_MAX + 1] = {{0, 0, 0, 0},  {1, 0, 4, 250},  {2, 0, 4, 150}, {3, 0, 3, 100}, {5, 0, 3, 60},
                                  {7, 0, 2, 30}, {10, 300, 1, 0}, {0, 600, 1, 0}, {0, 1500, 1, 0}};
 
-static unsigned hash(const char *id)
-{
-    unsigned h = 2166136261u;
-    for (; *id; id++)
-        h = (h ^ (unsigned char)*id) * 16777619u;
-    return h % GAMES_TABLE;
-}
+static unsigned hash(const char *id) { return hash_text(id) % GAMES_TABLE; }
 
 Game *games_find(const char *id)
 {
@@ -99,14 +94,16 @@ bool games_position(const Game *g, Position *p)
 
 bool games_over(const Game *g) { return strcmp(g->status, "started") != 0; }
 
-bool games_engine_to_move(const Game *g)
+/* The side to move after `plies` of the game's moves: the initial FEN's second field, flipped by
+ * each move (no replay needed). */
+static Color side_after(const Game *g, int plies)
 {
-    /* The FEN's second field is the side to move at the start; each move flips it. */
     const char *side = strchr(g->initial_fen, ' ');
     Color start = side && side[1] == 'b' ? BLACK : WHITE;
-    Color to_move = g->move_count % 2 ? color_flip(start) : start;
-    return !games_over(g) && to_move != g->human;
+    return plies % 2 ? color_flip(start) : start;
 }
+
+bool games_engine_to_move(const Game *g) { return !games_over(g) && side_after(g, g->move_count) != g->human; }
 
 static void discard(Game *g)
 {
@@ -181,7 +178,8 @@ int games_close_lines(int level, const SearchResult *r)
         return r->lines ? 1 : 0;
     int close = 1;
     for (int i = 1; i < r->lines; i++)
-        if (abs(r->line[i].score) < VALUE_MATE_IN_MAX_PLY && r->line[0].score - r->line[i].score <= Levels[level].margin)
+        if (abs(r->line[i].score) < VALUE_MATE_IN_MAX_PLY &&
+            r->line[0].score - r->line[i].score <= Levels[level].margin)
             close = i + 1;
     return close;
 }
@@ -354,7 +352,7 @@ Game *games_create(const GameSettings *s, ApiError *e)
     else if (s->target && !adaptive_parse_target(s->target, &g->target, &g->auto_target))
         api_error_set(e, 400, "bad_target", "target", "target must be auto, aggressive or conservative");
     else if (s->default_target && (!strcmp(s->default_target, "auto") || (s->target && strcmp(s->target, "auto")) ||
-                                    !adaptive_parse_target(s->default_target, &g->target, &ignored)))
+                                   !adaptive_parse_target(s->default_target, &g->target, &ignored)))
         api_error_set(e, 400, "bad_target", "defaultTarget",
                       "defaultTarget (with target auto: the target before the opponent's style is known) must be "
                       "aggressive or conservative");
@@ -465,7 +463,6 @@ bool games_resign(Game *g, ApiError *e)
 
 bool games_takeback(Game *g, ApiError *e)
 {
-    static Position p;
     int n = g->move_count;
     if (games_over(g)) {
         api_error_set(e, 409, "game_over", NULL, "the game is over (%s): start a new one from its moves", g->status);
@@ -475,13 +472,10 @@ bool games_takeback(Game *g, ApiError *e)
         api_error_set(e, 409, "not_your_turn", NULL, "wait for the engine's move, then take back");
         return false;
     }
-    /* The side to move after n moves: the start's side when n is even. */
-    fen_read(&p, g->initial_fen, NULL, 0);
-    Color start_side = p.side;
-    int keep = n;
+    int keep = n; /* back to the last position where the human was to move */
     do
         keep--;
-    while (keep >= 0 && ((keep % 2 == 0) ? start_side : color_flip(start_side)) != g->human);
+    while (keep >= 0 && side_after(g, keep) != g->human);
     if (keep < 0) {
         api_error_set(e, 409, "nothing_to_take_back", NULL, "you have not moved yet");
         return false;

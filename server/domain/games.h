@@ -45,9 +45,9 @@ struct Game {
     Emotion emotion;       /* the engine's last emotion: the mood carried into its next appraisal */
     GameEmotion *emotions; /* one per engine move (affective mode) */
     int emotion_count;
-    BayesTarget target;              /* bayesian mode: the requested target ... */
-    bool auto_target;                /* ... or auto (the opponent's style decides from its move 10) */
-    GameChoice *choices;             /* bayesian mode: the choice of every engine move */
+    BayesTarget target;  /* bayesian mode: the requested target ... */
+    bool auto_target;    /* ... or auto (the opponent's style decides from its move 10) */
+    GameChoice *choices; /* bayesian mode: the choice of every engine move */
     int choice_count;
     uint8_t *levels[BAYES_PHASE_NB]; /* the engine's parameter levels in each phase it reached */
     bool learned;                    /* its records are in the Bayesian model */
@@ -59,14 +59,14 @@ struct Game {
 
 /* What a new game is asked to be; the API has checked the types. */
 typedef struct {
-    const char *mode;          /* classical, affective or bayesian */
-    const char *color;         /* the human's: white, black or random */
-    int level;                 /* 1..8 */
-    const char *temperament;   /* affective */
-    const char *target;        /* auto, aggressive or conservative; NULL: auto */
+    const char *mode;           /* classical, affective or bayesian */
+    const char *color;          /* the human's: white, black or random */
+    int level;                  /* 1..8 */
+    const char *temperament;    /* affective */
+    const char *target;         /* auto, aggressive or conservative; NULL: auto */
     const char *default_target; /* with auto: the target before the opponent's style is known */
-    const char *fen;           /* NULL: the start position */
-    const char *const *moves;  /* opening moves, UCI or SAN */
+    const char *fen;            /* NULL: the start position */
+    const char *const *moves;   /* opening moves, UCI or SAN */
     int move_count;
 } GameSettings;
 

@@ -6,12 +6,12 @@
 #include "jobs.h"
 
 typedef struct {
-    bool (*submit)(Job *job);   /* false: no room (the job is untouched) */
-    bool (*unqueue)(Job *job);  /* removes a job that has not started; false if it has */
-    bool (*stop)(Job *job);     /* stops its search if running; false if no worker ever took it (no final will come) */
+    bool (*submit)(Job *job);    /* false: no room (the job is untouched) */
+    bool (*unqueue)(Job *job);   /* removes a job that has not started; false if it has */
+    bool (*stop)(Job *job);      /* stops its search if running; false if no worker ever took it (no final will come) */
     void (*stats)(JobsStats *s); /* workers, busy, queued, capacity */
     void (*deliver_pending)(void);
-    void (*shutdown)(void);     /* stops and joins; running jobs have pushed their finals */
+    void (*shutdown)(void); /* stops and joins; running jobs have pushed their finals */
 } JobsBackend;
 
 /* What a backend reports, on the loop thread; table.c turns them into events for listeners. */

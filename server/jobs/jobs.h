@@ -43,10 +43,10 @@ struct Job {
     Emotion emotion;
     bool has_bayes; /* bayesian mode: phase, target and why, chosen at the root */
     BayesChoice bayes;
-    bool durable; /* the layer above stored it as queued, so its end is stored too (REST jobs) */
+    bool durable;    /* the layer above stored it as queued, so its end is stored too (REST jobs) */
     char client[48]; /* who asked for it (an address), for the layer above's quotas; "" for none */
     int64_t created_ms, started_ms, finished_ms; /* wall clock (clock_wall_ms) */
-    void *result; /* the rendered final event, once finished (loop thread) */
+    void *result;                                /* the rendered final event, once finished (loop thread) */
     atomic_bool cancel;
     bool taken; /* a worker took it, so its final event will come (guarded by the backend's lock) */
     /* Who hears about this job (loop thread only): a waiting request, WebSocket subscribers, a game. */

@@ -29,10 +29,10 @@ typedef struct Worker {
 typedef struct Event {
     Job *job;
     JobEventKind kind;
-    JobStatus status;       /* final */
-    int line;               /* info: multipv line, for coalescing */
-    void *rendered;         /* info and final */
-    SearchResult *result;   /* final: the search's result (owned) */
+    JobStatus status;     /* final */
+    int line;             /* info: multipv line, for coalescing */
+    void *rendered;       /* info and final */
+    SearchResult *result; /* final: the search's result (owned) */
     struct Event *next;
 } Event;
 
@@ -313,8 +313,8 @@ static void local_shutdown(void)
     P.worker_count = P.count = P.capacity = 0;
 }
 
-static const JobsBackend Local = {local_submit,          local_unqueue, local_stop, local_stats,
-                                  local_deliver_pending, local_shutdown};
+static const JobsBackend Local = {local_submit, local_unqueue,         local_stop,
+                                  local_stats,  local_deliver_pending, local_shutdown};
 
 const JobsBackend *jobs_local_start(uv_loop_t *loop, const JobsSettings *settings)
 {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/hash.h"
 #include "../base/clock.h"
 #include "../base/ids.h"
 #include "backend.h"
@@ -25,13 +26,7 @@ static struct {
     unsigned long long done, cancelled, failed, nodes;
 } J;
 
-static unsigned hash_id(const char *id)
-{
-    unsigned h = 2166136261u;
-    for (; *id; id++)
-        h = (h ^ (unsigned char)*id) * 16777619u;
-    return h % TABLE_SIZE;
-}
+static unsigned hash_id(const char *id) { return hash_text(id) % TABLE_SIZE; }
 
 Job *jobs_find(const char *id)
 {

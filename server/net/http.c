@@ -172,6 +172,8 @@ static enum MHD_Result send_reply(Request *r)
         return MHD_NO;
     if (r->content_type)
         MHD_add_response_header(resp, "Content-Type", r->content_type);
+    for (const char *const *h = H.handlers.headers; h && h[0]; h += 2)
+        MHD_add_response_header(resp, h[0], h[1]);
     for (int i = 0; i < r->header_count; i++)
         MHD_add_response_header(resp, r->headers[i].name, r->headers[i].value);
     MHD_add_response_header(resp, "Cache-Control", r->cacheable || r->status == 304 ? "no-cache" : "no-store");
@@ -229,11 +231,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_NO; /* nobody to answer: close */
     if (r->response)
         return send_reply(r); /* resumed with its answer, or answered at once */
-    H.handlers.handle(r); /* answers too large bodies too (r->too_large) */
+    H.handlers.handle(r);     /* answers too large bodies too (r->too_large) */
     if (r->suspended)
         return MHD_YES;
     if (!r->response) {
-        static const char Unanswered[] = "{\"error\":{\"code\":\"internal\",\"message\":\"the request was not answered\"}}";
+        static const char Unanswered[] =
+            "{\"error\":{\"code\":\"internal\",\"message\":\"the request was not answered\"}}";
         http_reply(r, 500, "application/json", Unanswered, sizeof Unanswered - 1);
     }
     return send_reply(r);

@@ -35,8 +35,8 @@ struct Request {
     int header_count;
     bool cacheable; /* static files: revalidate with the ETag instead of no-store */
     bool suspended;
-    bool client_gone;   /* the peer hung up while we were waiting */
-    uv_poll_t *watch;   /* while suspended: notices the peer hanging up (MHD does not) */
+    bool client_gone; /* the peer hung up while we were waiting */
+    uv_poll_t *watch; /* while suspended: notices the peer hanging up (MHD does not) */
     /* What the request waits for, and how to stop waiting when it goes away (the peer hung up or
      * the connection ended): set together by whoever suspends it, cleared when answered. */
     void *waiter;
@@ -49,6 +49,7 @@ typedef struct {
     void (*completed)(const Request *r); /* after the answer went out (or the peer left): metrics */
     /* The path as the access log shows it (the layer above hides secrets a path may carry). */
     void (*log_path)(const Request *r, char *out, size_t size);
+    const char *const *headers; /* name, value, ..., NULL: on every answer (static, never copied) */
 } HttpHandlers;
 
 bool http_start(uv_loop_t *loop, const ServerConfig *cfg, const HttpHandlers *handlers, int *bound_port);

@@ -27,9 +27,9 @@ typedef struct WsSession {
     char *rx;
     size_t rx_len;
     bool rx_too_large, rx_binary;
-    size_t queued;  /* bytes of the frames in `out` */
-    bool closing;   /* its queue overflowed: it is being closed with 1008 */
-    void *user; /* the layer above's state */
+    size_t queued; /* bytes of the frames in `out` */
+    bool closing;  /* its queue overflowed: it is being closed with 1008 */
+    void *user;    /* the layer above's state */
     char client[48];
     struct WsSession *prev, *next;
 } Session;

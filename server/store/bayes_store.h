@@ -48,5 +48,4 @@ int bayes_store_selfplay_done(sqlite3 *db, int n, uint8_t *done);
 /* Adds a whole model's counts (an import) in one transaction. */
 bool bayes_store_merge(sqlite3 *db, const BayesModel *m, char *err, size_t err_size);
 
-
 #endif

@@ -182,10 +182,12 @@ static void note_size(void)
 {
     sqlite3_stmt *st;
     long long pages = 0, page_size = 0;
-    if (sqlite3_prepare_v2(S.writer_db, "PRAGMA page_count", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    if (sqlite3_prepare_v2(S.writer_db, "PRAGMA page_count", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
         pages = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(S.writer_db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    if (sqlite3_prepare_v2(S.writer_db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
         page_size = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     atomic_store(&S.size_bytes, pages * page_size);
@@ -238,10 +240,12 @@ static void *writer_main(void *arg)
 {
     (void)arg;
     sqlite3_stmt *insert = NULL, *insert_game = NULL;
+    sqlite3_prepare_v2(
+        S.writer_db,
+        "INSERT OR REPLACE INTO jobs(id, status, created_ms, finished_ms, result, request) VALUES (?,?,?,?,?,?)", -1,
+        &insert, NULL);
     sqlite3_prepare_v2(S.writer_db,
-                       "INSERT OR REPLACE INTO jobs(id, status, created_ms, finished_ms, result, request) VALUES (?,?,?,?,?,?)",
-                       -1, &insert, NULL);
-    sqlite3_prepare_v2(S.writer_db, "INSERT OR REPLACE INTO games(id, updated_ms, data, engine_to_move) VALUES (?,?,?,?)", -1,
+                       "INSERT OR REPLACE INTO games(id, updated_ms, data, engine_to_move) VALUES (?,?,?,?)", -1,
                        &insert_game, NULL);
     note_size();
     for (;;) {
@@ -451,16 +455,16 @@ void store_scan_unfinished(void (*job)(const char *id, const char *request, long
 {
     sqlite3_stmt *st = NULL;
     if (job && sqlite3_prepare_v2(S.reader_db,
-                           "SELECT id, request, created_ms FROM jobs WHERE status IN ('queued', 'running') "
-                           "AND request IS NOT NULL ORDER BY created_ms",
-                           -1, &st, NULL) == SQLITE_OK)
+                                  "SELECT id, request, created_ms FROM jobs WHERE status IN ('queued', 'running') "
+                                  "AND request IS NOT NULL ORDER BY created_ms",
+                                  -1, &st, NULL) == SQLITE_OK)
         while (sqlite3_step(st) == SQLITE_ROW)
             job((const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1),
                 sqlite3_column_int64(st, 2), user);
     sqlite3_finalize(st);
     st = NULL;
-    if (game && sqlite3_prepare_v2(S.reader_db, "SELECT data FROM games WHERE engine_to_move = 1 ORDER BY updated_ms", -1, &st,
-                           NULL) == SQLITE_OK)
+    if (game && sqlite3_prepare_v2(S.reader_db, "SELECT data FROM games WHERE engine_to_move = 1 ORDER BY updated_ms",
+                                   -1, &st, NULL) == SQLITE_OK)
         while (sqlite3_step(st) == SQLITE_ROW)
             game((const char *)sqlite3_column_text(st, 0), user);
     sqlite3_finalize(st);
