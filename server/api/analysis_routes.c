@@ -6,6 +6,7 @@
 
 #include "../store/store.h"
 #include "api.h"
+#include "auth.h"
 #include "encode.h"
 #include "quota.h"
 #include "reply.h"
@@ -26,15 +27,15 @@ static void free_rendered(void *rendered) { json_decref(rendered); }
 
 static void on_job_event(Job *job, const JobEvent *ev)
 {
-    if (ev->kind == JOB_EVENT_FINAL)
-        quota_job_ended(job->client);
+    if (ev->kind == JOB_EVENT_FINAL && job->counted)
+        quota_job_ended(job->client, job->limits.infinite);
     /* A finished result is stored; so is the end of a queued job that was cancelled (DELETE, its
      * timeout), which must not run again at the next start. One cut short by a shutdown stays
      * queued: the next start runs it again. */
     bool ended = ev->kind == JOB_EVENT_FINAL &&
                  (job->status == JOB_DONE || (job->status == JOB_CANCELLED && job->durable && !ev->stopping));
     if (ended)
-        store_save_job(job->id, JobStatusNames[job->status], job->created_ms, job->finished_ms,
+        store_save_job(job->id, job->client, JobStatusNames[job->status], job->created_ms, job->finished_ms,
                        api_dumps(ev->rendered, false), saves_done, saves_begin(job->id));
 }
 
@@ -168,7 +169,7 @@ void analysis_job_create(Request *r, const char *param)
     }
     job_retain(job);
     job->durable = true;
-    store_save_job(job->id, "queued", job->created_ms, 0, request, saves_done, saves_begin(job->id));
+    store_save_job(job->id, job->client, "queued", job->created_ms, 0, request, saves_done, saves_begin(job->id));
     saves_wait(r, job->id, answer_queued, job, release_job);
 }
 
@@ -215,7 +216,7 @@ void analysis_forget_waiting(void)
 
 /* At start: a job stored as queued or running (the server stopped before it finished) runs again
  * under its id; one that no longer reads stays stored. */
-static void resume_job(const char *id, const char *request, long long created_ms, void *user)
+static void resume_job(const char *id, const char *owner, const char *request, long long created_ms, void *user)
 {
     int *count = user;
     ApiError e;
@@ -229,6 +230,9 @@ static void resume_job(const char *id, const char *request, long long created_ms
     }
     job->created_ms = created_ms;
     job->durable = true;
+    snprintf(job->client, sizeof job->client, "%s", owner);
+    job->counted = true;
+    quota_job_started(job->client, false);
     if (Waiting.count || !jobs_submit(job))
         wait_for_room(job);
     (*count)++;
@@ -256,14 +260,19 @@ static void answer_job(Request *r, bool ok, void *arg)
 }
 
 /* A finished job not in memory is read from storage; the request waits for the read. */
-static void job_loaded(char *text, void *user)
+static void job_loaded(char *text, const char *owner, void *user)
 {
     Request *r = user; /* NULL once the client has gone */
     json_t *result = r && text ? json_loads(text, 0, NULL) : NULL;
     free(text);
     if (!r)
         return;
-    if (result)
+    ApiError e;
+    Identity who = auth_of(r);
+    if (result && !auth_owns_job(owner, &who, &e)) {
+        json_decref(result);
+        api_reply_error(r, &e);
+    } else if (result)
         api_reply_json(r, 200, result);
     else
         api_reply_fail(r, 404, "unknown_job", NULL, "no job with that id");
@@ -276,6 +285,17 @@ static bool valid_id(const char *id)
 {
     size_t n = strlen(id);
     return n > 0 && n < 40 && strspn(id, "0123456789abcdef") == n;
+}
+
+/* Whether the request may see the job (its owner, or an admin); answered 403 if not. */
+static bool owner_only(Request *r, const Job *job)
+{
+    ApiError e;
+    Identity who = auth_of(r);
+    if (auth_owns_job(job->client, &who, &e))
+        return true;
+    api_reply_error(r, &e);
+    return false;
 }
 
 void analysis_job_get(Request *r, const char *id)
@@ -293,6 +313,8 @@ void analysis_job_get(Request *r, const char *id)
         api_reply_fail(r, 404, "unknown_job", NULL, "no job with id '%.40s'", id);
         return;
     }
+    if (!owner_only(r, job))
+        return;
     job_retain(job);
     saves_wait(r, job->id, answer_job, job, release_job); /* what it shows is stored */
 }
@@ -304,6 +326,8 @@ void analysis_job_delete(Request *r, const char *id)
         api_reply_fail(r, 404, "unknown_job", NULL, "no job with id '%.40s'", id);
         return;
     }
+    if (!owner_only(r, job))
+        return;
     jobs_cancel(job);
     api_reply_json(r, 200,
                    json_pack("{s:s, s:s}", "id", job->id, "status",

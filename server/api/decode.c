@@ -163,6 +163,11 @@ Game *decode_game(json_t *o)
                                                   offsetof(GameChoice, ply), decode_choice_record))
         goto bad;
     g->learned = json_is_true(json_object_get(o, "learned"));
+    const char *not_learned = json_string_value(json_object_get(o, "notLearned"));
+    const char *owner = json_string_value(json_object_get(o, "owner"));
+    snprintf(g->not_learned, sizeof g->not_learned, "%s", not_learned ? not_learned : "");
+    snprintf(g->owner, sizeof g->owner, "%s", owner ? owner : "");
+    g->may_teach = json_is_true(json_object_get(o, "mayTeach"));
     json_t *levels = json_object_get(o, "levelsUsed");
     for (int ph = 0; ph < BAYES_PHASE_NB; ph++) {
         const char *digits = json_string_value(json_object_get(levels, GamePhaseNames[ph]));

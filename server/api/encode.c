@@ -182,7 +182,7 @@ json_t *encode_result(const Job *job, const SearchResult *r, const SearchResult 
     return o;
 }
 
-json_t *encode_game(const Game *g, bool with_full_id)
+json_t *encode_game(const Game *g, GameView view)
 {
     static Position p;
     json_t *o =
@@ -192,7 +192,7 @@ json_t *encode_game(const Game *g, bool with_full_id)
                   (json_int_t)g->created_ms, "updatedMs", (json_int_t)g->updated_ms, "thinking", g->thinking);
     if (g->reason[0])
         json_object_set_new(o, "reason", json_string(g->reason));
-    if (with_full_id) {
+    if (view != GAME_FOR_ANYONE) {
         char full[GAMES_ID_LEN + GAMES_SECRET_LEN + 1];
         snprintf(full, sizeof full, "%s%s", g->id, g->secret);
         json_object_set_new(o, "fullId", json_string(full));
@@ -248,6 +248,12 @@ json_t *encode_game(const Game *g, bool with_full_id)
         }
     json_object_set_new(o, "levelsUsed", levels);
     json_object_set_new(o, "learned", json_boolean(g->learned));
+    if (g->not_learned[0])
+        json_object_set_new(o, "notLearned", json_string(g->not_learned));
+    if (view == GAME_FOR_STORAGE) {
+        json_object_set_new(o, "owner", json_string(g->owner));
+        json_object_set_new(o, "mayTeach", json_boolean(g->may_teach));
+    }
     return o;
 }
 

@@ -26,8 +26,10 @@ json_t *encode_result(const Job *job, const SearchResult *r, const SearchResult 
 /* The analysis result outside any job (the analyse command): no id. */
 json_t *encode_analysis(const Position *pos, const char *mode, const SearchResult *r, const SearchResult *classical,
                         const Emotion *emotion, const BayesChoice *choice);
-/* with_full_id: for the game's player (and storage), who may play it: adds "fullId". */
-json_t *encode_game(const Game *g, bool with_full_id);
+/* Who sees a game: anyone (its public id), its player (adds "fullId"), or storage (adds who created
+ * it and whether they may teach the model). */
+typedef enum { GAME_FOR_ANYONE, GAME_FOR_PLAYER, GAME_FOR_STORAGE } GameView;
+json_t *encode_game(const Game *g, GameView view);
 /* The Bayesian model: {"format": "feelfish-bayes", "version": 1, "games", "updated", "records":
  * {phase: {result: n}}, "levels": [...], "params": {name: {phase: {result: [n0..n4]}}}}; with
  * full false, params are summarised (per parameter: the selected levels per phase and target). */

@@ -4,8 +4,10 @@
 #include <string.h>
 
 #include "../store/store.h"
+#include "auth.h"
 #include "decode.h"
 #include "encode.h"
+#include "quota.h"
 #include "reply.h"
 #include "request.h"
 #include "routes.h"
@@ -13,7 +15,7 @@
 
 static void changed(Game *g)
 {
-    json_t *o = encode_game(g, true);
+    json_t *o = encode_game(g, GAME_FOR_STORAGE);
     store_save_game(g->id, g->updated_ms, api_dumps(o, false), games_engine_to_move(g), saves_done, saves_begin(g->id));
     json_decref(o);
 }
@@ -28,7 +30,7 @@ static void answer_saved(Request *r, bool ok, void *arg)
 {
     GameReply *a = arg;
     if (ok)
-        api_reply_json(r, a->status, encode_game(a->g, a->owner));
+        api_reply_json(r, a->status, encode_game(a->g, a->owner ? GAME_FOR_PLAYER : GAME_FOR_ANYONE));
     else
         saves_reply_unavailable(r);
     free(a);
@@ -44,7 +46,27 @@ static void reply_game(Request *r, Game *g, int status, bool owner)
     saves_wait(r, g->id, answer_saved, a, free);
 }
 
-void games_routes_init(void) { games_init(&(GameHooks){changed}); }
+static const ServerConfig *Cfg;
+
+/* Which finished games teach the shared Bayesian model (so that nobody can flood it): those whose
+ * creator may (--auth off: anyone; else a token with the learn scope), of --learn-min-plies plies
+ * at least, at most --learn-per-hour per creator. */
+static const char *may_learn(const Game *g)
+{
+    if (!g->may_teach)
+        return "not_allowed";
+    if (g->move_count < Cfg->learn_min_plies)
+        return "too_short";
+    if (!quota_learn_take(g->owner))
+        return "client_cap";
+    return NULL;
+}
+
+void games_routes_init(const ServerConfig *cfg)
+{
+    Cfg = cfg;
+    games_init(&(GameHooks){changed, may_learn});
+}
 
 /* ---- waiting for the engine's reply ---- */
 
@@ -74,8 +96,9 @@ typedef struct {
     char secret[GAMES_SECRET_LEN + 1]; /* from a fullId, else empty */
 } GameLoad;
 
-static void game_loaded(char *text, void *user)
+static void game_loaded(char *text, const char *owner, void *user)
 {
+    (void)owner; /* games are played by their fullId */
     GameLoad *l = user;
     json_t *o = text ? json_loads(text, 0, NULL) : NULL;
     free(text);
@@ -171,7 +194,9 @@ void games_route_create(Request *r, const char *param)
                       .level = !level                   ? GAMES_LEVEL_MAX
                                : json_is_integer(level) ? (int)json_integer_value(level)
                                                         : 0,
-                      .moves = texts};
+                      .moves = texts,
+                      .owner = r->client,
+                      .may_teach = r->scopes & SCOPE_LEARN};
     if (level && json_is_integer(level) &&
         (json_integer_value(level) < 1 || json_integer_value(level) > GAMES_LEVEL_MAX))
         s.level = 0; /* out of range, whatever its size: the domain says so */

@@ -101,6 +101,14 @@ void metrics_route(Request *r, const char *param)
             "# HELP feelfish_websocket_refused_total handshakes refused for a foreign Origin or Host\n"
             "# TYPE feelfish_websocket_refused_total counter\nfeelfish_websocket_refused_total %llu\n",
             ws.overflows, ws.refused);
+    fprintf(f,
+            "# HELP feelfish_websocket_full_total handshakes refused past --connections-max or --connections-per-ip\n"
+            "# TYPE feelfish_websocket_full_total counter\nfeelfish_websocket_full_total %llu\n"
+            "# HELP feelfish_websocket_idle_closed_total connections closed after --ws-idle-timeout with no frame\n"
+            "# TYPE feelfish_websocket_idle_closed_total counter\nfeelfish_websocket_idle_closed_total %llu\n"
+            "# HELP feelfish_http_timeouts_total connections closed for a slow request (408) or an idle keep-alive\n"
+            "# TYPE feelfish_http_timeouts_total counter\nfeelfish_http_timeouts_total %llu\n",
+            ws.full, ws.idle_closed, http_timeouts());
     fclose(f);
     http_reply(r, 200, "text/plain; version=0.0.4", buf, len);
     free(buf);

@@ -18,7 +18,9 @@ typedef struct Client {
     char name[48];
     double tokens;
     int64_t refilled_ms;
-    int jobs;
+    int jobs, infinite;
+    double learn; /* games it may still teach the model: refills at --learn-per-hour */
+    int64_t learn_ms;
     struct Client *next;
 } Client;
 
@@ -47,7 +49,7 @@ static void sweep(int64_t now)
         for (Client **at = &Q.table[i]; *at;) {
             Client *c = *at;
             refill(c, now);
-            if (!c->jobs && c->tokens >= burst) {
+            if (!c->jobs && c->tokens >= burst && c->learn >= (double)Q.cfg->learn_per_hour) {
                 *at = c->next;
                 free(c);
                 Q.count--;
@@ -73,6 +75,8 @@ static Client *find(const char *name, bool create)
     snprintf(c->name, sizeof c->name, "%s", name);
     c->tokens = (double)(Q.cfg->rate_burst > 0 ? Q.cfg->rate_burst : Q.cfg->rate);
     c->refilled_ms = now;
+    c->learn = (double)Q.cfg->learn_per_hour;
+    c->learn_ms = now;
     c->next = Q.table[b];
     Q.table[b] = c;
     Q.count++;
@@ -106,16 +110,43 @@ bool quota_job_allowed(const char *client)
     return !c || c->jobs < Q.cfg->client_jobs_max;
 }
 
-void quota_job_started(const char *client)
+bool quota_infinite_allowed(const char *client)
 {
-    Client *c = client[0] ? find(client, true) : NULL;
-    if (c)
-        c->jobs++;
+    if (Q.cfg->client_infinite_max <= 0)
+        return true;
+    Client *c = find(client, false);
+    return !c || c->infinite < Q.cfg->client_infinite_max;
 }
 
-void quota_job_ended(const char *client)
+void quota_job_started(const char *client, bool infinite)
+{
+    Client *c = client[0] ? find(client, true) : NULL;
+    if (c) {
+        c->jobs++;
+        c->infinite += infinite;
+    }
+}
+
+void quota_job_ended(const char *client, bool infinite)
 {
     Client *c = client[0] ? find(client, false) : NULL;
     if (c && c->jobs > 0)
         c->jobs--;
+    if (c && infinite && c->infinite > 0)
+        c->infinite--;
+}
+
+bool quota_learn_take(const char *client)
+{
+    Client *c = find(client, true);
+    if (!c)
+        return false; /* out of memory: the model can wait */
+    int64_t now = time_now_ms();
+    double per_hour = (double)Q.cfg->learn_per_hour;
+    c->learn = fmin(per_hour, c->learn + (double)(now - c->learn_ms) * per_hour / 3600000.0);
+    c->learn_ms = now;
+    if (c->learn < 1)
+        return false;
+    c->learn -= 1;
+    return true;
 }

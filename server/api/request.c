@@ -359,12 +359,21 @@ Job *request_start(ApiError *e, json_t *body, bool allow_infinite, const char *c
     Job *job = request_analysis(e, body, allow_infinite);
     if (!job)
         return NULL;
+    if (job->limits.infinite && !quota_infinite_allowed(client)) {
+        job_release(job);
+        api_error_set(e, 429, "too_many_infinite", NULL,
+                      "%.48s already runs the most infinite analyses a client may; stop one, or give a depth or "
+                      "movetime",
+                      client);
+        return NULL;
+    }
+    snprintf(job->client, sizeof job->client, "%s", client); /* before the queue sees it: fairness */
     if (!jobs_submit(job)) {
         job_release(job);
         api_error_set(e, 503, "queue_full", NULL, "every worker is busy and the queue is full; retry shortly");
         return NULL;
     }
-    snprintf(job->client, sizeof job->client, "%s", client);
-    quota_job_started(job->client);
+    job->counted = true;
+    quota_job_started(job->client, job->limits.infinite);
     return job;
 }

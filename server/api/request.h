@@ -13,8 +13,9 @@ void request_set_config(const ServerConfig *cfg);
 /* Validates an analysis request (REST body or WebSocket op) into a new job, not yet submitted;
  * NULL with e set. allow_infinite: WebSocket analyses may run until stopped. */
 Job *request_analysis(ApiError *e, json_t *body, bool allow_infinite);
-/* request_analysis, then the job is queued for `client` (an address), counted against its quota:
- * NULL with e set, among others 429 too_many_jobs and 503 queue_full. */
+/* request_analysis, then the job is queued for `client` (its owner: a token's name or an address),
+ * counted against its quotas: NULL with e set, among others 429 too_many_jobs, 429
+ * too_many_infinite and 503 queue_full. */
 Job *request_start(ApiError *e, json_t *body, bool allow_infinite, const char *client);
 /* Rejects keys not in `allowed` (NULL-terminated), suggesting the nearest one. */
 bool request_check_keys(ApiError *e, json_t *obj, const char *const *allowed, const char *prefix);

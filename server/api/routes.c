@@ -10,10 +10,12 @@
 
 #include "../base/log.h"
 #include "../base/origin.h"
+#include "../base/utf8.h"
 #include "../domain/games.h"
 #include "../net/static.h"
 #include "../store/store.h"
 #include "api.h"
+#include "auth.h"
 #include "quota.h"
 #include "reply.h"
 #include "request.h"
@@ -71,6 +73,7 @@ static void on_config(Request *r, const char *param)
     snprintf(url, sizeof url, "ws://%s:%d/", name, WsPort);
     json_object_set_new(o, "wsUrl", json_string(url));
     json_object_set_new(o, "modes", json_pack("[s, s, s]", "classical", "affective", "bayesian"));
+    json_object_set_new(o, "authMode", json_string(auth_mode_name())); /* what "auto" became */
     json_object_set_new(o, "version", json_string(VERSION));
     api_reply_json(r, 200, o);
 }
@@ -83,25 +86,32 @@ static void on_openapi(Request *r, const char *param)
     api_reply_json(r, 200, openapi());
 }
 
+#define ANALYSE SCOPE_ANALYSE
+#define PLAY SCOPE_PLAY
 const Route Routes[] = {
-    {"GET", "/api/health", on_health, "Server status, workers and queue"},
-    {"GET", "/api/config", on_config, "Every limit and setting in force"},
-    {"POST", "/api/analyse", analysis_analyse, "Analyse one position and answer when done"},
-    {"POST", "/api/jobs", analysis_job_create, "Queue an analysis; answers 202 with its id at once"},
-    {"GET", "/api/jobs/{id}", analysis_job_get, "A job's status, and its result when done"},
-    {"DELETE", "/api/jobs/{id}", analysis_job_delete, "Cancel a queued or running job"},
-    {"GET", "/api/cloud-eval", analysis_cloud_eval, "Analysis in Lichess's cloud-eval shape (?fen=&multiPv=)"},
+    {"GET", "/api/health", on_health, "Server status, workers and queue", 0, true},
+    {"GET", "/api/config", on_config, "Every limit and setting in force", 0, true},
+    {"POST", "/api/analyse", analysis_analyse, "Analyse one position and answer when done", ANALYSE, false},
+    {"POST", "/api/jobs", analysis_job_create, "Queue an analysis; answers 202 with its id at once", ANALYSE, false},
+    {"GET", "/api/jobs/{id}", analysis_job_get, "A job's status, and its result when done (its owner's)", 0, false},
+    {"DELETE", "/api/jobs/{id}", analysis_job_delete, "Cancel a queued or running job (its owner's)", 0, false},
+    {"GET", "/api/cloud-eval", analysis_cloud_eval, "Analysis in Lichess's cloud-eval shape (?fen=&multiPv=)",
+     ANALYSE, false},
     {"POST", "/api/games", games_route_create,
-     "Start a game against the engine (mode, color, level, temperament, fen)"},
-    {"GET", "/api/games/{id}", games_route_get, "A game: moves, status, emotions"},
-    {"POST", "/api/games/{id}/moves", games_route_move, "Play a move; answers with the engine's reply"},
-    {"GET", "/api/games/{id}/pgn", games_route_pgn, "The game as PGN"},
-    {"POST", "/api/games/{id}/resign", games_route_resign, "Resign the game"},
-    {"POST", "/api/games/{id}/takeback", games_route_takeback, "Take back your last move (and the engine's reply)"},
-    {"GET", "/api/bayes/model", models_route_bayes, "The Bayesian model: games learned, selections (?detail=counts)"},
-    {"POST", "/api/style", models_route_style, "Classify a player's style from PGN: posterior and features"},
-    {"GET", "/api/openapi.json", on_openapi, "This API, as OpenAPI 3"},
-    {"GET", "/metrics", metrics_route, "Prometheus metrics"},
+     "Start a game against the engine (mode, color, level, temperament, fen)", PLAY, false},
+    {"GET", "/api/games/{id}", games_route_get, "A game: moves, status, emotions", 0, false},
+    {"POST", "/api/games/{id}/moves", games_route_move, "Play a move (fullId); answers with the engine's reply", PLAY,
+     false},
+    {"GET", "/api/games/{id}/pgn", games_route_pgn, "The game as PGN", 0, false},
+    {"POST", "/api/games/{id}/resign", games_route_resign, "Resign the game (fullId)", PLAY, false},
+    {"POST", "/api/games/{id}/takeback", games_route_takeback, "Take back your last move and the engine's (fullId)",
+     PLAY, false},
+    {"GET", "/api/bayes/model", models_route_bayes, "The Bayesian model: games learned, selections (?detail=counts)",
+     0, false},
+    {"POST", "/api/style", models_route_style, "Classify a player's style from PGN: posterior and features", ANALYSE,
+     false},
+    {"GET", "/api/openapi.json", on_openapi, "This API, as OpenAPI 3", 0, true},
+    {"GET", "/metrics", metrics_route, "Prometheus metrics (admin)", SCOPE_ADMIN, false},
 };
 const int RouteCount = (int)(sizeof Routes / sizeof Routes[0]);
 
@@ -185,24 +195,64 @@ static bool trusted(Request *r)
     return true;
 }
 
-/* Whether a request takes from its client's rate (the server's own state pages do not). */
-static bool metered(const Request *r)
+/* Whether a request takes from its client's rate: API requests but the server's own state pages. */
+static bool metered(const Request *r, const Route *route)
 {
-    static const char *const Free[] = {"/api/health", "/api/config", "/api/openapi.json"};
-    if (strncmp(r->path, "/api/", 5))
+    return route ? !route->open : !strncmp(r->path, "/api/", 5);
+}
+
+static void refuse(Request *r, const ApiError *e)
+{
+    if (e->status == 401)
+        http_add_header(r, "WWW-Authenticate", "Bearer realm=\"feelfish\"");
+    api_reply_error(r, e);
+}
+
+/* Who asks: the request's client becomes its token's name, and it carries its scopes. */
+static bool identify(Request *r)
+{
+    Identity id;
+    ApiError e;
+    if (!auth_identify(http_header(r, "Authorization"), r->client, &id, &e)) {
+        refuse(r, &e);
         return false;
-    for (size_t i = 0; i < sizeof Free / sizeof Free[0]; i++)
-        if (!strcmp(r->path, Free[i]))
-            return false;
+    }
+    snprintf(r->client, sizeof r->client, "%s", id.who);
+    r->scopes = id.scopes;
+    r->authenticated = id.token;
     return true;
+}
+
+static const Route *find_route(const Request *r, const char **param, bool *path_known)
+{
+    *path_known = false;
+    for (int i = 0; i < RouteCount; i++) {
+        if (!match_path(Routes[i].path, r->path, param))
+            continue;
+        *path_known = true;
+        if (!strcmp(Routes[i].method, r->method))
+            return &Routes[i];
+    }
+    return NULL;
 }
 
 void routes_handle(Request *r)
 {
-    if (!trusted(r))
+    if (r->bad_request[0]) {
+        api_reply_fail(r, 400, "bad_framing", NULL, "%s", r->bad_request);
         return;
+    }
+    if (!utf8_valid(r->path)) {
+        api_reply_fail(r, 400, "bad_path", NULL, "the path is not valid UTF-8 once its %%xx escapes are decoded");
+        return;
+    }
+    if (!trusted(r) || !identify(r))
+        return;
+    const char *param = NULL;
+    bool path_known;
+    const Route *route = find_route(r, &param, &path_known);
     int retry;
-    if (metered(r) && !quota_take(r->client, &retry)) {
+    if (metered(r, route) && !quota_take(r->client, &retry)) {
         char seconds[16];
         snprintf(seconds, sizeof seconds, "%d", retry);
         http_add_header(r, "Retry-After", seconds);
@@ -213,22 +263,21 @@ void routes_handle(Request *r)
         api_reply_fail(r, 413, "body_too_large", NULL, "the request body is larger than %ld bytes", Cfg->body_max);
         return;
     }
-    bool path_known = false;
-    for (int i = 0; i < RouteCount; i++) {
-        const char *param = NULL;
-        if (!match_path(Routes[i].path, r->path, &param))
-            continue;
-        path_known = true;
-        if (strcmp(Routes[i].method, r->method))
-            continue;
-        Routes[i].handler(r, param);
+    if (route) {
+        ApiError e;
+        Identity id = auth_of(r);
+        if (!route->open && !auth_allows(&id, route->scopes, &e)) {
+            refuse(r, &e);
+            return;
+        }
+        route->handler(r, param);
         return;
     }
     if (path_known) {
         char allow[64] = "";
         for (int i = 0; i < RouteCount; i++) {
-            const char *param = NULL;
-            if (match_path(Routes[i].path, r->path, &param)) {
+            const char *ignored = NULL;
+            if (match_path(Routes[i].path, r->path, &ignored)) {
                 if (allow[0])
                     strcat(allow, ", ");
                 strcat(allow, Routes[i].method);
@@ -245,12 +294,10 @@ void routes_handle(Request *r)
 
 int routes_index(const Request *r)
 {
-    for (int i = 0; i < RouteCount; i++) {
-        const char *param;
-        if (match_path(Routes[i].path, r->path, &param) && !strcmp(Routes[i].method, r->method))
-            return i;
-    }
-    return RouteCount; /* "other" */
+    const char *param;
+    bool path_known;
+    const Route *route = find_route(r, &param, &path_known);
+    return route ? (int)(route - Routes) : RouteCount; /* "other" */
 }
 
 static json_t *openapi(void)
@@ -285,7 +332,7 @@ void api_init(const ServerConfig *cfg, int http_port, int ws_port)
     ws_ops_set_config(cfg);
     origin_init(cfg, http_port);
     quota_init(cfg);
-    games_routes_init();
+    games_routes_init(cfg);
     HttpPort = http_port;
     WsPort = ws_port;
     StartedMs = time_now_ms();
@@ -305,6 +352,7 @@ static void on_retry(uv_timer_t *t)
 
 void api_resume(uv_loop_t *loop)
 {
+    auth_start(Cfg, loop);
     int jobs = analysis_resume(), games = games_routes_resume();
     if (jobs || games)
         log_msg(LOG_INFO, "resumed %d unfinished jobs and %d games waiting for the engine", jobs, games);
@@ -321,6 +369,7 @@ void api_stop(void)
     uv_timer_stop(&RetryTimer);
     uv_close((uv_handle_t *)&RetryTimer, NULL);
     analysis_forget_waiting();
+    auth_stop();
 }
 
 static void completed(const Request *r) { metrics_count_request(r); }

@@ -10,6 +10,8 @@ typedef struct {
     const char *path; /* "/api/jobs/{id}" */
     void (*handler)(Request *r, const char *param);
     const char *summary;
+    unsigned scopes; /* what a token needs for it (store/tokens.h), 0: any access */
+    bool open;       /* answered to anyone, with or without a token, and not rate-limited */
 } Route;
 
 extern const Route Routes[];
@@ -32,7 +34,7 @@ int analysis_resume(void);
 int analysis_retry_waiting(void);
 void analysis_forget_waiting(void);
 /* games_routes.c; init: games store themselves through the API */
-void games_routes_init(void);
+void games_routes_init(const ServerConfig *cfg);
 /* At start: starts the engine's move of the games that waited for it; returns how many. */
 int games_routes_resume(void);
 void games_route_create(Request *r, const char *param);

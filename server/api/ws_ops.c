@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "auth.h"
 #include "encode.h"
 #include "quota.h"
 #include "reply.h"
@@ -21,6 +22,7 @@ typedef struct {
 
 typedef struct {
     WsSession *ws;
+    Identity who; /* from the handshake's Authorization header, or an auth op */
     WsSearch *searches;
     int search_count;
 } Conn;
@@ -126,7 +128,7 @@ static void op_analyse(Conn *c, json_t *msg)
         send_error(c, cid, &e);
         return;
     }
-    Job *job = request_start(&e, msg, true, ws_client(c->ws));
+    Job *job = request_start(&e, msg, true, c->who.who);
     if (!job) {
         send_error(c, cid, &e);
         return;
@@ -163,6 +165,10 @@ static void op_subscribe(Conn *c, json_t *msg)
         send_error(c, NULL, &e);
         return;
     }
+    if (!auth_owns_job(job->client, &c->who, &e)) {
+        send_error(c, NULL, &e);
+        return;
+    }
     WsSearch sub = {{0}, true, job};
     snprintf(sub.id, sizeof sub.id, "%s", job->id);
     if (job->status != JOB_QUEUED && job->status != JOB_RUNNING) {
@@ -180,13 +186,36 @@ static void op_subscribe(Conn *c, json_t *msg)
     add_search(c, &sub);
 }
 
+/* {"op": "auth", "token": "..."}: for browsers, which cannot set a handshake's headers. */
+static void op_auth(Conn *c, json_t *msg)
+{
+    ApiError e;
+    const char *token = json_string_value(json_object_get(msg, "token"));
+    char header[TOKEN_TEXT_LEN + 16];
+    if (!token || strlen(token) > TOKEN_TEXT_LEN) {
+        api_error_set(&e, 400, "token_missing", "token", "send {\"op\": \"auth\", \"token\": \"ff_...\"}");
+        send_error(c, NULL, &e);
+        return;
+    }
+    snprintf(header, sizeof header, "Bearer %s", token);
+    Identity who;
+    if (!auth_identify(header, ws_client(c->ws), &who, &e)) {
+        send_error(c, NULL, &e);
+        return;
+    }
+    c->who = who;
+    char scopes[64];
+    scopes_format(who.scopes, scopes, sizeof scopes);
+    send_json(c, json_pack("{s:s, s:s}", "type", "authenticated", "scopes", scopes), false, NULL, 0);
+}
+
 static void on_message(WsSession *s, WsMessageKind kind, const char *text, size_t len)
 {
     Conn *c = ws_user(s);
     ApiError e;
     int retry;
-    if (!quota_take(ws_client(s), &retry)) {
-        api_error_set(&e, 429, "rate_limited", NULL, "too many messages from %.48s; retry in %d s", ws_client(s),
+    if (!quota_take(c->who.who, &retry)) {
+        api_error_set(&e, 429, "rate_limited", NULL, "too many messages from %.48s; retry in %d s", c->who.who,
                       retry);
         send_error(c, NULL, &e);
         return;
@@ -209,9 +238,16 @@ static void on_message(WsSession *s, WsMessageKind kind, const char *text, size_
     json_t *op = json_object_get(msg, "op");
     const char *name = json_is_string(op) ? json_string_value(op) : NULL;
     if (!name)
-        api_error_set(&e, 400, "op_missing", "op", "each message needs an 'op': analyse, stop, subscribe or ping");
-    if (name && !strcmp(name, "ping"))
+        api_error_set(&e, 400, "op_missing", "op",
+                      "each message needs an 'op': analyse, stop, subscribe, auth or ping");
+    bool searching = name && (!strcmp(name, "analyse") || !strcmp(name, "subscribe"));
+    if (searching && !auth_allows(&c->who, SCOPE_ANALYSE, &e)) {
+        json_t *id = json_object_get(msg, "id");
+        send_error(c, json_is_string(id) ? json_string_value(id) : NULL, &e);
+    } else if (name && !strcmp(name, "ping"))
         send_json(c, json_pack("{s:s}", "type", "pong"), false, NULL, 0);
+    else if (name && !strcmp(name, "auth"))
+        op_auth(c, msg);
     else if (name && !strcmp(name, "analyse"))
         op_analyse(c, msg);
     else if (name && !strcmp(name, "stop"))
@@ -220,8 +256,8 @@ static void on_message(WsSession *s, WsMessageKind kind, const char *text, size_
         op_subscribe(c, msg);
     else {
         if (name)
-            api_error_set(&e, 400, "unknown_op", "op", "unknown op '%.40s': use analyse, stop, subscribe or ping",
-                          name);
+            api_error_set(&e, 400, "unknown_op", "op",
+                          "unknown op '%.40s': use analyse, stop, subscribe, auth or ping", name);
         json_t *id = json_object_get(msg, "id");
         send_error(c, json_is_string(id) ? json_string_value(id) : NULL, &e);
     }
@@ -235,6 +271,11 @@ static void on_open(WsSession *s)
         abort();
     c->ws = s;
     ws_set_user(s, c);
+    ApiError e;
+    if (!auth_identify(ws_authorization(s), ws_client(s), &c->who, &e)) {
+        send_error(c, NULL, &e);
+        ws_close(s, "invalid token");
+    }
 }
 
 static void on_close(WsSession *s)

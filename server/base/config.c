@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define F(field) offsetof(ServerConfig, field)
+#define F(field) offsetof(ServerConfig, field), sizeof(((ServerConfig *)0)->field)
 
 const Setting Settings[] = {
     {"--http", "FEELFISH_HTTP_PORT", "httpPort", SETTING_NUMBER, "8080", 0, 65535, F(http_port),
@@ -28,6 +28,8 @@ const Setting Settings[] = {
      "address to listen on (0.0.0.0: every interface; put a reverse proxy in front)"},
     {"--log-level", "FEELFISH_LOG_LEVEL", "logLevel", SETTING_TEXT, "info", 0, 0, F(log_level),
      "error, warn, info or debug"},
+    {"--log-format", "FEELFISH_LOG_FORMAT", "logFormat", SETTING_TEXT, "text", 0, 0, F(log_format),
+     "text or json (one JSON object per line)"},
     {"--body-max", "FEELFISH_BODY_MAX", "bodyMaxBytes", SETTING_NUMBER, "1048576", 1024, 67108864, F(body_max),
      "largest request body, bytes (413 beyond)"},
     {"--ws-message-max", "FEELFISH_WS_MESSAGE_MAX", "wsMessageMaxBytes", SETTING_NUMBER, "65536", 1024, 16777216,
@@ -42,11 +44,36 @@ const Setting Settings[] = {
      "requests a client may send at once before --rate applies (0: the rate itself)"},
     {"--client-jobs-max", "FEELFISH_CLIENT_JOBS_MAX", "clientJobsMax", SETTING_NUMBER, "0", 0, 100000,
      F(client_jobs_max), "analyses one client address may have queued or running (0: no limit; 429 beyond)"},
+    {"--client-infinite-max", "FEELFISH_CLIENT_INFINITE_MAX", "clientInfiniteMax", SETTING_NUMBER, "0", 0, 100000,
+     F(client_infinite_max), "infinite WebSocket analyses one client may run at once (0: no limit; 429 beyond)"},
+    {"--auth", "FEELFISH_AUTH", "auth", SETTING_TEXT, "auto", 0, 0, F(auth),
+     "off, optional or required: API tokens (feelfish token create); auto: off on a loopback --bind, else "
+     "optional"},
+    {"--learn-min-plies", "FEELFISH_LEARN_MIN_PLIES", "learnMinPlies", SETTING_NUMBER, "20", 0, 10000,
+     F(learn_min_plies), "a finished game teaches the Bayesian model only from this many plies"},
+    {"--learn-per-hour", "FEELFISH_LEARN_PER_HOUR", "learnPerHour", SETTING_NUMBER, "30", 0, 100000,
+     F(learn_per_hour), "games one client may teach the Bayesian model per hour (0: none)"},
     {"--allowed-origins", "FEELFISH_ALLOWED_ORIGINS", "allowedOrigins", SETTING_TEXT, "", 0, 0, F(allowed_origins),
      "other origins (http://host:port, comma-separated) whose pages may use the API and WebSocket; the page's "
      "own always may"},
     {"--allowed-hosts", "FEELFISH_ALLOWED_HOSTS", "allowedHosts", SETTING_TEXT, "", 0, 0, F(allowed_hosts),
      "Host names answered besides localhost, 127.0.0.1, [::1] and the --bind address (comma-separated; * any)"},
+    {"--connections-max", "FEELFISH_CONNECTIONS_MAX", "connectionsMax", SETTING_NUMBER, "4000", 16, 1000000,
+     F(connections_max), "open connections, HTTP and WebSocket each (kept below the descriptor limit)"},
+    {"--connections-per-ip", "FEELFISH_CONNECTIONS_PER_IP", "connectionsPerIp", SETTING_NUMBER, "256", 0, 1000000,
+     F(connections_per_ip), "open connections from one address, HTTP and WebSocket each (0: no limit)"},
+    {"--header-timeout", "FEELFISH_HEADER_TIMEOUT", "headerTimeoutS", SETTING_NUMBER, "10", 1, 3600,
+     F(header_timeout), "a new connection's request headers must arrive within this, s (408 beyond)"},
+    {"--body-timeout", "FEELFISH_BODY_TIMEOUT", "bodyTimeoutS", SETTING_NUMBER, "30", 1, 3600, F(body_timeout),
+     "a request's body must arrive within this after its headers, s (408 beyond)"},
+    {"--keepalive-timeout", "FEELFISH_KEEPALIVE_TIMEOUT", "keepaliveTimeoutS", SETTING_NUMBER, "30", 1, 3600,
+     F(keepalive_timeout), "a kept-alive connection is closed when its next request has not come within this, s"},
+    {"--keepalive-requests", "FEELFISH_KEEPALIVE_REQUESTS", "keepaliveRequests", SETTING_NUMBER, "1000", 1, 1000000,
+     F(keepalive_requests), "requests on one connection; the last is answered with Connection: close"},
+    {"--ws-idle-timeout", "FEELFISH_WS_IDLE_TIMEOUT", "wsIdleTimeoutS", SETTING_NUMBER, "600", 5, 86400,
+     F(ws_idle_timeout), "a WebSocket with no message either way for this long is closed, s"},
+    {"--ws-ping-interval", "FEELFISH_WS_PING_INTERVAL", "wsPingIntervalS", SETTING_NUMBER, "30", 1, 3600,
+     F(ws_ping_interval), "a silent WebSocket is pinged after this, and closed if nothing comes back in as long, s"},
     {"--ws-searches-max", "FEELFISH_WS_SEARCHES_MAX", "wsSearchesPerConnection", SETTING_NUMBER, "4", 1, 1000,
      F(ws_searches_max), "analyses one WebSocket connection may run at once"},
     {"--max-depth", "FEELFISH_MAX_DEPTH", "maxDepth", SETTING_NUMBER, "40", 1, 119, F(max_depth),
@@ -66,11 +93,8 @@ static bool set_value(ServerConfig *c, const Setting *s, const char *value, cons
 {
     char *field = (char *)c + s->offset;
     if (s->type == SETTING_TEXT) {
-        size_t cap = s->offset == offsetof(ServerConfig, bind)        ? sizeof c->bind
-                     : s->offset == offsetof(ServerConfig, log_level) ? sizeof c->log_level
-                                                                      : sizeof c->db;
-        if (strlen(value) >= cap) {
-            snprintf(err, size, "%s: value longer than %zu characters", from, cap - 1);
+        if (strlen(value) >= s->size) {
+            snprintf(err, size, "%s: value longer than %zu characters", from, s->size - 1);
             return false;
         }
         strcpy(field, value);
@@ -133,6 +157,15 @@ bool config_load(ServerConfig *c, int argc, char **argv, bool *help, char *err, 
         level_ok |= !strcmp(c->log_level, levels[i]);
     if (!level_ok) {
         snprintf(err, err_size, "--log-level: '%s' is not one of error, warn, info, debug", c->log_level);
+        return false;
+    }
+    if (strcmp(c->log_format, "text") && strcmp(c->log_format, "json")) {
+        snprintf(err, err_size, "--log-format: '%s' is not text or json", c->log_format);
+        return false;
+    }
+    if (strcmp(c->auth, "auto") && strcmp(c->auth, "off") && strcmp(c->auth, "optional") &&
+        strcmp(c->auth, "required")) {
+        snprintf(err, err_size, "--auth: '%s' is not one of auto, off, optional, required", c->auth);
         return false;
     }
     if (c->workers == 0) {

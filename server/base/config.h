@@ -10,10 +10,12 @@
 typedef struct {
     long http_port, ws_port, workers, hash_mb, queue;
     long body_max, ws_message_max, ws_searches_max, ws_send_buffer, ws_queue_max;
-    long rate, rate_burst, client_jobs_max;
+    long rate, rate_burst, client_jobs_max, client_infinite_max, learn_min_plies, learn_per_hour;
     long max_depth, max_movetime, max_multipv, job_timeout;
+    long connections_max, connections_per_ip, header_timeout, body_timeout, keepalive_timeout, keepalive_requests;
+    long ws_idle_timeout, ws_ping_interval;
     long long max_nodes;
-    char db[512], web[512], style_model[512], bind[64], log_level[16];
+    char db[512], web[512], style_model[512], bind[64], log_level[16], log_format[16], auth[16];
     char allowed_origins[512], allowed_hosts[512];
 } ServerConfig;
 
@@ -27,6 +29,7 @@ typedef struct {
     const char *def;
     long long min, max;
     size_t offset; /* into ServerConfig */
+    size_t size;   /* of the field (a text's room) */
     const char *help;
 } Setting;
 

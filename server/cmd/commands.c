@@ -5,6 +5,7 @@
 #include "bayes.h"
 #include "learn.h"
 #include "serve.h"
+#include "token.h"
 
 const Command ServerCommands[] = {
     {"serve", NULL, "[options]", "the REST analysis server (serve --help)", serve_command},
@@ -15,6 +16,8 @@ const Command ServerCommands[] = {
      analyse_command},
     {"learn", NULL, "--games N [--concurrency C] [--nodes N | --tc S+I] [--db FILE]",
      "self-play for the Bayesian model (learn --help)", learn_command},
+    {"token", NULL, "create --scopes S [--name N] | list | revoke ID [--db FILE]",
+     "API tokens for --auth (token with no verb: help)", token_command},
     {"bayes", NULL, "show|export FILE|import FILE [--db FILE]", "inspect, export or merge the Bayesian model's counts",
      bayes_command},
     {"bayes-experiment", NULL, "[--sizes 0,50,100,200] [--games G] [...]",

@@ -3,6 +3,7 @@
 #include "serve.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,30 @@ static void on_signal(uv_signal_t *s, int signum)
     uv_timer_start(&DrainTimer, on_drained, 150, 0);
 }
 
+/* Connections must never run the process out of descriptors (libwebsockets spins on a failing
+ * accept): the soft limit is raised to the hard one, and HTTP and WebSocket get at most what is
+ * left after a reserve (the database, the workers' eventfd, the loop's own) between them. */
+static void fit_descriptors(ServerConfig *cfg)
+{
+    enum { RESERVE = 128 };
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl))
+        return;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    long room = rl.rlim_cur == RLIM_INFINITY ? 1000000 : ((long)rl.rlim_cur - RESERVE) / 2;
+    if (room < 16)
+        room = 16;
+    if (cfg->connections_max > room) {
+        log_msg(LOG_WARN, "--connections-max %ld lowered to %ld: %llu descriptors allowed", cfg->connections_max,
+                room, (unsigned long long)rl.rlim_cur);
+        cfg->connections_max = room;
+    }
+}
+
 int serve_command(int argc, char **argv, FILE *out)
 {
     (void)out;
@@ -62,7 +87,9 @@ int serve_command(int argc, char **argv, FILE *out)
         return 0;
     }
     log_set_level(cfg.log_level);
+    log_set_format(cfg.log_format);
     signal(SIGPIPE, SIG_IGN);
+    fit_descriptors(&cfg);
     srand((unsigned)uv_hrtime());
     static_load(cfg.web);
     uv_loop_t *loop = uv_default_loop();

@@ -136,14 +136,21 @@ static void update_status(Game *g, Position *p)
  * which no level of the parameters describes. */
 static void learn_from(Game *g)
 {
-    if (g->learned || !strcmp(g->mode, "affective") || !strcmp(g->status, "started"))
+    if (g->learned || g->not_learned[0] || !strcmp(g->mode, "affective") || !strcmp(g->status, "started"))
         return;
     bool any = false;
     for (int ph = 0; ph < BAYES_PHASE_NB; ph++)
         any |= g->levels[ph] != NULL;
+    if (!any) {
+        g->learned = true;
+        return; /* the engine never moved: nothing to learn */
+    }
+    const char *why = G.hooks.may_learn ? G.hooks.may_learn(g) : NULL;
+    if (why) {
+        snprintf(g->not_learned, sizeof g->not_learned, "%s", why);
+        return;
+    }
     g->learned = true;
-    if (!any)
-        return; /* the engine never moved */
     Color engine = color_flip(g->human);
     GameResult r = !strcmp(g->result, "1/2-1/2")                         ? RESULT_DRAW
                    : !strcmp(g->result, engine == WHITE ? "1-0" : "0-1") ? RESULT_WIN
@@ -280,6 +287,7 @@ static bool engine_move(Game *g)
     Job *job = job_new(&p, &l, &e, g->mode);
     if (!job)
         return false;
+    snprintf(job->client, sizeof job->client, "%s", g->owner); /* served fairly among its jobs */
     if (bayesian) {
         job->has_bayes = true;
         job->bayes = choice;
@@ -389,6 +397,8 @@ Game *games_create(const GameSettings *s, ApiError *e)
     ids_random_hex(g->id + 1, GAMES_ID_LEN - 1); /* 60 random bits */
     ids_random_hex(g->secret, GAMES_SECRET_LEN);
     g->created_ms = clock_wall_ms();
+    snprintf(g->owner, sizeof g->owner, "%s", s->owner ? s->owner : "");
+    g->may_teach = s->may_teach;
     insert(g);
     if (p.side != g->human && !engine_move(g)) {
         discard(g); /* nothing was created: the client may retry */

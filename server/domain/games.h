@@ -51,6 +51,9 @@ struct Game {
     int choice_count;
     uint8_t *levels[BAYES_PHASE_NB]; /* the engine's parameter levels in each phase it reached */
     bool learned;                    /* its records are in the Bayesian model */
+    char not_learned[16];            /* finished but not learned from: why (GameHooks.may_learn) */
+    char owner[48];                  /* who created it (the API's client): its engine moves are its jobs */
+    bool may_teach;                  /* its creator may teach the shared model */
     long long created_ms, updated_ms;
     GameListener listener; /* hears the engine's reply (one at a time) */
     void *listener_user;
@@ -68,10 +71,15 @@ typedef struct {
     const char *fen;            /* NULL: the start position */
     const char *const *moves;   /* opening moves, UCI or SAN */
     int move_count;
+    const char *owner; /* who creates it */
+    bool may_teach;    /* whether its creator may teach the shared model */
 } GameSettings;
 
 typedef struct {
     void (*changed)(Game *g); /* after every change: the API stores the game */
+    /* Whether a finished game may teach the shared Bayesian model: NULL, or why not (a short
+     * code). May be NULL: every finished game teaches it. */
+    const char *(*may_learn)(const Game *g);
 } GameHooks;
 
 void games_init(const GameHooks *hooks);

@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../base/hash.h"
 #include "../base/log.h"
 #include "backend.h"
 
@@ -51,6 +52,10 @@ static struct {
     int worker_count, busy;
     Job **queue;
     int capacity, head, count;
+    /* When each client was last served (a pick's sequence number), by a hash of its name: the
+     * queue goes round-robin over clients, not first come first served. */
+    uint64_t served[1024];
+    uint64_t picks;
     bool quit;
     Event *events, *events_tail;
     atomic_bool pending; /* events wait: the list is non-empty (a cheap check for the loop) */
@@ -152,6 +157,34 @@ static void arm(Worker *w, Job *job)
         search_stop(w->search);
 }
 
+/* The queued job whose client was served longest ago (the oldest of its jobs): one client's 60
+ * queued analyses take turns with everyone else's instead of running first. A client's jobs keep
+ * their order. Clients whose names share a slot of `served` share a turn. Under pool_lock. */
+static unsigned served_slot(const Job *job)
+{
+    return hash_text(job->client) % (sizeof P.served / sizeof P.served[0]);
+}
+
+static Job *take_fairly(void)
+{
+    int best = 0;
+    uint64_t best_served = UINT64_MAX;
+    for (int i = 0; i < P.count && best_served; i++) {
+        uint64_t served = P.served[served_slot(P.queue[(P.head + i) % P.capacity])];
+        if (served < best_served) {
+            best_served = served;
+            best = i;
+        }
+    }
+    Job *job = P.queue[(P.head + best) % P.capacity];
+    for (int k = best; k > 0; k--) /* close the gap: the others keep their order */
+        P.queue[(P.head + k) % P.capacity] = P.queue[(P.head + k - 1) % P.capacity];
+    P.head = (P.head + 1) % P.capacity;
+    P.count--;
+    P.served[served_slot(job)] = ++P.picks;
+    return job;
+}
+
 /* Searches are background work: the workers run below the loop thread's priority, so that with
  * every core searching the loop still gets a core the moment a frame is ready to go out (on two
  * cores at nice 0 an info event waited up to a time slice for it). Threads a search starts inherit
@@ -172,9 +205,7 @@ static void *worker_main(void *arg)
             pthread_mutex_unlock(&P.pool_lock);
             break;
         }
-        Job *job = P.queue[P.head];
-        P.head = (P.head + 1) % P.capacity;
-        P.count--;
+        Job *job = take_fairly();
         P.busy++;
         w->job = job;
         job->taken = true;

@@ -6,16 +6,32 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include "../base/ids.h"
 #include "../base/log.h"
+
+/* A connection, from accept to close: what the guard needs to time its requests out. */
+typedef struct Connection {
+    int fd;
+    int64_t since_ms;  /* accepted, or its last answer went out */
+    int requests;      /* begun on it */
+    bool in_request;   /* its headers have come, its answer has not gone */
+    bool dispatched;   /* ... and its body too: the handler has it */
+    bool timed_out;    /* the guard has closed it */
+    struct Connection *prev, *next;
+} Connection;
 
 static struct {
     struct MHD_Daemon *daemon;
     uv_poll_t poll;
-    uv_timer_t timer;
+    uv_timer_t timer, guard;
+    Connection *connections;
     const ServerConfig *cfg;
     HttpHandlers handlers;
     Request *waiting; /* the suspended requests, answered at shutdown */
+    unsigned long long timeouts;
     bool running;
 } H;
 
@@ -177,6 +193,9 @@ static enum MHD_Result send_reply(Request *r)
     for (int i = 0; i < r->header_count; i++)
         MHD_add_response_header(resp, r->headers[i].name, r->headers[i].value);
     MHD_add_response_header(resp, "Cache-Control", r->cacheable || r->status == 304 ? "no-cache" : "no-store");
+    MHD_add_response_header(resp, "X-Request-Id", r->id);
+    if (r->last_on_connection)
+        MHD_add_response_header(resp, "Connection", "close"); /* --keepalive-requests */
     enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)r->status, resp);
     MHD_destroy_response(resp);
     return ret;
@@ -192,6 +211,68 @@ static void peer_name(const struct sockaddr *sa, char *out, size_t size)
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)size);
 }
 
+/* A request's id, for the access log and the X-Request-Id answer header: the client's (a proxy's)
+ * X-Request-Id when it is a plain token of 1 to 64 characters, else this process's prefix and a
+ * count. */
+static void name_request(Request *r)
+{
+    static char prefix[9];
+    static unsigned long long count;
+    const char *given = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Request-Id");
+    size_t n = given ? strlen(given) : 0;
+    if (n && n < sizeof r->id &&
+        strspn(given, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:") == n) {
+        memcpy(r->id, given, n + 1);
+        return;
+    }
+    if (!prefix[0])
+        ids_random_hex(prefix, 8);
+    snprintf(r->id, sizeof r->id, "%s-%llu", prefix, ++count);
+}
+
+typedef struct {
+    int lengths, encodings;
+    const char *length, *encoding;
+    bool lengths_differ;
+} Framing;
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    Framing *f = cls;
+    if (!strcasecmp(key, "Content-Length")) {
+        f->lengths_differ |= f->length && strcmp(f->length, value);
+        f->length = value;
+        f->lengths++;
+    } else if (!strcasecmp(key, "Transfer-Encoding")) {
+        f->encoding = value;
+        f->encodings++;
+    }
+    return MHD_YES;
+}
+
+/* How the body is framed must be unambiguous (request smuggling) and understood: one
+ * Content-Length (repeats must agree), or Transfer-Encoding: chunked alone; a body announced larger
+ * than --body-max is refused before it is read. */
+static void check_framing(Request *r)
+{
+    Framing f = {0};
+    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_framing, &f);
+    const char *problem = NULL;
+    if (f.lengths_differ)
+        problem = "two different Content-Length headers: send one";
+    else if (f.length && (!*f.length || strspn(f.length, "0123456789") != strlen(f.length)))
+        problem = "Content-Length must be a whole number of bytes";
+    else if (f.encodings && (f.encodings > 1 || strcasecmp(f.encoding, "chunked")))
+        problem = "the only Transfer-Encoding understood is chunked (send the body as it is, or chunked)";
+    else if (f.encodings && f.lengths)
+        problem = "send either Content-Length or Transfer-Encoding, not both";
+    if (problem)
+        snprintf(r->bad_request, sizeof r->bad_request, "%s", problem);
+    else if (f.length && strtoull(f.length, NULL, 10) > (unsigned long long)H.cfg->body_max)
+        r->too_large = true;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **ctx)
 {
@@ -202,15 +283,32 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (!r)
             return MHD_NO;
         r->conn = conn;
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        r->connection = ci ? ci->socket_context : NULL;
+        if (r->connection) {
+            r->connection->in_request = true;
+            r->connection->dispatched = false;
+            r->connection->since_ms = uv_now(H.poll.loop);
+            r->last_on_connection = ++r->connection->requests >= H.cfg->keepalive_requests;
+        }
         snprintf(r->method, sizeof r->method, "%s", method);
+        name_request(r);
         snprintf(r->path, sizeof r->path, "%s", url);
         r->start_ms = (double)uv_hrtime() / 1e6;
         const union MHD_ConnectionInfo *peer = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
         peer_name(peer ? peer->client_addr : NULL, r->client, sizeof r->client);
         *ctx = r;
-        const char *length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
-        if (length && strtoull(length, NULL, 10) > (unsigned long long)H.cfg->body_max)
-            r->too_large = true;
+        check_framing(r);
+        if (r->bad_request[0] || r->too_large) {
+            /* Answered before the body is read (MHD then closes the connection, unread). */
+            if (r->connection)
+                r->connection->dispatched = true;
+            r->last_on_connection = true;
+            H.handlers.handle(r);
+            if (!r->response)
+                http_reply(r, 400, "application/json", "{}", 2);
+            return send_reply(r);
+        }
         return MHD_YES;
     }
     if (*upload_size) {
@@ -229,6 +327,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     }
     if (r->client_gone)
         return MHD_NO; /* nobody to answer: close */
+    if (r->connection)
+        r->connection->dispatched = true;
     if (r->response)
         return send_reply(r); /* resumed with its answer, or answered at once */
     H.handlers.handle(r);     /* answers too large bodies too (r->too_large) */
@@ -248,6 +348,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **ctx, enu
     Request *r = *ctx;
     if (!r)
         return;
+    if (r->connection) {
+        r->connection->in_request = false;
+        r->connection->since_ms = uv_now(H.poll.loop);
+    }
     stop_watch(r);
     gone(r); /* a request that goes away stops what it waited for */
     char path[sizeof r->path];
@@ -255,7 +359,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **ctx, enu
         H.handlers.log_path(r, path, sizeof path);
     else
         snprintf(path, sizeof path, "%s", r->path);
-    log_access(r->method, path, r->status, (double)uv_hrtime() / 1e6 - r->start_ms);
+    log_access(&(AccessLine){r->id, r->client, r->method, path, r->status, (double)uv_hrtime() / 1e6 - r->start_ms});
     if (H.handlers.completed)
         H.handlers.completed(r);
     free(r->body);
@@ -266,6 +370,84 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **ctx, enu
     }
     free(r);
     *ctx = NULL;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    (void)cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        Connection *c = calloc(1, sizeof *c);
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (!c || !ci) {
+            free(c);
+            return; /* not guarded: MHD's idle timeout still applies */
+        }
+        c->fd = ci->connect_fd;
+        c->since_ms = uv_now(H.poll.loop);
+        c->next = H.connections;
+        if (H.connections)
+            H.connections->prev = c;
+        H.connections = c;
+        *socket_context = c;
+        return;
+    }
+    Connection *c = *socket_context;
+    if (!c)
+        return;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        H.connections = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    free(c);
+    *socket_context = NULL;
+}
+
+/* Closes a connection MHD holds: the peer is told why (a 408, when no answer has begun on it), and
+ * shutting the socket down makes MHD see the end of it and close it on its next turn. */
+static void time_out(Connection *c, bool answer)
+{
+    static const char Timeout[] = "HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\n"
+                                  "Connection: close\r\nContent-Length: 84\r\n\r\n"
+                                  "{\"error\":{\"code\":\"request_timeout\",\"message\":\"the request did not "
+                                  "arrive in time\"}}\n";
+    if (answer) {
+        ssize_t ignored = send(c->fd, Timeout, sizeof Timeout - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+        (void)ignored;
+    }
+    shutdown(c->fd, SHUT_RDWR);
+    c->timed_out = true;
+}
+
+/* Every second: a connection whose request headers have not all come within --header-timeout of
+ * its start (slowloris), or whose body has not within --body-timeout of its headers, gets 408 and
+ * is closed; a kept-alive one whose next request has not begun within --keepalive-timeout is
+ * closed. MHD's own timeout only catches connections that send nothing at all. */
+static void on_guard(uv_timer_t *t)
+{
+    int64_t now = (int64_t)uv_now(t->loop);
+    int closed = 0;
+    for (Connection *c = H.connections; c; c = c->next) {
+        if (c->timed_out || (c->in_request && c->dispatched))
+            continue; /* being answered: a search may take its time */
+        int64_t age = now - c->since_ms;
+        if (c->in_request && age > H.cfg->body_timeout * 1000)
+            time_out(c, true);
+        else if (!c->in_request && !c->requests && age > H.cfg->header_timeout * 1000)
+            time_out(c, true);
+        else if (!c->in_request && c->requests && age > H.cfg->keepalive_timeout * 1000)
+            time_out(c, false); /* idle between requests: nothing was asked, nothing to answer */
+        else
+            continue;
+        closed++;
+    }
+    if (closed) {
+        H.timeouts += (unsigned long long)closed;
+        MHD_run(H.daemon);
+        schedule();
+    }
 }
 
 static int hex_value(char c)
@@ -309,8 +491,11 @@ bool http_start(uv_loop_t *loop, const ServerConfig *cfg, const HttpHandlers *ha
     }
     H.daemon = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO, (uint16_t)cfg->http_port,
                                 NULL, NULL, on_request, NULL, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-                                MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_TIMEOUT,
-                                (unsigned)60, MHD_OPTION_CONNECTION_LIMIT, (unsigned)20000,
+                                MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL, MHD_OPTION_SOCK_ADDR,
+                                (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_TIMEOUT,
+                                (unsigned)(cfg->keepalive_timeout + cfg->header_timeout),
+                                MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->connections_max,
+                                MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)cfg->connections_per_ip,
                                 MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
     if (!H.daemon) {
         log_msg(LOG_ERROR, "cannot listen for HTTP on %s:%ld (in use?)", cfg->bind, cfg->http_port);
@@ -322,6 +507,8 @@ bool http_start(uv_loop_t *loop, const ServerConfig *cfg, const HttpHandlers *ha
     uv_poll_init(loop, &H.poll, fd->epoll_fd);
     uv_poll_start(&H.poll, UV_READABLE, on_poll);
     uv_timer_init(loop, &H.timer);
+    uv_timer_init(loop, &H.guard);
+    uv_timer_start(&H.guard, on_guard, 1000, 1000);
     H.running = true;
     schedule();
     return true;
@@ -348,8 +535,12 @@ void http_stop(void)
     H.running = false;
     uv_poll_stop(&H.poll);
     uv_timer_stop(&H.timer);
+    uv_timer_stop(&H.guard);
     uv_close((uv_handle_t *)&H.poll, NULL);
     uv_close((uv_handle_t *)&H.timer, NULL);
+    uv_close((uv_handle_t *)&H.guard, NULL);
     MHD_stop_daemon(H.daemon);
     H.daemon = NULL;
 }
+
+unsigned long long http_timeouts(void) { return H.timeouts; }

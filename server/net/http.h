@@ -12,17 +12,24 @@
 #include "../base/config.h"
 
 typedef struct Request Request;
+typedef struct Connection Connection;
 
 #define HTTP_EXTRA_HEADERS 12
 
 struct Request {
     struct MHD_Connection *conn;
+    Connection *connection;  /* the transport's record of its connection (may be NULL) */
+    bool last_on_connection; /* the connection's last request (--keepalive-requests) */
+    char id[65]; /* X-Request-Id: the access log's and the answer's */
     char method[16];
     char path[1024];
-    char client[48]; /* the peer's address: whose quotas the request counts against */
+    char client[48]; /* the peer's address; the layer above may put its client's name here (a token) */
+    unsigned scopes;  /* what the layer above lets it do (authentication) */
+    bool authenticated;
     char *body;
     size_t body_len;
     bool too_large;
+    char bad_request[128]; /* how the request's framing is wrong (a 400 bad_framing), "" if it is not */
     double start_ms;
     /* the answer, once known */
     int status;
@@ -53,6 +60,8 @@ typedef struct {
 } HttpHandlers;
 
 bool http_start(uv_loop_t *loop, const ServerConfig *cfg, const HttpHandlers *handlers, int *bound_port);
+/* Connections closed for being too slow (408 or an idle keep-alive), since start. */
+unsigned long long http_timeouts(void);
 /* Stops accepting; connections in progress are answered or closed. Loop thread. */
 void http_stop(void);
 

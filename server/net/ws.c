@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "../base/hash.h"
 #include "../base/log.h"
 #include "../base/origin.h"
 
@@ -28,23 +29,33 @@ typedef struct WsSession {
     size_t rx_len;
     bool rx_too_large, rx_binary;
     size_t queued; /* bytes of the frames in `out` */
-    bool closing;  /* its queue overflowed: it is being closed with 1008 */
+    bool closing;  /* being closed with 1008 (its queue overflowed, or the layer above said so) */
     void *user;    /* the layer above's state */
     char client[48];
+    char authorization[160]; /* the handshake's, "" if none */
+    uint64_t active_ms;      /* last frame in or out (uv_now) */
+    const char *close_reason;
     struct WsSession *prev, *next;
 } Session;
 
+#define PER_ADDRESS_SLOTS 16384
+
 static struct {
     struct lws_context *ctx;
+    uv_loop_t *loop;
+    uv_timer_t idle_timer;
+    /* Open sessions per peer address, by a hash of it (addresses sharing a slot share the cap). */
+    uint32_t per_address[PER_ADDRESS_SLOTS];
     const ServerConfig *cfg;
     WsHandlers handlers;
     Session *sessions;
     int clients;
-    unsigned long long sent, coalesced, overflows, refused;
+    unsigned long long sent, coalesced, overflows, refused, full, idle_closed;
 } W;
 
 void *ws_user(const WsSession *s) { return s->user; }
 const char *ws_client(const WsSession *s) { return s->client; }
+const char *ws_authorization(const WsSession *s) { return s->authorization[0] ? s->authorization : NULL; }
 void ws_set_user(WsSession *s, void *user) { s->user = user; }
 
 void ws_stats(WsStats *s)
@@ -54,6 +65,8 @@ void ws_stats(WsStats *s)
     s->frames_coalesced = W.coalesced;
     s->overflows = W.overflows;
     s->refused = W.refused;
+    s->full = W.full;
+    s->idle_closed = W.idle_closed;
 }
 
 /* Sends one text frame. lws buffers what the socket does not take and sends it itself. */
@@ -64,6 +77,7 @@ static void write_frame(Session *s, unsigned char *buf, size_t len)
         return;
     }
     W.sent++;
+    s->active_ms = uv_now(W.loop);
 }
 
 static void free_frames(Session *s)
@@ -83,14 +97,20 @@ static void free_frames(Session *s)
  * by that timeout. */
 static void overflow(Session *s)
 {
-    static const char Reason[] = "send queue full: read your frames";
-    s->closing = true;
     free_frames(s);
-    lws_close_reason(s->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)Reason, sizeof Reason - 1);
-    lws_callback_on_writable(s->wsi);
-    lws_set_timeout(s->wsi, PENDING_TIMEOUT_CLOSE_SEND, 5);
+    ws_close(s, "send queue full: read your frames");
     W.overflows++;
     log_msg(LOG_WARN, "websocket: a client's send queue passed %ld bytes: closed (1008)", W.cfg->ws_queue_max);
+}
+
+void ws_close(WsSession *s, const char *reason)
+{
+    if (s->closing)
+        return;
+    s->closing = true;
+    lws_close_reason(s->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)reason, strlen(reason));
+    lws_callback_on_writable(s->wsi); /* what is queued goes first, then the close frame */
+    lws_set_timeout(s->wsi, PENDING_TIMEOUT_CLOSE_SEND, 5);
 }
 
 void ws_send(WsSession *s, const char *text, size_t len, bool info, const char *id, int line)
@@ -164,6 +184,9 @@ static void session_close(Session *s)
     if (s->next)
         s->next->prev = s->prev;
     W.clients--;
+    uint32_t *n = &W.per_address[hash_text(s->client) % PER_ADDRESS_SLOTS];
+    if (*n)
+        (*n)--;
 }
 
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
@@ -179,6 +202,10 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         memset(s, 0, sizeof *s);
         s->wsi = wsi;
         lws_get_peer_simple(wsi, s->client, sizeof s->client);
+        W.per_address[hash_text(s->client) % PER_ADDRESS_SLOTS]++;
+        s->active_ms = uv_now(W.loop);
+        if (lws_hdr_copy(wsi, s->authorization, sizeof s->authorization, WSI_TOKEN_HTTP_AUTHORIZATION) < 0)
+            s->authorization[0] = 0; /* too long to be a token: as if none, the op layer refuses it */
         s->next = W.sessions;
         if (W.sessions)
             W.sessions->prev = s;
@@ -199,9 +226,19 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             W.refused++;
             return 1; /* refused before the upgrade */
         }
+        /* Room for it: --connections-max in all, --connections-per-ip from one address. */
+        char peer[48];
+        lws_get_peer_simple(wsi, peer, sizeof peer);
+        if (W.clients >= W.cfg->connections_max ||
+            (W.cfg->connections_per_ip &&
+             W.per_address[hash_text(peer) % PER_ADDRESS_SLOTS] >= (uint32_t)W.cfg->connections_per_ip)) {
+            W.full++;
+            return 1;
+        }
         break;
     }
     case LWS_CALLBACK_RECEIVE: {
+        s->active_ms = uv_now(W.loop);
         if (lws_is_first_fragment(wsi)) {
             s->rx_len = 0;
             s->rx_too_large = false;
@@ -230,21 +267,22 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         break;
     }
     case LWS_CALLBACK_SERVER_WRITEABLE: {
-        if (s->closing)
-            return -1; /* sends the close frame with its reason (1008) */
         Frame *f = s->out;
+        if (!f && s->closing)
+            return -1; /* sends the close frame with its reason (1008) */
         if (!f)
             break;
         if (lws_write(wsi, f->buf + LWS_PRE, f->len, LWS_WRITE_TEXT) < 0)
             return -1;
         W.sent++;
+        s->active_ms = uv_now(W.loop);
         s->out = f->next;
         if (!s->out)
             s->out_tail = NULL;
         s->queued -= f->len;
         free(f->buf);
         free(f);
-        if (s->out)
+        if (s->out || s->closing)
             lws_callback_on_writable(wsi);
         break;
     }
@@ -257,12 +295,45 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     return 0;
 }
 
+/* libwebsockets' own complaints, one line each; the same line again and again (accept failing
+ * while descriptors are short) is said once, then how often it came, at most once a minute. */
 static void lws_to_log(int level, const char *line)
 {
+    static char last[256];
+    static unsigned long repeats;
+    static uint64_t said_ms;
     size_t n = strlen(line);
     while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
         n--;
+    uint64_t now = W.loop ? uv_now(W.loop) : 0;
+    if (n < sizeof last && !strncmp(last, line, n) && !last[n]) {
+        repeats++;
+        if (now - said_ms < 60000)
+            return;
+        log_msg(LOG_WARN, "websocket: the last message came %lu more times", repeats);
+        repeats = 0;
+        said_ms = now;
+        return;
+    }
+    if (repeats)
+        log_msg(LOG_WARN, "websocket: the last message came %lu more times", repeats);
+    repeats = 0;
+    said_ms = now;
+    snprintf(last, sizeof last, "%.*s", (int)(n < sizeof last ? n : sizeof last - 1), line);
     log_msg(level == LLL_ERR ? LOG_ERROR : LOG_WARN, "websocket: %.*s", (int)n, line);
+}
+
+/* Every few seconds: a session with no frame either way for --ws-idle-timeout is closed. (A
+ * silent peer is also pinged by libwebsockets after --ws-ping-interval and dropped if it does not
+ * answer.) */
+static void on_idle_check(uv_timer_t *t)
+{
+    uint64_t now = uv_now(t->loop);
+    for (Session *s = W.sessions; s; s = s->next)
+        if (!s->closing && now - s->active_ms > (uint64_t)W.cfg->ws_idle_timeout * 1000) {
+            W.idle_closed++;
+            ws_close(s, "idle");
+        }
 }
 
 bool ws_start(uv_loop_t *loop, const ServerConfig *cfg, const WsHandlers *handlers, int *bound_port)
@@ -272,7 +343,11 @@ bool ws_start(uv_loop_t *loop, const ServerConfig *cfg, const WsHandlers *handle
         {NULL, NULL, 0, 0, 0, NULL, 0},
     };
     W.cfg = cfg;
+    W.loop = loop;
     W.handlers = *handlers;
+    static lws_retry_bo_t policy;
+    policy.secs_since_valid_ping = (uint16_t)cfg->ws_ping_interval;
+    policy.secs_since_valid_hangup = (uint16_t)(2 * cfg->ws_ping_interval);
     lws_set_log_level(LLL_ERR | LLL_WARN, lws_to_log);
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
@@ -286,11 +361,15 @@ bool ws_start(uv_loop_t *loop, const ServerConfig *cfg, const WsHandlers *handle
     info.ka_time = 60;
     info.ka_probes = 3;
     info.ka_interval = 10;
+    info.retry_and_idle_policy = &policy;
+    info.timeout_secs = (unsigned)cfg->header_timeout; /* a handshake must be done within it */
     W.ctx = lws_create_context(&info);
     if (!W.ctx) {
         log_msg(LOG_ERROR, "cannot listen for WebSocket on %s:%ld (in use?)", cfg->bind, cfg->ws_port);
         return false;
     }
+    uv_timer_init(loop, &W.idle_timer);
+    uv_timer_start(&W.idle_timer, on_idle_check, 5000, 5000);
     struct lws_vhost *vh = lws_get_vhost_by_name(W.ctx, "default");
     *bound_port = vh ? lws_get_vhost_listen_port(vh) : (int)cfg->ws_port;
     return true;
@@ -298,6 +377,10 @@ bool ws_start(uv_loop_t *loop, const ServerConfig *cfg, const WsHandlers *handle
 
 void ws_stop(void)
 {
+    if (W.loop && uv_is_active((uv_handle_t *)&W.idle_timer)) {
+        uv_timer_stop(&W.idle_timer);
+        uv_close((uv_handle_t *)&W.idle_timer, NULL);
+    }
     if (W.ctx)
         lws_context_destroy(W.ctx); /* closes every session: their searches are cancelled */
     W.ctx = NULL;

@@ -37,10 +37,17 @@ void *ws_user(const WsSession *s);
 /* The peer's address: whose quotas the session counts against. */
 const char *ws_client(const WsSession *s);
 void ws_set_user(WsSession *s, void *user);
+/* The handshake's Authorization header, NULL if it had none. */
+const char *ws_authorization(const WsSession *s);
+/* Sends what is queued, then closes with 1008 (policy violation) and `reason`. */
+void ws_close(WsSession *s, const char *reason);
 
 typedef struct {
     int clients;
-    unsigned long long frames_sent, frames_coalesced, overflows, refused; /* refused: foreign Origin or Host */
+    unsigned long long frames_sent, frames_coalesced, overflows;
+    unsigned long long refused; /* foreign Origin or Host */
+    unsigned long long full;    /* past --connections-max or --connections-per-ip */
+    unsigned long long idle_closed;
 } WsStats;
 void ws_stats(WsStats *s);
 

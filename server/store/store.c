@@ -24,6 +24,7 @@ typedef struct Pending {
     bool ok;
     bool game; /* a games row (id, finished_ms = updated, result = data) rather than a jobs row */
     char id[24];
+    char owner[48]; /* a jobs row: whose it is */
     char status[16];
     long long created_ms, finished_ms;
     char *result;
@@ -92,6 +93,14 @@ static const char *const Migrations[STORE_SCHEMA_VERSION] = {
     "ALTER TABLE games ADD COLUMN engine_to_move INTEGER NOT NULL DEFAULT 0;"
     "CREATE INDEX jobs_unfinished ON jobs(status) WHERE status IN ('queued', 'running');"
     "CREATE INDEX games_engine_to_move ON games(engine_to_move) WHERE engine_to_move = 1;",
+    /* 5: API tokens (store/tokens.c: only their SHA-256 is kept), and whose a job is. */
+    "CREATE TABLE tokens ("
+    "  id TEXT PRIMARY KEY,"
+    "  name TEXT NOT NULL,"
+    "  hash TEXT NOT NULL UNIQUE,"
+    "  scopes TEXT NOT NULL,"
+    "  created_ms INTEGER NOT NULL);"
+    "ALTER TABLE jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';",
 };
 
 bool store_exec(sqlite3 *db, const char *sql, char *err, size_t size)
@@ -170,6 +179,7 @@ static bool write_row(sqlite3_stmt *insert, sqlite3_stmt *insert_game, const Pen
             sqlite3_bind_text(st, 6, p->result, -1, SQLITE_STATIC);
         else
             sqlite3_bind_null(st, 6);
+        sqlite3_bind_text(st, 7, p->owner, -1, SQLITE_STATIC);
     }
     bool ok = sqlite3_step(st) == SQLITE_DONE;
     if (!ok)
@@ -242,7 +252,8 @@ static void *writer_main(void *arg)
     sqlite3_stmt *insert = NULL, *insert_game = NULL;
     sqlite3_prepare_v2(
         S.writer_db,
-        "INSERT OR REPLACE INTO jobs(id, status, created_ms, finished_ms, result, request) VALUES (?,?,?,?,?,?)", -1,
+        "INSERT OR REPLACE INTO jobs(id, status, created_ms, finished_ms, result, request, owner) "
+        "VALUES (?,?,?,?,?,?,?)", -1,
         &insert, NULL);
     sqlite3_prepare_v2(S.writer_db,
                        "INSERT OR REPLACE INTO games(id, updated_ms, data, engine_to_move) VALUES (?,?,?,?)", -1,
@@ -442,25 +453,28 @@ void store_save_game(const char *id, long long updated_ms, char *game, bool engi
     enqueue(p);
 }
 
-void store_save_job(const char *id, const char *status, long long created_ms, long long finished_ms, char *text,
-                    StoreSaved saved, void *user)
+void store_save_job(const char *id, const char *owner, const char *status, long long created_ms,
+                    long long finished_ms, char *text, StoreSaved saved, void *user)
 {
     Pending *p = row(id, status, created_ms, finished_ms, text, saved, user);
-    if (p)
-        enqueue(p);
+    if (!p)
+        return;
+    snprintf(p->owner, sizeof p->owner, "%s", owner);
+    enqueue(p);
 }
 
-void store_scan_unfinished(void (*job)(const char *id, const char *request, long long created_ms, void *user),
+void store_scan_unfinished(void (*job)(const char *id, const char *owner, const char *request,
+                                       long long created_ms, void *user),
                            void (*game)(const char *data, void *user), void *user)
 {
     sqlite3_stmt *st = NULL;
     if (job && sqlite3_prepare_v2(S.reader_db,
-                                  "SELECT id, request, created_ms FROM jobs WHERE status IN ('queued', 'running') "
-                                  "AND request IS NOT NULL ORDER BY created_ms",
+                                  "SELECT id, owner, request, created_ms FROM jobs WHERE status IN ('queued', "
+                                  "'running') AND request IS NOT NULL ORDER BY created_ms",
                                   -1, &st, NULL) == SQLITE_OK)
         while (sqlite3_step(st) == SQLITE_ROW)
             job((const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1),
-                sqlite3_column_int64(st, 2), user);
+                (const char *)sqlite3_column_text(st, 2), sqlite3_column_int64(st, 3), user);
     sqlite3_finalize(st);
     st = NULL;
     if (game && sqlite3_prepare_v2(S.reader_db, "SELECT data FROM games WHERE engine_to_move = 1 ORDER BY updated_ms",
@@ -487,7 +501,8 @@ struct StoreLoad {
     char id[64];
     bool game;
     char *result;
-    StoreJobCallback done;
+    char owner[48];
+    StoreLoaded done;
     void *user;
 };
 
@@ -495,12 +510,15 @@ static void load_work(uv_work_t *w)
 {
     StoreLoad *l = w->data;
     sqlite3_stmt *st;
-    const char *sql = l->game ? "SELECT data FROM games WHERE id = ?" : "SELECT result FROM jobs WHERE id = ?";
+    const char *sql =
+        l->game ? "SELECT data, '' FROM games WHERE id = ?" : "SELECT result, owner FROM jobs WHERE id = ?";
     if (sqlite3_prepare_v2(S.reader_db, sql, -1, &st, NULL) != SQLITE_OK)
         return;
     sqlite3_bind_text(st, 1, l->id, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW)
+    if (sqlite3_step(st) == SQLITE_ROW) {
         l->result = strdup((const char *)sqlite3_column_text(st, 0));
+        snprintf(l->owner, sizeof l->owner, "%s", (const char *)sqlite3_column_text(st, 1));
+    }
     sqlite3_finalize(st);
 }
 
@@ -508,11 +526,11 @@ static void load_done(uv_work_t *w, int status)
 {
     (void)status;
     StoreLoad *l = w->data;
-    l->done(l->result, l->user);
+    l->done(l->result, l->owner, l->user);
     free(l);
 }
 
-static StoreLoad *load(const char *id, bool game, StoreJobCallback done, void *user)
+static StoreLoad *load(const char *id, bool game, StoreLoaded done, void *user)
 {
     StoreLoad *l = calloc(1, sizeof *l);
     if (!l || !S.open) {
@@ -528,6 +546,44 @@ static StoreLoad *load(const char *id, bool game, StoreJobCallback done, void *u
     return l;
 }
 
-StoreLoad *store_load_job(const char *id, StoreJobCallback done, void *user) { return load(id, false, done, user); }
-StoreLoad *store_load_game(const char *id, StoreJobCallback done, void *user) { return load(id, true, done, user); }
+StoreLoad *store_load_job(const char *id, StoreLoaded done, void *user) { return load(id, false, done, user); }
+StoreLoad *store_load_game(const char *id, StoreLoaded done, void *user) { return load(id, true, done, user); }
 void store_load_forget(StoreLoad *l) { l->user = NULL; }
+
+typedef struct {
+    uv_work_t work;
+    void (*read)(sqlite3 *db, void *arg);
+    void (*done)(void *arg);
+    void *arg;
+} StoreRead;
+
+static void read_work(uv_work_t *w)
+{
+    StoreRead *r = w->data;
+    r->read(S.reader_db, r->arg);
+}
+
+static void read_done(uv_work_t *w, int status)
+{
+    (void)status;
+    StoreRead *r = w->data;
+    r->done(r->arg);
+    free(r);
+}
+
+void store_read_now(void (*read)(sqlite3 *db, void *arg), void *arg)
+{
+    if (S.open)
+        read(S.reader_db, arg);
+}
+
+bool store_read(void (*read)(sqlite3 *db, void *arg), void (*done)(void *arg), void *arg)
+{
+    StoreRead *r = S.open ? calloc(1, sizeof *r) : NULL;
+    if (!r)
+        return false;
+    *r = (StoreRead){.read = read, .done = done, .arg = arg};
+    r->work.data = r;
+    uv_queue_work(S.loop, &r->work, read_work, read_done);
+    return true;
+}

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <uv.h>
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 /* Opens (creating and migrating) a database file on the calling thread, for the command-line tools
  * that share the server's file (learn, bayes). NULL with a message in err on failure. */
@@ -26,9 +26,9 @@ typedef void (*StoreSaved)(bool ok, void *user);
 
 /* Queues a job's row for writing: with status "queued", `result` is the job's request (JSON text,
  * taken over), kept until the job is done so a restart can run it again; otherwise its result.
- * `saved` (may be NULL) hears how it went. Loop thread. */
-void store_save_job(const char *id, const char *status, long long created_ms, long long finished_ms, char *result,
-                    StoreSaved saved, void *user);
+ * `owner` is whose it is (the API's client). `saved` (may be NULL) hears how it went. Loop thread. */
+void store_save_job(const char *id, const char *owner, const char *status, long long created_ms,
+                    long long finished_ms, char *result, StoreSaved saved, void *user);
 
 /* Queues a game's whole state (JSON text, taken over) for writing, as store_save_job; a game whose
  * engine is to move is marked so a restart starts its move again. */
@@ -37,7 +37,8 @@ void store_save_game(const char *id, long long updated_ms, char *game, bool engi
 
 /* At start, before serving (synchronous, on the calling thread): every job stored as queued or
  * running with its request, and every game waiting for the engine (either callback may be NULL). */
-void store_scan_unfinished(void (*job)(const char *id, const char *request, long long created_ms, void *user),
+void store_scan_unfinished(void (*job)(const char *id, const char *owner, const char *request,
+                                       long long created_ms, void *user),
                            void (*game)(const char *data, void *user), void *user);
 
 /* Whether the last batch was committed, the counts, the database's size and the last error. */
@@ -54,12 +55,19 @@ void store_health(StoreHealth *h);
 void store_write(void (*write)(sqlite3 *db, void *arg), void (*done)(void *arg), void *arg);
 
 /* Looks a job (or a game) up off the loop thread; `done` is called later on the loop thread with
- * the stored JSON text (NULL if unknown; the callee frees it) and `user`, or NULL as user when the
- * look-up was forgotten meanwhile. NULL when storage is closed (done is never called). */
+ * the stored JSON text (NULL if unknown; the callee frees it), a job's owner ("" for a game) and
+ * `user`, or NULL as user when the look-up was forgotten meanwhile. NULL when storage is closed
+ * (done is never called). */
 typedef struct StoreLoad StoreLoad;
-typedef void (*StoreJobCallback)(char *result, void *user);
-StoreLoad *store_load_job(const char *id, StoreJobCallback done, void *user);
-StoreLoad *store_load_game(const char *id, StoreJobCallback done, void *user);
+typedef void (*StoreLoaded)(char *text, const char *owner, void *user);
+StoreLoad *store_load_job(const char *id, StoreLoaded done, void *user);
+StoreLoad *store_load_game(const char *id, StoreLoaded done, void *user);
 void store_load_forget(StoreLoad *l);
+
+/* Runs `read` on libuv's thread pool with the read connection, then `done` on the loop thread
+ * (both get arg). False when storage is closed (neither is called). */
+bool store_read(void (*read)(sqlite3 *db, void *arg), void (*done)(void *arg), void *arg);
+/* Runs `read` now on the calling thread (at start, before serving). */
+void store_read_now(void (*read)(sqlite3 *db, void *arg), void *arg);
 
 #endif

@@ -1,0 +1,100 @@
+/* `feelfish token`: see token.h. A running server sees a new or revoked token within a second. */
+#include "token.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../store/store.h"
+#include "../store/tokens.h"
+
+static int usage(void)
+{
+    fprintf(stderr,
+            "usage: feelfish token create --scopes analyse,play,learn,admin [--name NAME] [--db FILE]\n"
+            "       feelfish token list [--db FILE]\n"
+            "       feelfish token revoke ID|NAME [--db FILE]\n"
+            "Scopes: analyse (analyses, cloud-eval, style), play (games), learn (finished games teach the\n"
+            "Bayesian model), admin (/metrics, any client's jobs). The token is printed once; the database\n"
+            "keeps only its SHA-256. Send it as 'Authorization: Bearer TOKEN'.\n");
+    return 2;
+}
+
+int token_command(int argc, char **argv, FILE *out)
+{
+    const char *verb = argc > 0 ? argv[0] : NULL, *db_path = getenv("FEELFISH_DB"), *name = NULL, *scopes = NULL,
+               *target = NULL;
+    if (!db_path || !*db_path)
+        db_path = "data/feelfish.db";
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--db") && i + 1 < argc)
+            db_path = argv[++i];
+        else if (!strcmp(argv[i], "--name") && i + 1 < argc)
+            name = argv[++i];
+        else if (!strcmp(argv[i], "--scopes") && i + 1 < argc)
+            scopes = argv[++i];
+        else if (argv[i][0] != '-' && !target)
+            target = argv[i];
+        else
+            return usage();
+    }
+    if (!verb || (!strcmp(verb, "create") && (!scopes || target)) || (!strcmp(verb, "revoke") && !target) ||
+        (!strcmp(verb, "list") && target) || (strcmp(verb, "create") && strcmp(verb, "list") && strcmp(verb, "revoke")))
+        return usage();
+    char err[512];
+    unsigned bits = 0;
+    if (scopes && !scopes_parse(scopes, &bits, err, sizeof err)) {
+        fprintf(stderr, "feelfish token: --scopes: %s\n", err);
+        return 2;
+    }
+    if (name && (strlen(name) >= sizeof((Token *)0)->name || strspn(name, "abcdefghijklmnopqrstuvwxyz"
+                                                                         "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.@") !=
+                                                                  strlen(name))) {
+        fprintf(stderr, "feelfish token: --name: letters, digits and - _ . @, at most 63\n");
+        return 2;
+    }
+    sqlite3 *db = store_open_db(db_path, err, sizeof err);
+    if (!db) {
+        fprintf(stderr, "feelfish token: %s\n", err);
+        return 1;
+    }
+    int rc = 0;
+    if (!strcmp(verb, "create")) {
+        char text[TOKEN_TEXT_LEN + 1];
+        Token t;
+        if (!tokens_create(db, name, bits, text, &t, err, sizeof err)) {
+            fprintf(stderr, "feelfish token create: %s\n", err);
+            rc = 1;
+        } else {
+            fprintf(stderr, "token %s (%s) with scopes %s: keep it, it is not shown again\n", t.id, t.name, scopes);
+            fprintf(out, "%s\n", text);
+        }
+    } else if (!strcmp(verb, "list")) {
+        Token *list;
+        int n = tokens_list(db, &list, err, sizeof err);
+        if (n < 0) {
+            fprintf(stderr, "feelfish token list: %s\n", err);
+            rc = 1;
+        }
+        for (int i = 0; i < n; i++) {
+            char names[64], when[32];
+            scopes_format(list[i].scopes, names, sizeof names);
+            time_t secs = (time_t)(list[i].created_ms / 1000);
+            strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&secs));
+            fprintf(out, "%s  %-24s %-28s %s\n", list[i].id, list[i].name, names, when);
+        }
+        free(list);
+    } else {
+        int n = tokens_revoke(db, target, err, sizeof err);
+        if (n < 0) {
+            fprintf(stderr, "feelfish token revoke: %s\n", err);
+            rc = 1;
+        } else if (n == 0) {
+            fprintf(stderr, "feelfish token revoke: no token with id or name '%s'\n", target);
+            rc = 1;
+        } else
+            fprintf(out, "revoked %d token%s\n", n, n == 1 ? "" : "s");
+    }
+    sqlite3_close(db);
+    return rc;
+}
