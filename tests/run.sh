@@ -65,6 +65,7 @@ runner "restart: what is picked up again and what is not" python3 tests/durabili
 runner "security basics (log injection and secrets, default bind, ids)" python3 tests/security/test_basics.py
 runner "security: foreign origins and hosts, headers, a WebSocket client that never reads" python3 tests/security/test_browser.py
 runner "security: per-client rate and analysis quotas" python3 tests/security/test_quotas.py
+runner "security: tokens, scopes, owners, learning policy, fair queue" python3 tests/security/test_auth.py
 runner "libFuzzer harnesses (FEN, moves, PGN, a UCI session, an analysis request), 30 s each" \
     tests/fuzz/run.sh "${FUZZ_SECONDS:-30}"
 runner "browser page (headless Chromium)" node tests/e2e/run.mjs

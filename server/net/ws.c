@@ -108,9 +108,9 @@ void ws_close(WsSession *s, const char *reason)
     if (s->closing)
         return;
     s->closing = true;
-    lws_close_reason(s->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)reason, strlen(reason));
+    s->close_reason = reason; /* given to libwebsockets when the close frame goes out */
     lws_callback_on_writable(s->wsi); /* what is queued goes first, then the close frame */
-    lws_set_timeout(s->wsi, PENDING_TIMEOUT_CLOSE_SEND, 5);
+    lws_set_timeout(s->wsi, PENDING_TIMEOUT_USER_OK, 5); /* a peer that never reads is dropped */
 }
 
 void ws_send(WsSession *s, const char *text, size_t len, bool info, const char *id, int line)
@@ -226,6 +226,13 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             W.refused++;
             return 1; /* refused before the upgrade */
         }
+        char authorization[160];
+        int n = lws_hdr_copy(wsi, authorization, sizeof authorization, WSI_TOKEN_HTTP_AUTHORIZATION);
+        if (W.handlers.admit && !W.handlers.admit(n > 0 ? authorization : NULL)) {
+            W.refused++;
+            lws_return_http_status(wsi, HTTP_STATUS_UNAUTHORIZED, "invalid token");
+            return 1;
+        }
         /* Room for it: --connections-max in all, --connections-per-ip from one address. */
         char peer[48];
         lws_get_peer_simple(wsi, peer, sizeof peer);
@@ -268,8 +275,11 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     }
     case LWS_CALLBACK_SERVER_WRITEABLE: {
         Frame *f = s->out;
-        if (!f && s->closing)
+        if (!f && s->closing) {
+            lws_close_reason(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)s->close_reason,
+                             strlen(s->close_reason));
             return -1; /* sends the close frame with its reason (1008) */
+        }
         if (!f)
             break;
         if (lws_write(wsi, f->buf + LWS_PRE, f->len, LWS_WRITE_TEXT) < 0)

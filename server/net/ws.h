@@ -17,6 +17,9 @@ typedef struct WsSession WsSession;
 typedef enum { WS_TEXT, WS_BINARY, WS_TOO_LARGE } WsMessageKind;
 
 typedef struct {
+    /* Whether a handshake with this Authorization header (NULL: none) may go on; refused with 401
+     * before the upgrade when it may not. May be NULL: all may. */
+    bool (*admit)(const char *authorization);
     void (*opened)(WsSession *s);
     /* A whole message; for WS_BINARY and WS_TOO_LARGE the text is empty. */
     void (*message)(WsSession *s, WsMessageKind kind, const char *text, size_t len);
@@ -39,7 +42,7 @@ const char *ws_client(const WsSession *s);
 void ws_set_user(WsSession *s, void *user);
 /* The handshake's Authorization header, NULL if it had none. */
 const char *ws_authorization(const WsSession *s);
-/* Sends what is queued, then closes with 1008 (policy violation) and `reason`. */
+/* Sends what is queued, then closes with 1008 (policy violation) and `reason` (a literal). */
 void ws_close(WsSession *s, const char *reason);
 
 typedef struct {

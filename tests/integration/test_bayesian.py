@@ -281,14 +281,13 @@ def game_default_target_needs_auto():
 
 @suite.test()
 def model_survives_restart():
-    """Classical games count too: a resigned classical game (all its moves taken back) adds a second."""
+    """Classical games count too: a resigned classical game (21 opening plies and the engine's reply:
+    long enough to teach, --learn-min-plies being 20) adds a second."""
     s, _, _ = resigned_attacking_game()
     try:
-        st, t, _ = s.request("POST", "/api/games", {"mode": "classical", "color": "white", "level": 1})
-        for mv in ("e2e4", "d2d4"):
-            s.request("POST", "/api/games/%s/moves" % t["fullId"], {"move": mv})
-        for _ in range(2):
-            s.request("POST", "/api/games/%s/takeback" % t["fullId"])
+        line = ("e2e4 e7e5 g1f3 b8c6 f1b5 a7a6 b5a4 g8f6 e1g1 f8e7 f1e1 b7b5 a4b3 d7d6 c2c3 e8g8 h2h3 c6a5 b3c2 "
+                "c7c5 d2d4").split()
+        st, t, _ = s.request("POST", "/api/games", {"mode": "classical", "color": "white", "level": 1, "moves": line})
         s.request("POST", "/api/games/%s/resign" % t["fullId"])
     finally:
         s.stop()

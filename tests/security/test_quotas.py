@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Per-client quotas, as clients from different loopback addresses (127.0.0.2, .3, ...) see them: a
 client past its rate gets 429 with Retry-After while others and the health check are served; a
-client at its cap of analyses gets 429 too_many_jobs while another still gets the queue; WebSocket
-messages count against the rate too."""
+client at its cap of analyses gets 429 too_many_jobs while another still gets the queue; only a
+job's creator may cancel it; WebSocket messages count against the rate too."""
 import http.client
 import json
 import os
@@ -47,8 +47,13 @@ def main():
     check("client_jobs_cap_429", [m[0] for m in mine] == [202, 202, 429]
           and mine[2][1]["error"]["code"] == "too_many_jobs", [(m[0], m[1]) for m in mine])
     check("other_client_still_queues", theirs[0] == 202, theirs)
-    for m in mine[:2] + [theirs]:
-        request(s, "127.0.0.6", "DELETE", "/api/jobs/" + m[1]["id"])
+    # A job is its creator's: another client may not cancel it; its owner may.
+    foreign = request(s, "127.0.0.6", "DELETE", "/api/jobs/" + theirs[1]["id"])
+    check("other_client_cannot_delete_403", foreign[0] == 403 and foreign[1]["error"]["code"] == "not_your_job",
+          foreign[:2])
+    owned = [request(s, "127.0.0.3", "DELETE", "/api/jobs/" + m[1]["id"]) for m in mine[:2]]
+    owned.append(request(s, "127.0.0.4", "DELETE", "/api/jobs/" + theirs[1]["id"]))
+    check("owners_delete_their_jobs", [o[0] for o in owned] == [200, 200, 200], [o[:2] for o in owned])
     time.sleep(0.3)
     check("cap_frees_when_jobs_end", request(s, "127.0.0.3", "POST", "/api/jobs", LONG)[0] == 202)
     # WebSocket messages take from the same rate (this client's address is 127.0.0.1).
