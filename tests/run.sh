@@ -62,6 +62,7 @@ runner "server integration (WebSocket, ASan+UBSan build)" "${ASAN_SERVER[@]}" py
 runner "crash: kill -9 under mixed load, every acknowledged write survives" python3 tests/durability/test_crash.py
 runner "disk full: refused writes, degraded health, nothing acknowledged lost" python3 tests/durability/test_disk_full.py
 runner "restart: what is picked up again and what is not" python3 tests/durability/test_restart.py
+runner "retention: caps by count and age, idle games leave memory, db prune and stats" python3 tests/durability/test_retention.py
 runner "security basics (log injection and secrets, default bind, ids)" python3 tests/security/test_basics.py
 runner "security: foreign origins and hosts, headers, a WebSocket client that never reads" python3 tests/security/test_browser.py
 runner "security: per-client rate and analysis quotas" python3 tests/security/test_quotas.py

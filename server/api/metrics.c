@@ -6,6 +6,7 @@
 
 #include "../jobs/jobs.h"
 #include "../net/ws.h"
+#include "../domain/games.h"
 #include "../store/store.h"
 #include "reply.h"
 #include "routes.h"
@@ -85,6 +86,9 @@ void metrics_route(Request *r, const char *param)
             "# TYPE feelfish_storage_failed_batches_total counter\nfeelfish_storage_failed_batches_total %llu\n"
             "# TYPE feelfish_database_size_bytes gauge\nfeelfish_database_size_bytes %lld\n",
             sh.writing, sh.commits, sh.failures, sh.size_bytes);
+    fprintf(f, "# HELP feelfish_games_in_memory games held in memory (the rest are read back when asked for)\n"
+               "# TYPE feelfish_games_in_memory gauge\nfeelfish_games_in_memory %d\n",
+            games_in_memory());
     WsStats ws;
     ws_stats(&ws);
     fprintf(f, "# TYPE feelfish_websocket_clients gauge\nfeelfish_websocket_clients %d\n", ws.clients);

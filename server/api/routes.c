@@ -19,6 +19,7 @@
 #include "quota.h"
 #include "reply.h"
 #include "request.h"
+#include "retention.h"
 
 #define VERSION "0.1.0"
 
@@ -353,6 +354,7 @@ static void on_retry(uv_timer_t *t)
 void api_resume(uv_loop_t *loop)
 {
     auth_start(Cfg, loop);
+    retention_start(Cfg, loop);
     int jobs = analysis_resume(), games = games_routes_resume();
     if (jobs || games)
         log_msg(LOG_INFO, "resumed %d unfinished jobs and %d games waiting for the engine", jobs, games);
@@ -370,6 +372,7 @@ void api_stop(void)
     uv_close((uv_handle_t *)&RetryTimer, NULL);
     analysis_forget_waiting();
     auth_stop();
+    retention_stop();
 }
 
 static void completed(const Request *r) { metrics_count_request(r); }

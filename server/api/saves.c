@@ -69,6 +69,8 @@ static bool failed(const char *key)
     return false;
 }
 
+bool saves_settled(const char *key) { return !latest(key) && !failed(key); }
+
 /* Calls fn; a suspended request that fn answered (and did not leave waiting for something else)
  * is resumed; one that was never suspended is answered by its route's return. */
 static void answer(Request *r, SavedFn fn, bool ok, void *arg)

@@ -22,6 +22,9 @@ typedef void (*SavedFn)(Request *r, bool ok, void *arg);
  * waiting if it goes away (then fn is not called; `gone(arg)` is, if not NULL). */
 void saves_wait(Request *r, const char *key, SavedFn fn, void *arg, void (*gone)(void *arg));
 
+/* Nothing saved for key is in flight, and its latest save did not fail. */
+bool saves_settled(const char *key);
+
 /* The answer when a save failed: 503 storage_unavailable with Retry-After. */
 void saves_reply_unavailable(Request *r);
 

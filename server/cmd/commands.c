@@ -3,6 +3,7 @@
 
 #include "analyse.h"
 #include "bayes.h"
+#include "db.h"
 #include "learn.h"
 #include "serve.h"
 #include "token.h"
@@ -18,6 +19,8 @@ const Command ServerCommands[] = {
      "self-play for the Bayesian model (learn --help)", learn_command},
     {"token", NULL, "create --scopes S [--name N] | list | revoke ID [--db FILE]",
      "API tokens for --auth (token with no verb: help)", token_command},
+    {"db", NULL, "stats | prune [--retention-days N] [--vacuum] [--db FILE]",
+     "the database's contents; retention applied by hand", db_command},
     {"bayes", NULL, "show|export FILE|import FILE [--db FILE]", "inspect, export or merge the Bayesian model's counts",
      bayes_command},
     {"bayes-experiment", NULL, "[--sizes 0,50,100,200] [--games G] [...]",

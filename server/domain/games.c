@@ -17,6 +17,7 @@
 
 static struct {
     Game *table[GAMES_TABLE];
+    int count;      /* games in the table */
     Game **stalled; /* games whose engine is to move but has no search: retried */
     int stalled_count, stalled_room;
     GameHooks hooks;
@@ -44,7 +45,10 @@ static void insert(Game *g)
 {
     g->next = G.table[hash(g->id)];
     G.table[hash(g->id)] = g;
+    G.count++;
 }
+
+int games_in_memory(void) { return G.count; }
 
 bool games_is_secret(const Game *g, const char *secret)
 {
@@ -110,8 +114,10 @@ static void discard(Game *g)
     Game **at = &G.table[hash(g->id)];
     while (*at && *at != g)
         at = &(*at)->next;
-    if (*at)
+    if (*at) {
         *at = g->next;
+        G.count--;
+    }
     games_free(g);
 }
 
@@ -428,6 +434,26 @@ int games_retry_stalled(void)
     return G.stalled_count = kept;
 }
 
+int games_evict_idle(long long before_ms, bool (*may)(const Game *g))
+{
+    int evicted = 0;
+    for (int i = 0; i < GAMES_TABLE; i++)
+        for (Game **at = &G.table[i]; *at;) {
+            Game *g = *at;
+            bool stalled = false;
+            for (int k = 0; k < G.stalled_count && !stalled; k++)
+                stalled = G.stalled[k] == g;
+            if (g->updated_ms < before_ms && !g->thinking && !g->listener && !stalled && (!may || may(g))) {
+                *at = g->next;
+                games_free(g);
+                G.count--;
+                evicted++;
+            } else
+                at = &g->next;
+        }
+    return evicted;
+}
+
 bool games_move(Game *g, const char *text, ApiError *e)
 {
     static Position p;
@@ -545,4 +571,5 @@ void games_shutdown(void)
             games_free(g);
         }
     memset(G.table, 0, sizeof G.table);
+    G.count = 0;
 }

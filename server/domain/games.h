@@ -118,6 +118,12 @@ bool games_resume(Game *g);
  * or its search stopped before finding a move); returns how many still wait. Called now and then. */
 int games_retry_stalled(void);
 
+/* Frees the games last changed before `before_ms` (wall clock) that nothing refers to: no search,
+ * no listener, not waiting for a worker, and `may` (the API's say: no save in flight) agrees.
+ * They stay in storage. Returns how many. */
+int games_evict_idle(long long before_ms, bool (*may)(const Game *g));
+int games_in_memory(void);
+
 /* A level's search: depth or time, and how many lines it chooses among. */
 void games_level_limits(int level, SearchLimits *l);
 /* How many of a search's first lines a level may play (it picks one at random): the best only,

@@ -100,7 +100,8 @@ static const char *const Migrations[STORE_SCHEMA_VERSION] = {
     "  hash TEXT NOT NULL UNIQUE,"
     "  scopes TEXT NOT NULL,"
     "  created_ms INTEGER NOT NULL);"
-    "ALTER TABLE jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';",
+    "ALTER TABLE jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';"
+    "CREATE INDEX games_updated ON games(updated_ms);",
 };
 
 bool store_exec(sqlite3 *db, const char *sql, char *err, size_t size)
@@ -585,5 +586,60 @@ bool store_read(void (*read)(sqlite3 *db, void *arg), void (*done)(void *arg), v
     *r = (StoreRead){.read = read, .done = done, .arg = arg};
     r->work.data = r;
     uv_queue_work(S.loop, &r->work, read_work, read_done);
+    return true;
+}
+
+/* Deletes up to `limit` rows that `select` names (its ids; ?1 is the cutoff, ?2 how many to keep,
+ * whichever it uses); -1 on error. */
+static int prune_rows(sqlite3 *db, const char *table, const char *select, long long cutoff, long long keep, int limit,
+                      char *err, size_t size)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql, "DELETE FROM %s WHERE id IN (%s LIMIT %d)", table, select, limit);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        snprintf(err, size, "%s", sqlite3_errmsg(db));
+        return -1;
+    }
+    sqlite3_bind_int64(st, 1, cutoff);
+    sqlite3_bind_int64(st, 2, keep);
+    int n = sqlite3_step(st) == SQLITE_DONE ? sqlite3_changes(db) : -1;
+    if (n < 0)
+        snprintf(err, size, "%s", sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return n;
+}
+
+bool store_prune_db(sqlite3 *db, const StoreRetention *r, long long now_ms, int limit, StorePruned *out, char *err,
+                    size_t size)
+{
+    memset(out, 0, sizeof *out);
+    long long cutoff = r->days > 0 ? now_ms - r->days * 86400000LL : 0;
+    /* A job that is queued or running is never pruned: a restart runs it again. */
+    static const char Old_jobs[] =
+        "SELECT id FROM jobs WHERE status NOT IN ('queued', 'running') AND finished_ms < ?1";
+    static const char Extra_jobs[] =
+        "SELECT id FROM (SELECT id FROM jobs WHERE status NOT IN ('queued', 'running') ORDER BY finished_ms DESC "
+        "LIMIT -1 OFFSET ?2)";
+    static const char Old_games[] = "SELECT id FROM games WHERE updated_ms < ?1";
+    static const char Extra_games[] =
+        "SELECT id FROM (SELECT id FROM games ORDER BY updated_ms DESC LIMIT -1 OFFSET ?2)";
+    int n;
+    if (cutoff && (n = prune_rows(db, "jobs", Old_jobs, cutoff, 0, limit, err, size)) >= 0)
+        out->jobs += n;
+    else if (cutoff)
+        return false;
+    if (r->jobs > 0 && (n = prune_rows(db, "jobs", Extra_jobs, 0, r->jobs, limit, err, size)) >= 0)
+        out->jobs += n;
+    else if (r->jobs > 0)
+        return false;
+    if (cutoff && (n = prune_rows(db, "games", Old_games, cutoff, 0, limit, err, size)) >= 0)
+        out->games += n;
+    else if (cutoff)
+        return false;
+    if (r->games > 0 && (n = prune_rows(db, "games", Extra_games, 0, r->games, limit, err, size)) >= 0)
+        out->games += n;
+    else if (r->games > 0)
+        return false;
     return true;
 }

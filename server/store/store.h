@@ -70,4 +70,17 @@ bool store_read(void (*read)(sqlite3 *db, void *arg), void (*done)(void *arg), v
 /* Runs `read` now on the calling thread (at start, before serving). */
 void store_read_now(void (*read)(sqlite3 *db, void *arg), void *arg);
 
+/* Retention: finished jobs and games untouched for `days` (0: no limit) go, and beyond the newest
+ * `jobs` finished jobs and `games` games (0: no cap). Jobs queued or running are kept. */
+typedef struct {
+    long days, jobs, games;
+} StoreRetention;
+typedef struct {
+    long long jobs, games;
+} StorePruned;
+/* Deletes up to `limit` rows of each kind that the retention lets go, on `db` (inside the caller's
+ * transaction, if any); false with SQLite's message. */
+bool store_prune_db(sqlite3 *db, const StoreRetention *r, long long now_ms, int limit, StorePruned *out, char *err,
+                    size_t err_size);
+
 #endif
