@@ -89,7 +89,12 @@ build/feelfish-asan: $(ASAN_ENGINE_OBJ) $(patsubst %.c,build/asan/%.o,$(SERVER_S
 build/tsan/%.o: %.c $(ALL_H)
 	@mkdir -p $(dir $@)
 	@echo "CC (tsan) $<"
-	@$(CC) $(CFLAGS) $(TSAN_FLAGS) -c -o $@ $<
+	@$(CC) $(CFLAGS) $(if $(filter $(SERVER_CODE),$<),$(SERVER_CFLAGS)) $(TSAN_FLAGS) -c -o $@ $<
+
+# The whole binary with ThreadSanitizer: the jobs and WebSocket integration tests run against it too
+# (the loop, the workers, the storage writer and libuv's pool share state).
+build/feelfish-tsan: $(patsubst %.c,build/tsan/%.o,$(ENGINE_SRC) $(SERVER_SRC))
+	$(CC) $(CFLAGS) $(TSAN_FLAGS) -o $@ $^ $(LDLIBS) $(SERVER_LIBS)
 
 build/unit-tsan: $(TSAN_OBJ)
 	$(CC) $(CFLAGS) $(TSAN_FLAGS) -o $@ $^ $(LDLIBS)
@@ -149,7 +154,7 @@ run: deps-build feelfish web
 
 test: deps-test
 	@$(MAKE) --no-print-directory feelfish web build/unit build/unit-asan build/unit-tsan build/unit-server \
-		build/unit-server-asan build/feelfish-asan $(addprefix build/fuzz/fuzz_,$(FUZZ_NAMES))
+		build/unit-server-asan build/feelfish-asan build/feelfish-tsan $(addprefix build/fuzz/fuzz_,$(FUZZ_NAMES))
 	@tests/run.sh
 
 bench: deps-bench feelfish web

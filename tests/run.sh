@@ -59,6 +59,13 @@ runner "server integration (WebSocket)" python3 tests/integration/test_ws.py
 runner "Bayesian mode through the server (ASan+UBSan build)" "${ASAN_SERVER[@]}" python3 tests/integration/test_bayesian.py
 runner "server fuzzing (HTTP and WebSocket, ASan+UBSan build)" "${ASAN_SERVER[@]}" python3 tests/integration/test_fuzz.py
 runner "server integration (WebSocket, ASan+UBSan build)" "${ASAN_SERVER[@]}" python3 tests/integration/test_ws.py
+# ThreadSanitizer: the loop, the search workers, the storage writer and libuv's pool share jobs,
+# events and tokens; a race report on the server's stderr fails the run (harness: servers_exit_clean).
+TSAN_SERVER=(env FEELFISH=build/feelfish-tsan TSAN_OPTIONS=second_deadlock_stack=1)
+for area in jobs games ws; do
+    runner "server integration: $area (ThreadSanitizer build)" "${TSAN_SERVER[@]}" python3 tests/integration/test_$area.py
+done
+runner "security: tokens, owners, fair queue (ThreadSanitizer build)" "${TSAN_SERVER[@]}" python3 tests/security/test_auth.py
 runner "crash: kill -9 under mixed load, every acknowledged write survives" python3 tests/durability/test_crash.py
 runner "disk full: refused writes, degraded health, nothing acknowledged lost" python3 tests/durability/test_disk_full.py
 runner "restart: what is picked up again and what is not" python3 tests/durability/test_restart.py
