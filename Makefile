@@ -127,7 +127,7 @@ web/dist/index.html: web/node_modules/.package-lock.json $(WEB_SRC)
 # ASan and UBSan; `make fuzz` runs each for FUZZ_SECONDS (make test: 30 s each).
 FUZZ_CC    := clang
 FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_NAMES := fen move pgn uci request
+FUZZ_NAMES := fen move pgn uci request http ws
 FUZZ_SECONDS ?= 600
 FUZZ_ENGINE_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(ENGINE_SRC))
 FUZZ_SERVER_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(filter-out server/main.c,$(SERVER_SRC)))
@@ -137,7 +137,7 @@ build/fuzz/obj/%.o: %.c $(ALL_H)
 	@echo "CC (fuzz) $<"
 	@$(FUZZ_CC) $(CSTD) -Wall -Wextra -Werror $(if $(filter server/%,$<),$(SERVER_CFLAGS)) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-build/fuzz/fuzz_request: tests/fuzz/fuzz_request.c tests/fuzz/fuzz.h $(FUZZ_ENGINE_OBJ) $(FUZZ_SERVER_OBJ)
+build/fuzz/fuzz_request build/fuzz/fuzz_http build/fuzz/fuzz_ws: build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h tests/fuzz/fuzz_server.h $(FUZZ_ENGINE_OBJ) $(FUZZ_SERVER_OBJ)
 	@echo "LD (fuzz) $@"
 	@$(FUZZ_CC) $(CSTD) -Wall -Wextra -Werror $(SERVER_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_ENGINE_OBJ) $(FUZZ_SERVER_OBJ) $(LDLIBS) $(SERVER_LIBS)
 

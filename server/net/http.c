@@ -544,3 +544,15 @@ void http_stop(void)
 }
 
 unsigned long long http_timeouts(void) { return H.timeouts; }
+
+bool http_adopt(int fd, const char *address)
+{
+    struct sockaddr_in addr = {.sin_family = AF_INET};
+    inet_pton(AF_INET, address, &addr.sin_addr);
+    bool ok = H.running && MHD_add_connection(H.daemon, fd, (struct sockaddr *)&addr, sizeof addr) == MHD_YES;
+    if (ok) {
+        MHD_run(H.daemon);
+        schedule();
+    }
+    return ok;
+}

@@ -60,6 +60,9 @@ typedef struct {
 } HttpHandlers;
 
 bool http_start(uv_loop_t *loop, const ServerConfig *cfg, const HttpHandlers *handlers, int *bound_port);
+/* Serves a connected socket as if it had been accepted from `address` (the fuzzing harness hands it
+ * one end of a socket pair); false if the server cannot take it (it is then closed). */
+bool http_adopt(int fd, const char *address);
 /* Connections closed for being too slow (408 or an idle keep-alive), since start. */
 unsigned long long http_timeouts(void);
 /* Stops accepting; connections in progress are answered or closed. Loop thread. */

@@ -395,3 +395,5 @@ void ws_stop(void)
         lws_context_destroy(W.ctx); /* closes every session: their searches are cancelled */
     W.ctx = NULL;
 }
+
+bool ws_adopt(int fd) { return W.ctx && lws_adopt_socket(W.ctx, fd) != NULL; }

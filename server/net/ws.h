@@ -34,6 +34,10 @@ bool ws_start(uv_loop_t *loop, const ServerConfig *cfg, const WsHandlers *handle
  * closing libwebsockets' handles. Loop thread. */
 void ws_stop(void);
 
+/* Serves a connected socket as if it had been accepted (the fuzzing harness hands it one end of a
+ * socket pair); false if libwebsockets will not take it. */
+bool ws_adopt(int fd);
+
 /* Queues a text frame. An info frame replaces a queued one with the same id and line. */
 void ws_send(WsSession *s, const char *text, size_t len, bool info, const char *id, int line);
 void *ws_user(const WsSession *s);

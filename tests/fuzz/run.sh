@@ -6,7 +6,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 seconds=${1:-30}
-names=${FUZZ_NAMES:-fen move pgn uci request}
+names=${FUZZ_NAMES:-fen move pgn uci request http ws}
 passed=0 failed=0
 for name in $names; do
     bin=build/fuzz/fuzz_$name
