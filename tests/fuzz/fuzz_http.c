@@ -7,7 +7,7 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
-    fuzz_server_start("build/fuzz/http.db");
+    fuzz_server_start("http");
     return 0;
 }
 

@@ -21,9 +21,25 @@
 static ServerConfig FuzzCfg;
 static int FuzzHttpPort, FuzzWsPort;
 
-/* Starts it all; small caps keep any search an input asks for short. */
-static void fuzz_server_start(const char *db)
+static char FuzzDb[256];
+
+static void fuzz_remove_db(void)
 {
+    char path[300];
+    const char *const Suffixes[] = {"", "-wal", "-shm"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s%s", FuzzDb, Suffixes[i]);
+        unlink(path);
+    }
+}
+
+/* Starts it all on a scratch database of this process (`name` and the pid, removed at exit); small
+ * caps keep any search an input asks for short. */
+static void fuzz_server_start(const char *name)
+{
+    snprintf(FuzzDb, sizeof FuzzDb, "build/fuzz/%s-%d.db", name, (int)getpid());
+    const char *db = FuzzDb;
+    atexit(fuzz_remove_db);
     engine_init("magic");
     bool help;
     char err[300];

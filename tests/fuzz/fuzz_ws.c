@@ -10,7 +10,7 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
-    fuzz_server_start("build/fuzz/ws.db");
+    fuzz_server_start("ws");
     return 0;
 }
 
