@@ -11,11 +11,13 @@
 
 #define PERIOD_MS 60000
 #define BATCH 5000 /* rows of each kind per minute: a backlog goes in steps, never one long write */
+#define GAMES_IN_MEMORY_SOFT_MAX 10000 /* past it, games idle for 10 s leave memory too */
 
 static struct {
     const ServerConfig *cfg;
     uv_timer_t timer;
     bool running;
+    uint64_t pruned_ms; /* when the last prune was queued (uv_now), 0: never */
 } R;
 
 typedef struct {
@@ -48,14 +50,16 @@ static bool evictable(const Game *g) { return saves_settled(g->id); }
 
 static void on_tick(uv_timer_t *t)
 {
-    (void)t;
-    Prune *p = calloc(1, sizeof *p);
+    uint64_t now = uv_now(t->loop);
+    Prune *p = !R.pruned_ms || now - R.pruned_ms >= PERIOD_MS ? calloc(1, sizeof *p) : NULL;
     if (p) {
+        R.pruned_ms = now;
         p->policy = (StoreRetention){R.cfg->retention_days, R.cfg->retention_jobs, R.cfg->retention_games};
         p->now_ms = clock_wall_ms();
         store_write(prune_write, prune_done, p);
     }
-    int evicted = games_evict_idle(clock_wall_ms() - R.cfg->game_memory_idle * 1000LL, evictable);
+    long long idle_ms = games_in_memory() > GAMES_IN_MEMORY_SOFT_MAX ? 10000 : R.cfg->game_memory_idle * 1000LL;
+    int evicted = games_evict_idle(clock_wall_ms() - idle_ms, evictable);
     if (evicted)
         log_msg(LOG_DEBUG, "retention: %d idle games left memory", evicted);
 }
@@ -64,8 +68,8 @@ void retention_start(const ServerConfig *cfg, uv_loop_t *loop)
 {
     R.cfg = cfg;
     uv_timer_init(loop, &R.timer);
-    uint64_t period = (uint64_t)cfg->game_memory_idle * 500; /* half the idle time, 1 s to a minute */
-    uv_timer_start(&R.timer, on_tick, 1000, period < 1000 ? 1000 : period > PERIOD_MS ? PERIOD_MS : period);
+    uint64_t period = (uint64_t)cfg->game_memory_idle * 500; /* half the idle time, 1 s to 10 s */
+    uv_timer_start(&R.timer, on_tick, 1000, period < 1000 ? 1000 : period > 10000 ? 10000 : period);
     R.running = true;
 }
 

@@ -1,6 +1,7 @@
-/* Retention: every minute (or half of --game-memory-idle, if shorter) the database lets go of finished jobs and games past --retention-days,
- * --retention-jobs and --retention-games (a bounded batch at a time, on the writer thread), and
- * games untouched for --game-memory-idle leave memory (they are read back when asked for). */
+/* Retention: every minute the database lets go of finished jobs and games past --retention-days,
+ * --retention-jobs and --retention-games (a bounded batch at a time, on the writer thread); every
+ * few seconds games untouched for --game-memory-idle leave memory (they are read back when asked
+ * for), and past 10,000 games in memory those untouched for 10 s. */
 #ifndef FEELFISH_RETENTION_H
 #define FEELFISH_RETENTION_H
 

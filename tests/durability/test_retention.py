@@ -45,23 +45,29 @@ def age_everything(db, days):
 
 
 def main():
-    # Caps by count: the newest 3 jobs and 2 games stay.
-    s = Server("--workers", "1", "--retention-jobs", "3", "--retention-games", "2", "--game-memory-idle", "2")
-    jobs = []
-    for _ in range(6):
-        st, r, _ = s.request("POST", "/api/analyse", QUICK)
-        jobs.append(r.get("id"))
-        time.sleep(0.01)
+    # Caps by count: the newest 3 jobs and 2 games stay (pruned a second after the start).
+    s = Server("--workers", "1")
+    # Games first: their engine moves are stored jobs too, and the analyses must be the newest.
     games = []
     for _ in range(4):
         st, g, _ = s.request("POST", "/api/games", {"level": 1, "color": "white"})
         s.request("POST", "/api/games/%s/moves" % g["fullId"], {"move": "e2e4"})
         games.append(g)
         time.sleep(0.01)
+    jobs = []
+    for _ in range(6):
+        st, r, _ = s.request("POST", "/api/analyse", QUICK)
+        jobs.append(r.get("id"))
+        time.sleep(0.01)
+    s.stop()
+    s = Server("--workers", "1", "--retention-jobs", "3", "--retention-games", "2", "--game-memory-idle", "2",
+               db=s.db)
     kept = poll(lambda: counts(s.db), lambda c: c == (3, 2), tries=60, delay=0.2)
     check("retention_caps_by_count", kept == (3, 2), kept)
+    loaded = s.request("GET", "/api/games/" + games[-1]["id"])[0]
+    held = metric(s, "feelfish_games_in_memory")
     in_memory = poll(lambda: metric(s, "feelfish_games_in_memory"), lambda n: n == 0, tries=40, delay=0.2)
-    check("idle_games_leave_memory", in_memory == 0, in_memory)
+    check("idle_games_leave_memory", loaded == 200 and held == 1 and in_memory == 0, (loaded, held, in_memory))
     newest, oldest = s.request("GET", "/api/games/" + games[-1]["id"]), s.request("GET", "/api/games/" + games[0]["id"])
     check("newest_game_read_back_oldest_gone", newest[0] == 200 and newest[1]["moves"][:1] == ["e2e4"]
           and oldest[0] == 404, (newest[0], oldest[0]))
