@@ -624,22 +624,20 @@ bool store_prune_db(sqlite3 *db, const StoreRetention *r, long long now_ms, int 
     static const char Old_games[] = "SELECT id FROM games WHERE updated_ms < ?1";
     static const char Extra_games[] =
         "SELECT id FROM (SELECT id FROM games ORDER BY updated_ms DESC LIMIT -1 OFFSET ?2)";
-    int n;
-    if (cutoff && (n = prune_rows(db, "jobs", Old_jobs, cutoff, 0, limit, err, size)) >= 0)
-        out->jobs += n;
-    else if (cutoff)
-        return false;
-    if (r->jobs > 0 && (n = prune_rows(db, "jobs", Extra_jobs, 0, r->jobs, limit, err, size)) >= 0)
-        out->jobs += n;
-    else if (r->jobs > 0)
-        return false;
-    if (cutoff && (n = prune_rows(db, "games", Old_games, cutoff, 0, limit, err, size)) >= 0)
-        out->games += n;
-    else if (cutoff)
-        return false;
-    if (r->games > 0 && (n = prune_rows(db, "games", Extra_games, 0, r->games, limit, err, size)) >= 0)
-        out->games += n;
-    else if (r->games > 0)
-        return false;
+    const struct {
+        bool on;
+        const char *table, *select;
+        long long *count;
+    } Steps[] = {{cutoff > 0, "jobs", Old_jobs, &out->jobs},
+                 {r->jobs > 0, "jobs", Extra_jobs, &out->jobs},
+                 {cutoff > 0, "games", Old_games, &out->games},
+                 {r->games > 0, "games", Extra_games, &out->games}};
+    for (size_t i = 0; i < sizeof Steps / sizeof Steps[0]; i++) {
+        long long keep = !strcmp(Steps[i].table, "jobs") ? r->jobs : r->games;
+        int n = Steps[i].on ? prune_rows(db, Steps[i].table, Steps[i].select, cutoff, keep, limit, err, size) : 0;
+        if (n < 0)
+            return false;
+        *Steps[i].count += n;
+    }
     return true;
 }

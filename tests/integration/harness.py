@@ -98,10 +98,14 @@ class Server:
         with open(self.stderr_path, errors="replace") as f:
             return f.read()
 
-    def request(self, method, path, body=None, headers=None, timeout=30):
-        """(status, parsed JSON body or text, response); a dict or list body goes as JSON."""
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+    def request(self, method, path, body=None, headers=None, timeout=30, source=None, token=None):
+        """(status, parsed JSON body or text, response); a dict or list body goes as JSON; from the
+        loopback address `source` (127.0.0.2, ...) and with `Authorization: Bearer token` if given."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout,
+                                          source_address=(source, 0) if source else None)
         hdrs = dict(headers or {})
+        if token:
+            hdrs["Authorization"] = "Bearer " + token
         if body is not None and not isinstance(body, (bytes, str)):
             body = json.dumps(body)
             hdrs.setdefault("Content-Type", "application/json")

@@ -10,7 +10,6 @@ too_short, client_cap); the worker pool serving clients round-robin; the cap on 
 Clients differ by token or by loopback source address (127.0.0.2, .3, ...). Standard library only.
 Run it all, or some checks: test_auth.py [--list] [CHECK_NAME...]; prints 'auth: N passed, N failed'."""
 import hashlib
-import http.client
 import json
 import os
 import re
@@ -59,23 +58,7 @@ def make_token(db, scopes, name=None):
 def req(s, method, path, body=None, token=None, source=None, headers=None):
     """(status, parsed body, response), with `Authorization: Bearer token` if given, from the loopback
     address `source` if given."""
-    conn = http.client.HTTPConnection("127.0.0.1", s.port, timeout=30,
-                                      source_address=(source, 0) if source else None)
-    hdrs = {"Host": "127.0.0.1:%d" % s.port}
-    if token:
-        hdrs["Authorization"] = "Bearer " + token
-    hdrs.update(headers or {})
-    if body is not None:
-        hdrs["Content-Type"] = "application/json"
-    conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=hdrs)
-    resp = conn.getresponse()
-    data = resp.read()
-    conn.close()
-    try:
-        parsed = json.loads(data) if data else None
-    except ValueError:
-        parsed = data.decode(errors="replace")
-    return resp.status, parsed, resp
+    return s.request(method, path, body, headers=headers, source=source, token=token)
 
 
 def code(res):

@@ -3,8 +3,6 @@
 client past its rate gets 429 with Retry-After while others and the health check are served; a
 client at its cap of analyses gets 429 too_many_jobs while another still gets the queue; only a
 job's creator may cancel it; WebSocket messages count against the rate too."""
-import http.client
-import json
 import os
 import sys
 import time
@@ -19,15 +17,8 @@ LONG = {"moves": ["e2e4"], "limits": {"depth": 60, "movetime": 20000}}
 
 def request(s, source, method, path, body=None):
     """(status, parsed body, Retry-After) from the loopback address `source`."""
-    conn = http.client.HTTPConnection("127.0.0.1", s.port, timeout=30, source_address=(source, 0))
-    headers = {"Host": "127.0.0.1:%d" % s.port}
-    if body is not None:
-        headers["Content-Type"] = "application/json"
-    conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
-    resp = conn.getresponse()
-    data = resp.read()
-    conn.close()
-    return resp.status, json.loads(data) if data else None, resp.getheader("Retry-After")
+    status, parsed, resp = s.request(method, path, body, source=source)
+    return status, parsed, resp.getheader("Retry-After")
 
 
 def main():
