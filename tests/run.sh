@@ -74,6 +74,9 @@ runner "security basics (log injection and secrets, default bind, ids)" python3 
 runner "security: foreign origins and hosts, headers, a WebSocket client that never reads" python3 tests/security/test_browser.py
 runner "security: per-client rate and analysis quotas" python3 tests/security/test_quotas.py
 runner "security: tokens, scopes, owners, learning policy, fair queue" python3 tests/security/test_auth.py
+# Its SIGTERM check runs build/feelfish-asan (ASAN_OPTIONS as above) whatever FEELFISH says.
+runner "security: connection floods, slowloris, keep-alive, framing, request ids, WebSocket idle, SIGTERM under ASan" \
+    python3 tests/security/test_connections.py
 runner "libFuzzer harnesses (FEN, moves, PGN, a UCI session, an analysis request), 30 s each" \
     tests/fuzz/run.sh "${FUZZ_SECONDS:-30}"
 runner "browser page (headless Chromium)" node tests/e2e/run.mjs

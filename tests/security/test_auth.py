@@ -10,7 +10,6 @@ too_short, client_cap); the worker pool serving clients round-robin; the cap on 
 Clients differ by token or by loopback source address (127.0.0.2, .3, ...). Standard library only.
 Run it all, or some checks: test_auth.py [--list] [CHECK_NAME...]; prints 'auth: N passed, N failed'."""
 import hashlib
-import json
 import os
 import re
 import socket
