@@ -8,7 +8,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototy
 OPT      ?= -O3 -flto=auto -fno-plt
 CFLAGS   += $(CSTD) $(WARN)
 LDLIBS   += -lm -lpthread
-SERVER_PKGS := libuv libmicrohttpd libwebsockets jansson sqlite3 libcrypto
+SERVER_PKGS := libuv libmicrohttpd libwebsockets jansson sqlite3 libcrypto libcurl yaml-0.1
 SERVER_CFLAGS = $(shell pkg-config --cflags $(SERVER_PKGS) 2>/dev/null)
 SERVER_LIBS = $(shell pkg-config --libs $(SERVER_PKGS) 2>/dev/null)
 
@@ -31,7 +31,7 @@ TSAN_OBJ   := $(patsubst %.c,build/tsan/%.o,$(ENGINE_SRC) $(UNIT_SRC))
 SERVER_CODE := server/% tests/unit/server/%
 
 # Debian packages each step needs; `deps-*` installs the missing ones (as root, with apt-get).
-DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libwebsockets-dev libjansson-dev libsqlite3-dev libssl-dev \
+DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libwebsockets-dev libjansson-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libyaml-dev \
 	nodejs $(if $(shell command -v npm 2>/dev/null),,npm)
 # (npm only when missing: NodeSource's nodejs brings its own npm and conflicts with Debian's)
 DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish chromium clang libclang-rt-14-dev

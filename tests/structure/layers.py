@@ -15,7 +15,8 @@ RULES = {
     },
     'server': {
         'ranks': {'server/base/**': 0, 'server/store/**': 1, 'server/net/**': 2, 'server/jobs/**': 3,
-                  'server/domain/**': 4, 'server/api/**': 5, 'server/cmd/**': 6, 'server': 7},
+                  'server/domain/**': 4, 'server/bot/**': 5, 'server/api/**': 6, 'server/cmd/**': 7,
+                  'server': 8},
         'never': ('tests/',),
         # the engine library (ranks 0-6) everywhere; engine/tools (7) only from server/cmd and server/main.c
         'foreign': {'engine': {'server/**': 6, 'server/cmd/**': 7, 'server': 7}},
@@ -31,6 +32,8 @@ FORBIDDEN_HEADERS = {
     'server/net/': ('jansson.h',),
     'server/jobs/': ('jansson.h', 'microhttpd.h', 'libwebsockets.h'),
     'server/domain/': ('jansson.h', 'microhttpd.h', 'libwebsockets.h'),
+    # The bot is a Lichess client: it reads Lichess's JSON, but serves nothing itself.
+    'server/bot/': ('microhttpd.h', 'libwebsockets.h'),
 }
 CIRCLE_TREES = ('engine', 'server')  # module (.c/.h pair) circles are looked for across these
 WEB_SRC = 'web/src'
