@@ -77,7 +77,7 @@ runner "security: tokens, scopes, owners, learning policy, fair queue" python3 t
 # Its SIGTERM check runs build/feelfish-asan (ASAN_OPTIONS as above) whatever FEELFISH says.
 runner "security: connection floods, slowloris, keep-alive, framing, request ids, WebSocket idle, SIGTERM under ASan" \
     python3 tests/security/test_connections.py
-runner "libFuzzer harnesses (FEN, moves, PGN, a UCI session, an analysis request), 30 s each" \
+runner "libFuzzer harnesses (FEN, moves, PGN, a UCI session, an analysis request, HTTP and WebSocket in-process), 30 s each" \
     tests/fuzz/run.sh "${FUZZ_SECONDS:-30}"
 runner "browser page (headless Chromium)" node tests/e2e/run.mjs
 

@@ -233,13 +233,14 @@ static void name_request(Request *r)
 typedef struct {
     int lengths, encodings;
     const char *length, *encoding;
-    bool lengths_differ;
+    bool lengths_differ, bad_name;
 } Framing;
 
 static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
     (void)kind;
     Framing *f = cls;
+    f->bad_name |= strpbrk(key, " \t") != NULL; /* "Content-Length : 5" smuggles a body past us */
     if (!strcasecmp(key, "Content-Length")) {
         f->lengths_differ |= f->length && strcmp(f->length, value);
         f->length = value;
@@ -251,15 +252,18 @@ static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const c
     return MHD_YES;
 }
 
-/* How the body is framed must be unambiguous (request smuggling) and understood: one
- * Content-Length (repeats must agree), or Transfer-Encoding: chunked alone; a body announced larger
- * than --body-max is refused before it is read. */
+/* How the body is framed must be unambiguous (request smuggling) and understood: header names
+ * without blanks, one Content-Length (repeats must agree), or Transfer-Encoding: chunked alone; a
+ * body announced larger than --body-max is refused before it is read. (A Content-Length that is
+ * not a number never gets here: libmicrohttpd answers it 400 itself.) */
 static void check_framing(Request *r)
 {
     Framing f = {0};
     MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_framing, &f);
     const char *problem = NULL;
-    if (f.lengths_differ)
+    if (f.bad_name)
+        problem = "a header name with a space or tab in it (RFC 9112 allows none before the colon)";
+    else if (f.lengths_differ)
         problem = "two different Content-Length headers: send one";
     else if (f.length && (!*f.length || strspn(f.length, "0123456789") != strlen(f.length)))
         problem = "Content-Length must be a whole number of bytes";

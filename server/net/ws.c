@@ -276,9 +276,16 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_SERVER_WRITEABLE: {
         Frame *f = s->out;
         if (!f && s->closing) {
-            lws_close_reason(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)s->close_reason,
-                             strlen(s->close_reason));
-            return -1; /* sends the close frame with its reason (1008) */
+            /* The close frame, written here: libwebsockets 4.1 takes a -1 from this callback for a
+             * failed write and drops the socket without the frame lws_close_reason prepared, so
+             * the frame goes out as lws itself writes one (its private LWS_WRITE_CLOSE, 4). */
+            unsigned char frame[LWS_PRE + 2 + 123];
+            size_t n = strlen(s->close_reason) > 123 ? 123 : strlen(s->close_reason);
+            frame[LWS_PRE] = (unsigned char)(LWS_CLOSE_STATUS_POLICY_VIOLATION >> 8);
+            frame[LWS_PRE + 1] = (unsigned char)(LWS_CLOSE_STATUS_POLICY_VIOLATION & 0xff);
+            memcpy(frame + LWS_PRE + 2, s->close_reason, n);
+            lws_write(wsi, frame + LWS_PRE, 2 + n, (enum lws_write_protocol)4);
+            return -1;
         }
         if (!f)
             break;
@@ -379,7 +386,9 @@ bool ws_start(uv_loop_t *loop, const ServerConfig *cfg, const WsHandlers *handle
         return false;
     }
     uv_timer_init(loop, &W.idle_timer);
-    uv_timer_start(&W.idle_timer, on_idle_check, 5000, 5000);
+    uint64_t every = (uint64_t)cfg->ws_idle_timeout * 200; /* a fifth of the timeout, 1 to 5 s */
+    every = every < 1000 ? 1000 : every > 5000 ? 5000 : every;
+    uv_timer_start(&W.idle_timer, on_idle_check, every, every);
     struct lws_vhost *vh = lws_get_vhost_by_name(W.ctx, "default");
     *bound_port = vh ? lws_get_vhost_listen_port(vh) : (int)cfg->ws_port;
     return true;
