@@ -168,6 +168,17 @@ Game *decode_game(json_t *o)
     snprintf(g->not_learned, sizeof g->not_learned, "%s", not_learned ? not_learned : "");
     snprintf(g->owner, sizeof g->owner, "%s", owner ? owner : "");
     g->may_teach = json_is_true(json_object_get(o, "mayTeach"));
+    json_t *external = json_object_get(o, "external");
+    if (json_is_object(external)) {
+        g->external = true;
+        const char *const keys[] = {"white", "black", "site"};
+        char *fields[] = {g->white, g->black, g->site};
+        const size_t sizes[] = {sizeof g->white, sizeof g->black, sizeof g->site};
+        for (int k = 0; k < 3; k++) {
+            const char *v = json_string_value(json_object_get(external, keys[k]));
+            snprintf(fields[k], sizes[k], "%s", v ? v : "");
+        }
+    }
     json_t *levels = json_object_get(o, "levelsUsed");
     for (int ph = 0; ph < BAYES_PHASE_NB; ph++) {
         const char *digits = json_string_value(json_object_get(levels, GamePhaseNames[ph]));

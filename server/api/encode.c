@@ -250,6 +250,9 @@ json_t *encode_game(const Game *g, GameView view)
     json_object_set_new(o, "learned", json_boolean(g->learned));
     if (g->not_learned[0])
         json_object_set_new(o, "notLearned", json_string(g->not_learned));
+    if (g->external) /* played elsewhere (the Lichess bot): who, and where */
+        json_object_set_new(o, "external", json_pack("{s:s, s:s, s:s}", "white", g->white, "black", g->black,
+                                                     "site", g->site));
     if (view == GAME_FOR_STORAGE) {
         json_object_set_new(o, "owner", json_string(g->owner));
         json_object_set_new(o, "mayTeach", json_boolean(g->may_teach));
@@ -317,4 +320,34 @@ json_t *encode_bayes_model(const BayesModel *m, bool full)
                      "games", (json_int_t)m->games, "updated", (json_int_t)m->updated_ms, "records", records, "levels",
                      levels, "parameters", BayesParamCount, "changedFromDefault", selected, "detail",
                      full ? "counts" : "selected", "params", params);
+}
+
+json_t *encode_bot_status(const BotStatus *s)
+{
+    json_t *games = json_array();
+    for (int i = 0; i < s->games_now; i++) {
+        const BotGameView *v = &s->games[i];
+        json_t *g = json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:i, s:s, s:s}", "id", v->id, "url", v->url, "game",
+                              v->game, "opponent", v->opponent, "opponentBot", v->opponent_bot, "color", v->color,
+                              "plies", v->plies, "fen", v->fen, "status", v->status);
+        if (v->job[0])
+            json_object_set_new(g, "job", json_string(v->job));
+        json_array_append_new(games, g);
+    }
+    json_t *errors = json_array();
+    for (int i = 0; i < s->error_count; i++)
+        json_array_append_new(errors, json_string(s->errors[i]));
+    json_t *o = json_pack(
+        "{s:b, s:b, s:s, s:s, s:s, s:o, s:{s:i, s:i, s:i, s:i}, s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:o}", "running",
+        s->running, "connected", s->connected, "account", s->account, "url", s->url, "mode", s->mode, "games", games,
+        "record", "wins", s->wins, "losses", s->losses, "draws", s->draws, "aborted", s->aborted, "counts", "moves",
+        (json_int_t)s->moves, "challengesAccepted", (json_int_t)s->challenges_accepted, "challengesDeclined",
+        (json_int_t)s->challenges_declined, "reconnects", (json_int_t)s->reconnects, "rateLimited",
+        (json_int_t)s->rate_limited, "calls", (json_int_t)s->calls, "errors", errors);
+    if (s->fatal[0])
+        json_object_set_new(o, "fatal", json_string(s->fatal));
+    if (s->has_style)
+        json_object_set_new(o, "opponentStyle",
+                            json_pack("{s:s, s:s}", "opponent", s->style_opponent, "style", s->style));
+    return o;
 }

@@ -10,6 +10,7 @@
 
 #include "../../engine/search/lab.h"
 #include "../base/error.h"
+#include "../bot/bot.h"
 #include "../domain/games.h"
 #include "../domain/models.h"
 #include "../jobs/jobs.h"
@@ -34,6 +35,12 @@ json_t *encode_game(const Game *g, GameView view);
  * {phase: {result: n}}, "levels": [...], "params": {name: {phase: {result: [n0..n4]}}}}; with
  * full false, params are summarised (per parameter: the selected levels per phase and target). */
 json_t *encode_bayes_model(const BayesModel *m, bool full);
+/* The Lichess bot (GET /api/bot): {"running", "connected", "account", "url", "mode", "fatal"?,
+ * "games": [{"id", "url", "game", "job"?, "opponent", "opponentBot", "color", "plies", "fen",
+ * "status"}], "record": {"wins", "losses", "draws", "aborted"}, "counts": {"moves",
+ * "challengesAccepted", "challengesDeclined", "reconnects", "rateLimited", "calls"}, "errors": [...],
+ * "opponentStyle"?: {"opponent", "style"}}. */
+json_t *encode_bot_status(const BotStatus *s);
 /* One textbook algorithm's run in the search lab: {"algorithm", "value", "bestMove", "nodes",
  * "leaves", "timeMs", "passes"? (MTD(f))}. */
 json_t *encode_lab(LabAlgorithm a, const LabResult *r, int64_t time_ms);

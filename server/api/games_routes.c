@@ -16,7 +16,10 @@
 static void changed(Game *g)
 {
     json_t *o = encode_game(g, GAME_FOR_STORAGE);
-    store_save_game(g->id, g->updated_ms, api_dumps(o, false), games_engine_to_move(g), saves_done, saves_begin(g->id));
+    /* A game waiting for the engine is started again at the next start, unless it is played
+     * elsewhere: the bot syncs it with the other side first. */
+    store_save_game(g->id, g->updated_ms, api_dumps(o, false), games_engine_to_move(g) && !g->external, saves_done,
+                    saves_begin(g->id));
     json_decref(o);
 }
 

@@ -6,6 +6,7 @@
 
 #include "../jobs/jobs.h"
 #include "../net/ws.h"
+#include "../bot/bot.h"
 #include "../domain/games.h"
 #include "../store/store.h"
 #include "reply.h"
@@ -89,6 +90,22 @@ void metrics_route(Request *r, const char *param)
     fprintf(f, "# HELP feelfish_games_in_memory games held in memory (the rest are read back when asked for)\n"
                "# TYPE feelfish_games_in_memory gauge\nfeelfish_games_in_memory %d\n",
             games_in_memory());
+    BotStatus bot;
+    bot_status(&bot);
+    if (bot.running || bot.account[0])
+        fprintf(f,
+                "# TYPE feelfish_bot_connected gauge\nfeelfish_bot_connected %d\n"
+                "# TYPE feelfish_bot_games gauge\nfeelfish_bot_games %d\n"
+                "# TYPE feelfish_bot_games_finished_total counter\n"
+                "feelfish_bot_games_finished_total{result=\"win\"} %d\nfeelfish_bot_games_finished_total{result=\"loss\"} %d\n"
+                "feelfish_bot_games_finished_total{result=\"draw\"} %d\n"
+                "feelfish_bot_games_finished_total{result=\"aborted\"} %d\n"
+                "# TYPE feelfish_bot_moves_total counter\nfeelfish_bot_moves_total %llu\n"
+                "# HELP feelfish_bot_rate_limited_total 429 answers from Lichess\n"
+                "# TYPE feelfish_bot_rate_limited_total counter\nfeelfish_bot_rate_limited_total %llu\n"
+                "# TYPE feelfish_bot_reconnects_total counter\nfeelfish_bot_reconnects_total %llu\n",
+                bot.connected, bot.games_now, bot.wins, bot.losses, bot.draws, bot.aborted, bot.moves, bot.rate_limited,
+                bot.reconnects);
     WsStats ws;
     ws_stats(&ws);
     fprintf(f, "# TYPE feelfish_websocket_clients gauge\nfeelfish_websocket_clients %d\n", ws.clients);

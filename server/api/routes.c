@@ -111,6 +111,8 @@ const Route Routes[] = {
      0, false},
     {"POST", "/api/style", models_route_style, "Classify a player's style from PGN: posterior and features", ANALYSE,
      false},
+    {"GET", "/api/bot", bot_route_status, "The Lichess bot: account, games now (watch them), record, errors", 0,
+     false},
     {"GET", "/api/openapi.json", on_openapi, "This API, as OpenAPI 3", 0, true},
     {"GET", "/metrics", metrics_route, "Prometheus metrics (admin)", SCOPE_ADMIN, false},
 };

@@ -46,6 +46,8 @@ void games_route_takeback(Request *r, const char *id);
 /* models_routes.c */
 void models_route_bayes(Request *r, const char *param);
 void models_route_style(Request *r, const char *param);
+/* bot_routes.c */
+void bot_route_status(Request *r, const char *param);
 /* ws_ops.c: the limits WebSocket ops are held to */
 void ws_ops_set_config(const ServerConfig *cfg);
 /* metrics.c */

@@ -53,6 +53,8 @@ const Setting Settings[] = {
      F(learn_min_plies), "a finished game teaches the Bayesian model only from this many plies"},
     {"--learn-per-hour", "FEELFISH_LEARN_PER_HOUR", "learnPerHour", SETTING_NUMBER, "30", 0, 100000,
      F(learn_per_hour), "games one client may teach the Bayesian model per hour (0: none)"},
+    {"--bot", "FEELFISH_BOT", "bot", SETTING_TEXT, "", 0, 0, F(bot),
+     "lichess-bot's config.yml: play on Lichess as a BOT inside the server (GET /api/bot)"},
     {"--allowed-origins", "FEELFISH_ALLOWED_ORIGINS", "allowedOrigins", SETTING_TEXT, "", 0, 0, F(allowed_origins),
      "other origins (http://host:port, comma-separated) whose pages may use the API and WebSocket; the page's "
      "own always may"},

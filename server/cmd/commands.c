@@ -3,6 +3,7 @@
 
 #include "analyse.h"
 #include "bayes.h"
+#include "bot.h"
 #include "db.h"
 #include "learn.h"
 #include "serve.h"
@@ -17,6 +18,8 @@ const Command ServerCommands[] = {
      analyse_command},
     {"learn", NULL, "--games N [--concurrency C] [--nodes N | --tc S+I] [--db FILE]",
      "self-play for the Bayesian model (learn --help)", learn_command},
+    {"bot", NULL, "--config FILE [--print-config] [serve options]",
+     "play on Lichess as a BOT (lichess-bot's config.yml)", bot_command},
     {"token", NULL, "create --scopes S [--name N] | list | revoke ID [--db FILE]",
      "API tokens for --auth (token with no verb: help)", token_command},
     {"db", NULL, "stats | prune [--retention-days N] [--vacuum] [--db FILE]",

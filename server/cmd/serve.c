@@ -10,6 +10,8 @@
 #include "../domain/models.h"
 #include "../api/api.h"
 #include "../base/config.h"
+#include "../bot/bot.h"
+#include "../net/client.h"
 #include "../domain/games.h"
 #include "../net/http.h"
 #include "../jobs/jobs.h"
@@ -25,6 +27,7 @@ static bool ShuttingDown;
 static void on_drained(uv_timer_t *t)
 {
     (void)t;
+    client_stop();
     ws_stop();
     http_stop();
     uv_close((uv_handle_t *)&DrainTimer, NULL);
@@ -42,6 +45,7 @@ static void on_signal(uv_signal_t *s, int signum)
     uv_close((uv_handle_t *)&SigInt, NULL);
     uv_close((uv_handle_t *)&SigTerm, NULL);
     /* Searches stop and their waiting requests get answers; give those a moment to be written. */
+    bot_stop();
     api_stop();
     jobs_shutdown();
     uv_timer_init(uv_default_loop(), &DrainTimer);
@@ -124,6 +128,19 @@ int serve_command(int argc, char **argv, FILE *out)
     }
     api_init(&cfg, port, ws_port);
     api_resume(loop);
+    if (cfg.bot[0]) {
+        BotConfig bc;
+        if (!bot_config_load(&bc, cfg.bot, stderr, err, sizeof err) || !bot_start(loop, &bc, err, sizeof err)) {
+            fprintf(stderr, "feelfish serve: --bot: %s\n", err);
+            api_stop();
+            jobs_shutdown();
+            ws_stop();
+            http_stop();
+            uv_run(loop, UV_RUN_NOWAIT);
+            store_close();
+            return 2;
+        }
+    }
     uv_signal_init(loop, &SigInt);
     uv_signal_init(loop, &SigTerm);
     uv_signal_start(&SigInt, on_signal, SIGINT);

@@ -230,21 +230,25 @@ static void engine_done(Job *job, const JobEvent *ev, void *user)
         return;
     job_remove_listener(job, engine_done, g);
     g->thinking = false;
+    g->job = NULL;
     static Position p;
     const SearchResult *r = ev->result;
     /* A search stopped early (the job timeout, a shutdown) still plays the best move it found,
      * as an engine told to stop does; a game that ended meanwhile (the human resigned) takes none. */
     bool searched = ev->status == JOB_DONE || ev->status == JOB_CANCELLED;
-    if (r && searched && r->lines && r->best && !games_over(g) && games_position(g, &p)) {
+    bool current = g->move_count == g->think_ply; /* an external game may have moved on meanwhile */
+    if (r && searched && current && r->lines && r->best && !games_over(g) && games_position(g, &p)) {
         const SearchInfo *line = &r->line[rand() % games_close_lines(g->level, r)];
         Move m = line->pv_length ? line->pv[0] : r->best;
         if (movegen_is_legal(&p, m) && g->move_count < GAMES_MAX_MOVES) {
+            g->last_score = line->score;
+            g->last_depth = line->depth;
             g->moves[g->move_count++] = m;
             position_make_move(&p, m);
             update_status(g, &p);
         }
     }
-    if (games_engine_to_move(g)) /* no move came of it (stopped before its first iteration) */
+    if (games_engine_to_move(g) && !g->external) /* no move came of it (stopped before its first iteration) */
         stall(g);
     changed(g);
     GameListener fn = g->listener;
@@ -274,7 +278,10 @@ static bool engine_move(Game *g)
     if (!games_position(g, &p))
         return false;
     SearchLimits l;
-    games_level_limits(g->level, &l);
+    if (g->external)
+        l = g->think_limits;
+    else
+        games_level_limits(g->level, &l);
     Evaluator e;
     BayesChoice choice;
     Emotion now;
@@ -320,6 +327,8 @@ static bool engine_move(Game *g)
     job_retain(job);
     job_add_listener(job, engine_done, g);
     g->thinking = true;
+    g->think_ply = g->move_count;
+    g->job = job;
     return true;
 }
 
@@ -405,8 +414,9 @@ Game *games_create(const GameSettings *s, ApiError *e)
     g->created_ms = clock_wall_ms();
     snprintf(g->owner, sizeof g->owner, "%s", s->owner ? s->owner : "");
     g->may_teach = s->may_teach;
+    g->external = s->external;
     insert(g);
-    if (p.side != g->human && !engine_move(g)) {
+    if (p.side != g->human && !g->external && !engine_move(g)) {
         discard(g); /* nothing was created: the client may retry */
         api_error_set(e, 503, "queue_full", NULL, "every worker is busy; retry shortly");
         return NULL;
@@ -452,6 +462,59 @@ int games_evict_idle(long long before_ms, bool (*may)(const Game *g))
                 at = &g->next;
         }
     return evicted;
+}
+
+bool games_sync(Game *g, const char *const *uci, int count, ApiError *e)
+{
+    static Position p;
+    if (count > GAMES_MAX_MOVES) {
+        api_error_set(e, 409, "game_too_long", NULL, "the game has reached %d moves", GAMES_MAX_MOVES);
+        return false;
+    }
+    fen_read(&p, g->initial_fen, NULL, 0);
+    Move moves[GAMES_MAX_MOVES];
+    for (int i = 0; i < count; i++) {
+        Move m = move_from_uci(&p, uci[i]);
+        if (!m) {
+            api_error_set(e, 400, "illegal_move", "moves", "move %d, '%.20s', is not legal there", i + 1, uci[i]);
+            return false;
+        }
+        moves[i] = m;
+        if (p.stack_len > POSITION_STACK_SIZE / 2)
+            position_trim_history(&p);
+        position_make_move(&p, m);
+    }
+    if (count == g->move_count && !memcmp(moves, g->moves, (size_t)count * sizeof *moves))
+        return true; /* nothing new (a draw offer, a clock) */
+    memcpy(g->moves, moves, (size_t)count * sizeof *moves);
+    g->move_count = count; /* a search under way for another position finds think_ply changed */
+    if (g->thinking && g->job)
+        jobs_cancel(g->job); /* its move is for a position gone: the worker is freed at once */
+    if (!strcmp(g->status, "started"))
+        update_status(g, &p);
+    changed(g);
+    return true;
+}
+
+bool games_think(Game *g, const SearchLimits *limits)
+{
+    if (g->thinking || !games_engine_to_move(g))
+        return true;
+    g->think_limits = *limits;
+    if (engine_move(g))
+        return true;
+    stall(g);
+    return false;
+}
+
+void games_end(Game *g, const char *status, const char *result, const char *reason)
+{
+    if (games_over(g) && !strcmp(g->status, status))
+        return;
+    snprintf(g->status, sizeof g->status, "%s", status);
+    snprintf(g->result, sizeof g->result, "%s", result);
+    snprintf(g->reason, sizeof g->reason, "%s", reason ? reason : "");
+    changed(g);
 }
 
 bool games_move(Game *g, const char *text, ApiError *e)
@@ -529,14 +592,38 @@ bool games_takeback(Game *g, ApiError *e)
     return true;
 }
 
+/* What the engine felt or chose before its move at `ply`, as a PGN comment (NULL if nothing):
+ * "relief 0.31, goal attack, intensity 0.31" in affective mode; "target conservative, phase
+ * middlegame, opponent attacking" in Bayesian mode. */
+static char *move_comment(const Game *g, int ply)
+{
+    char text[256] = "";
+    for (int i = 0; i < g->emotion_count; i++)
+        if (g->emotions[i].ply == ply) {
+            const Emotion *e = &g->emotions[i].emotion;
+            double relief = e->c[CONCEPT_RELIEF];
+            snprintf(text, sizeof text, "%s %.2f, goal %s, intensity %.2f",
+                     affective_label(CONCEPT_RELIEF, relief), relief, Goals[e->goal].name, e->intensity);
+        }
+    for (int i = 0; i < g->choice_count; i++)
+        if (g->choices[i].ply == ply) {
+            const BayesChoice *c = &g->choices[i].choice;
+            int n = snprintf(text, sizeof text, "target %s, phase %s", BayesTargetNames[c->target],
+                             GamePhaseNames[c->phase]);
+            if (c->has_style && n > 0 && (size_t)n < sizeof text)
+                snprintf(text + n, sizeof text - (size_t)n, ", opponent %s", StyleNames[c->style]);
+        }
+    return text[0] ? strdup(text) : NULL;
+}
+
 char *games_pgn(const Game *g)
 {
     PgnGame pg;
     memset(&pg, 0, sizeof pg);
-    pgn_game_add_tag(&pg, "Event", "feelfish game");
-    pgn_game_add_tag(&pg, "Site", "feelfish");
-    pgn_game_add_tag(&pg, "White", g->human == WHITE ? "You" : "feelfish");
-    pgn_game_add_tag(&pg, "Black", g->human == BLACK ? "You" : "feelfish");
+    pgn_game_add_tag(&pg, "Event", g->external ? "feelfish bot game" : "feelfish game");
+    pgn_game_add_tag(&pg, "Site", g->external && g->site[0] ? g->site : "feelfish");
+    pgn_game_add_tag(&pg, "White", g->external ? g->white : g->human == WHITE ? "You" : "feelfish");
+    pgn_game_add_tag(&pg, "Black", g->external ? g->black : g->human == BLACK ? "You" : "feelfish");
     char level[64];
     snprintf(level, sizeof level, "%s, level %d", g->mode, g->level);
     pgn_game_add_tag(&pg, "FeelfishMode", level);
@@ -548,6 +635,8 @@ char *games_pgn(const Game *g)
         PgnMove *m = pgn_game_add_move(&pg);
         m->move = g->moves[i];
         san_write(&p, g->moves[i], m->san);
+        if (p.side != g->human)
+            m->comment = move_comment(g, i);
         if (p.stack_len > POSITION_STACK_SIZE / 2)
             position_trim_history(&p);
         position_make_move(&p, g->moves[i]);

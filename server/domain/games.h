@@ -10,6 +10,7 @@
 #include "../../engine/adapt/adaptive.h"
 #include "../../engine/engine.h"
 #include "../base/error.h"
+#include "../jobs/jobs.h"
 
 #define GAMES_MAX_MOVES 1200
 #define GAMES_LEVEL_MAX 8
@@ -54,6 +55,16 @@ struct Game {
     char not_learned[16];            /* finished but not learned from: why (GameHooks.may_learn) */
     char owner[48];                  /* who created it (the API's client): its engine moves are its jobs */
     bool may_teach;                  /* its creator may teach the shared model */
+    /* A game played elsewhere (the Lichess bot): the opponent's moves come from there, the
+     * engine moves only when told (games_think) with the limits it is given, and the game ends
+     * as the other side says (games_end). */
+    bool external;
+    SearchLimits think_limits; /* external: the limits of the move being (or to be) searched */
+    int think_ply;             /* the move count when the engine's search started */
+    Job *job;                  /* the engine's search while thinking (the game holds a reference) */
+    int last_score, last_depth; /* the engine's last move: its score (its own view, cp) and depth */
+    char white[64], black[64]; /* players' names for the PGN (external games) */
+    char site[128];            /* where it was played (external games), e.g. its Lichess URL */
     long long created_ms, updated_ms;
     GameListener listener; /* hears the engine's reply (one at a time) */
     void *listener_user;
@@ -73,6 +84,7 @@ typedef struct {
     int move_count;
     const char *owner; /* who creates it */
     bool may_teach;    /* whether its creator may teach the shared model */
+    bool external;     /* played elsewhere: see Game.external (the engine never moves by itself) */
 } GameSettings;
 
 typedef struct {
@@ -97,6 +109,17 @@ Game *games_adopt(Game *g);
 /* A fresh, empty game for the API's decoder to fill; games_free frees one not inserted. */
 Game *games_alloc(void);
 void games_free(Game *g);
+
+/* External games. games_sync brings the moves to `uci` (the other side's full list: moves after
+ * the common part are played, a shorter list takes back), keeping a search under way only if the
+ * position it searches is still the game's; false with e set if a move is not legal. games_think
+ * starts the engine's move with those limits when it is to move and not thinking (false: no
+ * worker; retried by games_retry_stalled). games_end ends it with the other side's verdict
+ * (status "mate", "resign", "outoftime", "draw", "aborted", ...; result "1-0", "0-1", "1/2-1/2",
+ * "*"), which teaches the model as any finished game does. */
+bool games_sync(Game *g, const char *const *uci, int count, ApiError *e);
+bool games_think(Game *g, const SearchLimits *limits);
+void games_end(Game *g, const char *status, const char *result, const char *reason);
 
 /* The human plays `text` (UCI or SAN); the engine's reply is started. False with e set. */
 bool games_move(Game *g, const char *text, ApiError *e);

@@ -206,6 +206,8 @@ static void collect(void)
 
 bool client_start(uv_loop_t *loop)
 {
+    if (C.running)
+        return true;
     if (curl_global_init(CURL_GLOBAL_DEFAULT))
         return false;
     memset(&C, 0, sizeof C);

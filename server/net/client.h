@@ -36,6 +36,7 @@ typedef struct {
     void *user;
 } ClientRequest;
 
+/* Starts the client (a second call does nothing). */
 bool client_start(uv_loop_t *loop);
 /* Ends every call without calling its on_done, and frees the client. */
 void client_stop(void);

@@ -1,0 +1,284 @@
+/* The bot's account and its event stream: see bot.h. Start: POST /api/token/test (the token must
+ * have bot:play), GET /api/account (the account must be a BOT), GET /api/account/playing?nb=50
+ * (games in progress are followed again), then GET /api/stream/event, reopened after a drop with
+ * a growing delay (1 s to 60 s; Lichess replays games and challenges on reconnection, and following
+ * a game is idempotent). Challenges are accepted or declined by challenge.c's rules. */
+#include "bot.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/log.h"
+#include "../net/client.h"
+#include "bot_game.h"
+#include "session.h"
+#include "challenge.h"
+
+#define VERSION "0.1.0"
+
+static void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fatal(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(B.counts.fatal, sizeof B.counts.fatal, fmt, ap);
+    va_end(ap);
+    bot_note(LOG_ERROR, B.counts.fatal);
+    bot_stop();
+}
+
+/* ---- the event stream ---- */
+
+static void open_events(void);
+
+static void on_reconnect(uv_timer_t *t)
+{
+    (void)t;
+    if (B.running)
+        open_events();
+}
+
+static void challenge_answered(const LichessAnswer *a, void *user)
+{
+    char *what = user;
+    if (a->status == 404)
+        log_msg(LOG_INFO, "bot: challenge %s was gone before the answer", what);
+    else if (a->status != 200)
+        bot_error("challenge %s: HTTP %d %s", what, a->status, a->error ? a->error : "");
+    free(what);
+}
+
+static void on_challenge(json_t *ch)
+{
+    const char *id = json_string_value(json_object_get(ch, "id"));
+    const char *direction = json_string_value(json_object_get(ch, "direction"));
+    json_t *challenger = json_object_get(ch, "challenger");
+    const char *who = json_string_value(json_object_get(challenger, "id"));
+    if (!id || strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != strlen(id) ||
+        strlen(id) > 12 || (direction && !strcmp(direction, "out")) || (who && !strcmp(who, B.user_id)))
+        return; /* ours, or not one we can name */
+    BotLoad load = {0, 0, 0};
+    load.games_now = bot_games_now(&load.bot_games_now, who, &load.games_with_user);
+    const char *reason = bot_challenge_verdict(&B.cfg, ch, &load);
+    char path[96], form[64];
+    if (!reason) {
+        B.counts.challenges_accepted++;
+        log_msg(LOG_INFO, "bot: accepting challenge %s from %s", id, who ? who : "?");
+        snprintf(path, sizeof path, "api/challenge/%s/accept", id);
+        lichess_post(B.li, "challenge", path, NULL, challenge_answered, strdup(id));
+    } else {
+        B.counts.challenges_declined++;
+        log_msg(LOG_INFO, "bot: declining challenge %s from %s: %s", id, who ? who : "?", reason);
+        snprintf(path, sizeof path, "api/challenge/%s/decline", id);
+        snprintf(form, sizeof form, "reason=%s", reason);
+        lichess_post(B.li, "challenge", path, form, challenge_answered, strdup(id));
+    }
+}
+
+static void on_event(json_t *e, void *user)
+{
+    (void)user;
+    B.backoff_ms = 1000; /* it talks: the next drop starts the delays afresh */
+    const char *type = json_string_value(json_object_get(e, "type"));
+    json_t *game = json_object_get(e, "game");
+    const char *game_id = json_string_value(json_object_get(game, "gameId"));
+    if (!game_id)
+        game_id = json_string_value(json_object_get(game, "id"));
+    if (!type)
+        return;
+    if (!strcmp(type, "challenge"))
+        on_challenge(json_object_get(e, "challenge"));
+    else if (!strcmp(type, "gameStart") && game_id)
+        bot_game_follow(game_id);
+    else if (!strcmp(type, "gameFinish") && game_id)
+        bot_game_finished_event(game_id);
+    else if (!strcmp(type, "challengeDeclined")) {
+        json_t *ch = json_object_get(e, "challenge");
+        log_msg(LOG_INFO, "bot: challenge %s declined: %s", json_string_value(json_object_get(ch, "id")),
+                json_string_value(json_object_get(ch, "declineReasonKey")));
+    }
+}
+
+static void events_ended(const LichessAnswer *a, void *user)
+{
+    (void)user;
+    B.events = NULL;
+    B.connected = false;
+    if (!B.running)
+        return;
+    if (a->status == 401 || a->status == 403) {
+        fatal("the event stream was refused (HTTP %d): is the token still valid?", a->status);
+        return;
+    }
+    unsigned delay = B.backoff_ms;
+    if (a->status == 429)
+        delay = (unsigned)(lichess_held(B.li, "stream") * 1000) + 1000;
+    B.counts.reconnects++;
+    bot_error("event stream ended (%s): reconnecting in %.1f s",
+              a->error ? a->error : a->status ? "closed by the server" : "dropped", delay / 1000.0);
+    uv_timer_start(&B.reconnect, on_reconnect, delay, 0);
+    B.backoff_ms = B.backoff_ms * 2 > 60000 ? 60000 : B.backoff_ms * 2;
+}
+
+static void open_events(void)
+{
+    B.events = lichess_stream(B.li, "api/stream/event", on_event, events_ended, NULL);
+    B.connected = B.events != NULL;
+    if (!B.events) {
+        uv_timer_start(&B.reconnect, on_reconnect, B.backoff_ms, 0);
+        B.backoff_ms = B.backoff_ms * 2 > 60000 ? 60000 : B.backoff_ms * 2;
+    }
+}
+
+/* ---- start: token, account, games in progress ---- */
+
+static void got_playing(const LichessAnswer *a, void *user)
+{
+    (void)user;
+    if (!B.running)
+        return;
+    json_t *now = json_object_get(a->json, "nowPlaying");
+    size_t i;
+    json_t *g;
+    if (a->status == 200)
+        json_array_foreach(now, i, g)
+        {
+            const char *id = json_string_value(json_object_get(g, "gameId"));
+            if (id)
+                bot_game_follow(id);
+        }
+    else
+        bot_error("games in progress could not be read (HTTP %d); the event stream replays them", a->status);
+    open_events();
+}
+
+static void got_account(const LichessAnswer *a, void *user)
+{
+    (void)user;
+    if (!B.running)
+        return;
+    const char *id = json_string_value(json_object_get(a->json, "id"));
+    const char *name = json_string_value(json_object_get(a->json, "username"));
+    const char *title = json_string_value(json_object_get(a->json, "title"));
+    if (a->status != 200 || !id) {
+        fatal("the account could not be read (HTTP %d %s)", a->status, a->error ? a->error : "");
+        return;
+    }
+    if (!title || strcmp(title, "BOT")) {
+        fatal("%s is not a BOT account: upgrade it first (POST /api/bot/account/upgrade; only an account that "
+              "never played a game can be upgraded, and it cannot be undone)",
+              name ? name : id);
+        return;
+    }
+    snprintf(B.user_id, sizeof B.user_id, "%s", id);
+    snprintf(B.username, sizeof B.username, "%s", name ? name : id);
+    snprintf(B.counts.account, sizeof B.counts.account, "%s", B.username);
+    log_msg(LOG_INFO, "bot: playing as %s on %s (%s mode)", B.username, B.cfg.url, B.cfg.feelfish.mode);
+    lichess_get(B.li, "playing", "api/account/playing?nb=50", got_playing, NULL);
+}
+
+static void token_tested(const LichessAnswer *a, void *user)
+{
+    (void)user;
+    if (!B.running)
+        return;
+    /* {"<token>": {"scopes": "bot:play,...", "userId"} | null}: the one entry, whatever its key */
+    json_t *entry = NULL;
+    const char *key;
+    json_t *v;
+    json_object_foreach(a->json, key, v) entry = v;
+    const char *scopes = json_string_value(json_object_get(entry, "scopes"));
+    if (a->status != 200) {
+        fatal("the token could not be checked (HTTP %d %s)", a->status, a->error ? a->error : "");
+        return;
+    }
+    if (!json_is_object(entry)) {
+        fatal("the server does not know this token (mistyped, or revoked?)");
+        return;
+    }
+    bool play = false;
+    for (const char *p = scopes ? scopes : ""; *p;) {
+        size_t n = strcspn(p, ",");
+        play |= n == 8 && !strncmp(p, "bot:play", 8);
+        p += n + (p[n] == ',');
+    }
+    if (!play) {
+        fatal("the token lacks the bot:play scope (it has: %s); create one with it", scopes ? scopes : "none");
+        return;
+    }
+    lichess_get(B.li, "account", "api/account", got_account, NULL);
+}
+
+bool bot_start(uv_loop_t *loop, const BotConfig *cfg, char *err, size_t err_size)
+{
+    memset(&B, 0, sizeof B);
+    B.cfg = *cfg;
+    B.loop = loop;
+    B.backoff_ms = 1000;
+    char ua[96];
+    snprintf(ua, sizeof ua, "feelfish/%s (lichess-bot compatible)", VERSION);
+    if (!client_start(loop) || !(B.li = lichess_new(cfg->url, cfg->token, ua))) {
+        snprintf(err, err_size, "cannot start the HTTP client");
+        return false;
+    }
+    uv_timer_init(loop, &B.reconnect);
+    B.running = true;
+    snprintf(B.counts.url, sizeof B.counts.url, "%s", cfg->url);
+    lichess_token_test(B.li, token_tested, NULL);
+    return true;
+}
+
+void bot_stop(void)
+{
+    if (!B.running)
+        return;
+    B.running = false;
+    B.connected = false;
+    while (B.games)
+        bot_game_stop(B.games);
+    if (B.events)
+        lichess_stream_close(B.events);
+    B.events = NULL;
+    uv_timer_stop(&B.reconnect);
+    uv_close((uv_handle_t *)&B.reconnect, NULL);
+    lichess_free(B.li);
+    B.li = NULL;
+}
+
+bool bot_running(void) { return B.running; }
+
+void bot_status(BotStatus *s)
+{
+    *s = B.counts;
+    s->running = B.running;
+    s->connected = B.connected;
+    snprintf(s->mode, sizeof s->mode, "%s", B.cfg.feelfish.mode);
+    if (B.li) {
+        LichessStats ls;
+        lichess_stats(B.li, &ls);
+        s->rate_limited = ls.rate_limited;
+        s->calls = ls.calls;
+    }
+    s->games_now = 0;
+    for (BotGame *bg = B.games; bg && s->games_now < BOT_GAMES_SHOWN; bg = bg->next) {
+        BotGameView *v = &s->games[s->games_now++];
+        memset(v, 0, sizeof *v);
+        snprintf(v->id, sizeof v->id, "%s", bg->id);
+        snprintf(v->opponent, sizeof v->opponent, "%s", bg->opponent);
+        v->opponent_bot = bg->opponent_bot;
+        snprintf(v->color, sizeof v->color, "%s", bg->color == WHITE ? "white" : "black");
+        snprintf(v->url, sizeof v->url, "%s%s", B.cfg.url, bg->id);
+        if (bg->g) {
+            snprintf(v->game, sizeof v->game, "%s", bg->g->id);
+            if (bg->g->job)
+                snprintf(v->job, sizeof v->job, "%s", bg->g->job->id);
+            v->plies = bg->g->move_count;
+            snprintf(v->status, sizeof v->status, "%s", bg->g->status);
+            static Position p;
+            if (games_position(bg->g, &p))
+                fen_write(&p, v->fen);
+        } else
+            snprintf(v->status, sizeof v->status, "%s", bg->over ? "over" : "connecting");
+    }
+}

@@ -1,0 +1,505 @@
+/* One Lichess game: its stream (gameFull, then gameState, chatLine, opponentGone lines), the
+ * position rebuilt from the full move list each time (games_sync), the engine's move searched on
+ * the clock the state gives, minus move_overhead and the time since the state came (an unlimited
+ * clock never reaches the search), posted with offeringDraw when lichess-bot's draw rule holds;
+ * the opponent's draw offers answered explicitly (draw/yes or draw/no); resignation by the resign
+ * rule; abort when the opponent never moves; greeting, goodbye and chat commands; a dropped stream
+ * reopened with a growing delay (it starts again with gameFull). A finished game is stored (it is
+ * a domain Game), written as PGN to pgn_directory, and teaches the model as any game does. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "../base/clock.h"
+#include "../base/log.h"
+#include "bot_game.h"
+
+#define UNLIMITED_MS 2147483647LL /* lila's clock for games without one */
+#define FIRST_MOVE_MS 10000       /* lichess-bot: the first moves are searched 10 s at most */
+#define TICK_MS 250
+
+static void open_stream(BotGame *bg);
+
+static BotGame *find(const char *id)
+{
+    for (BotGame *bg = B.games; bg; bg = bg->next)
+        if (!strcmp(bg->id, id))
+            return bg;
+    return NULL;
+}
+
+int bot_games_now(int *bot_games, const char *with_user, int *with_user_count)
+{
+    int n = 0;
+    *bot_games = *with_user_count = 0;
+    for (BotGame *bg = B.games; bg; bg = bg->next)
+        if (!bg->over) {
+            n++;
+            *bot_games += bg->opponent_bot;
+            *with_user_count += with_user && !strcasecmp(bg->opponent_id, with_user);
+        }
+    return n;
+}
+
+/* ---- talking to Lichess about this game ---- */
+
+static void posted(const LichessAnswer *a, void *user)
+{
+    char *what = user;
+    if (a->status != 200 && a->status != 0)
+        log_msg(LOG_INFO, "bot: %s: HTTP %d %.120s", what, a->status, a->text ? a->text : "");
+    else if (a->status == 0)
+        bot_error("%s: %s", what, a->error ? a->error : "no answer");
+    free(what);
+}
+
+static void post(BotGame *bg, const char *kind, const char *action, const char *form)
+{
+    char path[160], what[96];
+    snprintf(path, sizeof path, "api/bot/game/%s/%s", bg->id, action);
+    snprintf(what, sizeof what, "game %s: %s", bg->id, action);
+    lichess_post(B.li, kind, path, form, posted, strdup(what));
+}
+
+/* Greeting text: {me} and {opponent} put in, any other {word} left out. */
+static void say(BotGame *bg, const char *room, const char *text)
+{
+    char out[300] = "", form[1000];
+    size_t o = 0;
+    for (const char *p = text; *p && o + 1 < sizeof out;) {
+        if (*p == '{') {
+            const char *end = strchr(p, '}');
+            if (end) {
+                const char *with = !strncmp(p, "{me}", 4) ? B.username : !strncmp(p, "{opponent}", 10) ? bg->opponent
+                                                                                                    : "";
+                o += (size_t)snprintf(out + o, sizeof out - o, "%s", with);
+                o = o < sizeof out ? o : sizeof out - 1;
+                p = end + 1;
+                continue;
+            }
+        }
+        out[o++] = *p++;
+    }
+    out[o] = 0;
+    if (!out[0])
+        return;
+    char escaped[900];
+    lichess_form_escape(out, escaped, sizeof escaped);
+    snprintf(form, sizeof form, "room=%s&text=%s", room, escaped);
+    post(bg, "chat", "chat", form);
+}
+
+/* ---- the engine's side ---- */
+
+static int pieces_on_board(const Game *g)
+{
+    static Position p;
+    return games_position(g, &p) ? popcount(occupied(&p)) : 32;
+}
+
+static bool draw_rule(const BotGame *bg)
+{
+    const BotConfig *c = &B.cfg;
+    return c->draw_or_resign.offer_draw_enabled && bg->draw_streak >= c->draw_or_resign.offer_draw_moves &&
+           pieces_on_board(bg->g) <= c->draw_or_resign.offer_draw_pieces;
+}
+
+static void engine_replied(Game *g, void *user);
+
+static void think(BotGame *bg, const json_t *state)
+{
+    const BotConfig *c = &B.cfg;
+    SearchLimits l;
+    search_limits_init(&l);
+    long long wtime = json_integer_value(json_object_get(state, "wtime"));
+    long long btime = json_integer_value(json_object_get(state, "btime"));
+    long long winc = json_integer_value(json_object_get(state, "winc"));
+    long long binc = json_integer_value(json_object_get(state, "binc"));
+    long long mine = bg->color == WHITE ? wtime : btime;
+    if (bg->clock_initial_ms < 0 || mine >= UNLIMITED_MS || mine <= 0) {
+        l.movetime = (int64_t)(c->correspondence.move_time * 1000); /* no clock to follow */
+    } else {
+        long long spent = clock_wall_ms() - bg->state_ms;
+        long long left = mine - (long long)c->move_overhead - spent;
+        l.use_clock = true;
+        l.time[WHITE] = wtime;
+        l.time[BLACK] = btime;
+        l.time[bg->color] = left > 10 ? left : 10;
+        l.inc[WHITE] = winc;
+        l.inc[BLACK] = binc;
+        if (bg->g->move_count < 2)
+            l.movetime = FIRST_MOVE_MS < l.time[bg->color] / 4 ? FIRST_MOVE_MS : l.time[bg->color] / 4;
+    }
+    if (c->feelfish.depth > 0)
+        l.depth = (int)c->feelfish.depth;
+    if (c->feelfish.nodes > 0)
+        l.nodes = (uint64_t)c->feelfish.nodes;
+    if (c->feelfish.movetime > 0 && (!l.movetime || l.movetime > (int64_t)c->feelfish.movetime))
+        l.movetime = (int64_t)c->feelfish.movetime;
+    games_listen(bg->g, engine_replied, bg);
+    if (!games_think(bg->g, &l))
+        log_msg(LOG_WARN, "bot: game %s: no worker free; the move is retried", bg->id);
+}
+
+static void engine_replied(Game *g, void *user)
+{
+    BotGame *bg = user;
+    if (bg->over || games_over(g))
+        return;
+    static Position p;
+    if (g->move_count != bg->synced_plies + 1 || !games_position(g, &p) || p.side == bg->color) {
+        /* no move of ours came of it (the game moved on meanwhile): think again if it is our turn */
+        if (games_position(g, &p) && p.side == bg->color && !g->thinking && bg->state_ms)
+            log_msg(LOG_DEBUG, "bot: game %s: a search for an old position ended", bg->id);
+        return;
+    }
+    const BotConfig *c = &B.cfg;
+    int score = g->last_score;
+    bg->draw_streak = abs(score) <= c->draw_or_resign.offer_draw_score ? bg->draw_streak + 1 : 0;
+    bg->resign_streak = score <= c->draw_or_resign.resign_score ? bg->resign_streak + 1 : 0;
+    if (c->draw_or_resign.resign_enabled && bg->resign_streak >= c->draw_or_resign.resign_moves &&
+        g->move_count >= 2) {
+        log_msg(LOG_INFO, "bot: game %s: resigning (score %d for %d moves)", bg->id, score, bg->resign_streak);
+        post(bg, "resign", "resign", NULL);
+        return;
+    }
+    char uci[MOVE_STRING_SIZE], action[64];
+    move_to_uci(g->moves[g->move_count - 1], uci);
+    snprintf(action, sizeof action, "move/%s?offeringDraw=%s", uci, draw_rule(bg) ? "true" : "false");
+    post(bg, "move", action, NULL);
+    B.counts.moves++;
+    bg->last_move_ms = clock_wall_ms();
+}
+
+/* ---- the game's end ---- */
+
+static void save_pgn(BotGame *bg)
+{
+    const char *dir = B.cfg.pgn_directory;
+    if (!dir[0] || !bg->g)
+        return;
+    if (mkdir(dir, 0755) && errno != EEXIST) {
+        bot_error("pgn_directory %s: %s", dir, strerror(errno));
+        return;
+    }
+    char name[400];
+    const char *grouping = B.cfg.pgn_file_grouping;
+    if (!strcmp(grouping, "all"))
+        snprintf(name, sizeof name, "%s/%s games.pgn", dir, B.username);
+    else if (!strcmp(grouping, "opponent"))
+        snprintf(name, sizeof name, "%s/%s games vs. %s.pgn", dir, B.username, bg->opponent);
+    else
+        snprintf(name, sizeof name, "%s/%s vs %s - %s.pgn", dir, bg->g->white, bg->g->black, bg->id);
+    for (char *q = name + strlen(dir) + 1; *q; q++)
+        if (*q == '/' || *q == '\\')
+            *q = '_'; /* a player's name is not a path */
+    char *pgn = games_pgn(bg->g);
+    FILE *f = pgn ? fopen(name, strcmp(grouping, "game") ? "a" : "w") : NULL;
+    if (f) {
+        fprintf(f, "%s\n", pgn);
+        fclose(f);
+    } else
+        bot_error("cannot write %s: %s", name, strerror(errno));
+    free(pgn);
+}
+
+static void finish(BotGame *bg, const char *status, const char *winner)
+{
+    if (bg->over)
+        return;
+    bg->over = true;
+    bool aborted = !strcmp(status, "aborted") || !strcmp(status, "noStart");
+    const char *result = aborted ? "*" : !winner || !*winner ? "1/2-1/2" : !strcmp(winner, "white") ? "1-0" : "0-1";
+    if (aborted)
+        B.counts.aborted++;
+    else if (!winner || !*winner)
+        B.counts.draws++;
+    else if ((bg->color == WHITE) == !strcmp(winner, "white"))
+        B.counts.wins++;
+    else
+        B.counts.losses++;
+    if (bg->g) {
+        games_unlisten(bg->g);
+        if (bg->g->thinking && bg->g->job)
+            jobs_cancel(bg->g->job);
+        games_end(bg->g, status, result, status);
+        for (int i = bg->g->choice_count - 1; i >= 0; i--)
+            if (bg->g->choices[i].choice.has_style) {
+                B.counts.has_style = true;
+                snprintf(B.counts.style_opponent, sizeof B.counts.style_opponent, "%s", bg->opponent);
+                snprintf(B.counts.style, sizeof B.counts.style, "%s", StyleNames[bg->g->choices[i].choice.style]);
+                break;
+            }
+    }
+    log_msg(LOG_INFO, "bot: game %s against %s over: %s %s", bg->id, bg->opponent, status, result);
+    if (!aborted) {
+        say(bg, "player", B.cfg.greeting.goodbye);
+        say(bg, "spectator", B.cfg.greeting.goodbye_spectators);
+    }
+    save_pgn(bg);
+}
+
+/* ---- the stream ---- */
+
+static const char *const Terminal[] = {"aborted",   "mate", "resign",        "stalemate",
+                                       "timeout",   "draw", "outoftime",     "cheat",
+                                       "noStart",   "unknownFinish", "insufficientMaterialClaim",
+                                       "variantEnd"};
+
+static bool terminal(const char *status)
+{
+    for (size_t i = 0; i < sizeof Terminal / sizeof Terminal[0]; i++)
+        if (!strcmp(status, Terminal[i]))
+            return true;
+    return false;
+}
+
+static void on_state(BotGame *bg, json_t *state)
+{
+    const char *moves = json_string_value(json_object_get(state, "moves"));
+    const char *status = json_string_value(json_object_get(state, "status"));
+    if (!moves || !status || !bg->g)
+        return;
+    bg->state_ms = clock_wall_ms();
+    static char copy[GAMES_MAX_MOVES * 6];
+    const char *tokens[GAMES_MAX_MOVES];
+    int n = 0;
+    snprintf(copy, sizeof copy, "%s", moves);
+    for (char *save, *t = strtok_r(copy, " ", &save); t && n < GAMES_MAX_MOVES; t = strtok_r(NULL, " ", &save))
+        tokens[n++] = t;
+    ApiError e;
+    if (!games_sync(bg->g, tokens, n, &e)) {
+        bot_error("game %s: %s", bg->id, e.message);
+        return;
+    }
+    if (n != bg->synced_plies)
+        bg->last_move_ms = bg->state_ms;
+    bg->synced_plies = n;
+    if (terminal(status)) {
+        finish(bg, status, json_string_value(json_object_get(state, "winner")));
+        return;
+    }
+    /* The opponent's draw offer gets an answer: yes by the draw rule, else no. */
+    bool offers = json_is_true(json_object_get(state, bg->color == WHITE ? "bdraw" : "wdraw"));
+    if (offers && !bg->opponent_offers_draw)
+        post(bg, "draw", draw_rule(bg) ? "draw/yes" : "draw/no", NULL);
+    bg->opponent_offers_draw = offers;
+    static Position p;
+    if (!games_position(bg->g, &p))
+        return;
+    if (!bg->hello_sent && n < 2) {
+        bg->hello_sent = true;
+        say(bg, "player", B.cfg.greeting.hello);
+        say(bg, "spectator", B.cfg.greeting.hello_spectators);
+    }
+    if (p.side == bg->color && !bg->g->thinking)
+        think(bg, state);
+}
+
+static void chat_command(BotGame *bg, const char *room, const char *text)
+{
+    char reply[280] = "";
+    bool spectators = !strcmp(room, "spectator");
+    if (!strcmp(text, "!help") || !strcmp(text, "!commands"))
+        snprintf(reply, sizeof reply, "Commands: !name, !mood, !style, !eval (spectators), !wait, !help");
+    else if (!strcmp(text, "!name"))
+        snprintf(reply, sizeof reply, "%s running feelfish (%s mode)", B.username, B.cfg.feelfish.mode);
+    else if (!strcmp(text, "!wait") && bg->g && bg->g->move_count < 2) {
+        bg->last_move_ms = clock_wall_ms() + 60000;
+        snprintf(reply, sizeof reply, "Waiting 60 seconds...");
+    } else if (!strcmp(text, "!eval")) {
+        if (!spectators)
+            snprintf(reply, sizeof reply, "I don't tell that to my opponent, sorry.");
+        else if (bg->g)
+            snprintf(reply, sizeof reply, "Last move: %+.2f at depth %d", bg->g->last_score / 100.0,
+                     bg->g->last_depth);
+    } else if (!strcmp(text, "!mood") && bg->g) {
+        if (bg->g->has_emotion)
+            snprintf(reply, sizeof reply, "I feel %s (%.2f); my goal: %s",
+                     affective_label(CONCEPT_RELIEF, bg->g->emotion.c[CONCEPT_RELIEF]),
+                     bg->g->emotion.c[CONCEPT_RELIEF], Goals[bg->g->emotion.goal].name);
+        else
+            snprintf(reply, sizeof reply, "I play in %s mode: no moods here", B.cfg.feelfish.mode);
+    } else if (!strcmp(text, "!style") && bg->g) {
+        const GameChoice *last = bg->g->choice_count ? &bg->g->choices[bg->g->choice_count - 1] : NULL;
+        if (last && last->choice.has_style)
+            snprintf(reply, sizeof reply, "You play an %s game; I aim %s", StyleNames[last->choice.style],
+                     BayesTargetNames[last->choice.target]);
+        else
+            snprintf(reply, sizeof reply, "I cannot tell your style yet");
+    }
+    if (reply[0])
+        say(bg, room, reply);
+}
+
+static void on_line(json_t *e, void *user)
+{
+    BotGame *bg = user;
+    bg->backoff_ms = 500;
+    const char *type = json_string_value(json_object_get(e, "type"));
+    if (!type)
+        return;
+    if (!strcmp(type, "gameFull")) {
+        bg->full_seen = true;
+        json_t *white = json_object_get(e, "white"), *black = json_object_get(e, "black");
+        const char *wid = json_string_value(json_object_get(white, "id"));
+        bg->color = wid && !strcasecmp(wid, B.user_id) ? WHITE : BLACK;
+        json_t *opp = bg->color == WHITE ? black : white;
+        const char *name = json_string_value(json_object_get(opp, "name"));
+        const char *oid = json_string_value(json_object_get(opp, "id"));
+        const char *title = json_string_value(json_object_get(opp, "title"));
+        snprintf(bg->opponent, sizeof bg->opponent, "%s", name ? name : oid ? oid : "AI");
+        snprintf(bg->opponent_id, sizeof bg->opponent_id, "%s", oid ? oid : "");
+        bg->opponent_bot = title && !strcmp(title, "BOT");
+        json_t *clock = json_object_get(e, "clock");
+        bg->clock_initial_ms = json_is_object(clock) ? json_integer_value(json_object_get(clock, "initial")) : -1;
+        bg->clock_inc_ms = json_is_object(clock) ? json_integer_value(json_object_get(clock, "increment")) : -1;
+        if (!bg->g) {
+            const char *fen = json_string_value(json_object_get(e, "initialFen"));
+            ApiError err;
+            GameSettings s = {.mode = B.cfg.feelfish.mode,
+                              .color = bg->color == WHITE ? "black" : "white", /* the other side's */
+                              .level = GAMES_LEVEL_MAX,
+                              .temperament = B.cfg.feelfish.temperament,
+                              .target = B.cfg.feelfish.target,
+                              .fen = fen && strcmp(fen, "startpos") ? fen : NULL,
+                              .owner = "bot",
+                              .may_teach = true,
+                              .external = true};
+            bg->g = games_create(&s, &err);
+            if (!bg->g) {
+                bot_error("game %s cannot be played here: %s", bg->id, err.message);
+                post(bg, "abort", "abort", NULL);
+                bg->over = true;
+                return;
+            }
+            const char *wn = json_string_value(json_object_get(white, "name"));
+            const char *bn = json_string_value(json_object_get(black, "name"));
+            snprintf(bg->g->white, sizeof bg->g->white, "%s", wn ? wn : "?");
+            snprintf(bg->g->black, sizeof bg->g->black, "%s", bn ? bn : "?");
+            snprintf(bg->g->site, sizeof bg->g->site, "%s%s", B.cfg.url, bg->id);
+            log_msg(LOG_INFO, "bot: game %s against %s (%s), playing %s; watch it as game %s", bg->id, bg->opponent,
+                    bg->opponent_bot ? "a bot" : "a human", bg->color == WHITE ? "white" : "black", bg->g->id);
+        }
+        on_state(bg, json_object_get(e, "state"));
+    } else if (!strcmp(type, "gameState"))
+        on_state(bg, e);
+    else if (!strcmp(type, "chatLine")) {
+        const char *who = json_string_value(json_object_get(e, "username"));
+        const char *text = json_string_value(json_object_get(e, "text"));
+        const char *room = json_string_value(json_object_get(e, "room"));
+        if (who && text && room && strcasecmp(who, B.username) && text[0] == '!')
+            chat_command(bg, room, text);
+    } else if (!strcmp(type, "opponentGone")) {
+        /* The opponent left: once Lichess allows it, the win is claimed (lichess-bot never does). */
+        json_t *secs = json_object_get(e, "claimWinInSeconds");
+        if (json_is_true(json_object_get(e, "gone")) && json_is_integer(secs))
+            bg->claim_at = clock_wall_ms() + json_integer_value(secs) * 1000;
+        else
+            bg->claim_at = 0;
+    }
+}
+
+static void on_end(const LichessAnswer *a, void *user)
+{
+    BotGame *bg = user;
+    bg->stream = NULL;
+    if (bg->closing)
+        return;
+    if (bg->over || a->status == 404) { /* over: the server closes a finished game's stream */
+        if (!bg->over)
+            bg->over = true;
+        bot_game_stop(bg);
+        return;
+    }
+    bg->reconnects++;
+    B.counts.reconnects++;
+    bot_error("game %s: stream ended mid-game (%s): reconnecting in %.1f s", bg->id,
+              a->error ? a->error : a->status ? "closed by the server" : "dropped", bg->backoff_ms / 1000.0);
+    bg->reconnect_at = clock_wall_ms() + bg->backoff_ms;
+    bg->backoff_ms = bg->backoff_ms * 2 > 10000 ? 10000 : bg->backoff_ms * 2;
+}
+
+static void open_stream(BotGame *bg)
+{
+    char path[96];
+    snprintf(path, sizeof path, "api/bot/game/stream/%s", bg->id);
+    bg->full_seen = false;
+    bg->stream = lichess_stream(B.li, path, on_line, on_end, bg);
+    if (!bg->stream)
+        bg->reconnect_at = clock_wall_ms() + 1000;
+}
+
+/* Every tick: reopen a dropped stream when its delay is over; abort a game the opponent does not
+ * start (lichess-bot's abort_time, while the game can still be aborted). */
+static void on_tick(uv_timer_t *t)
+{
+    BotGame *bg = t->data;
+    int64_t now = clock_wall_ms();
+    if (!bg->stream && !bg->over && bg->reconnect_at && now >= bg->reconnect_at) {
+        bg->reconnect_at = 0;
+        open_stream(bg);
+    }
+    if (!bg->over && bg->claim_at && now >= bg->claim_at) {
+        bg->claim_at = 0;
+        log_msg(LOG_INFO, "bot: game %s: the opponent left; claiming the win", bg->id);
+        post(bg, "claim", "claim-victory", NULL);
+    }
+    static Position p;
+    if (!bg->over && bg->g && bg->g->move_count < 2 && bg->last_move_ms && games_position(bg->g, &p) &&
+        p.side != bg->color && now - bg->last_move_ms > (int64_t)(B.cfg.abort_time * 1000)) {
+        log_msg(LOG_INFO, "bot: game %s: the opponent has not moved in %.0f s: aborting", bg->id, B.cfg.abort_time);
+        bg->last_move_ms = now; /* once per abort_time */
+        post(bg, "abort", "abort", NULL);
+    }
+}
+
+void bot_game_follow(const char *id)
+{
+    if (!id || strlen(id) > 12 || strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") !=
+                                      strlen(id) ||
+        find(id) || !B.running)
+        return;
+    BotGame *bg = calloc(1, sizeof *bg);
+    if (!bg)
+        return;
+    snprintf(bg->id, sizeof bg->id, "%s", id);
+    bg->backoff_ms = 500;
+    bg->last_move_ms = clock_wall_ms();
+    uv_timer_init(B.loop, &bg->timer);
+    bg->timer.data = bg;
+    uv_timer_start(&bg->timer, on_tick, TICK_MS, TICK_MS);
+    bg->next = B.games;
+    B.games = bg;
+    open_stream(bg);
+}
+
+void bot_game_finished_event(const char *id)
+{
+    BotGame *bg = find(id);
+    if (bg && !bg->over && !bg->stream)
+        bot_game_stop(bg); /* its stream is down and the game is over: nothing more to hear */
+}
+
+static void free_game(uv_handle_t *h) { free(h->data); }
+
+void bot_game_stop(BotGame *bg)
+{
+    for (BotGame **at = &B.games; *at; at = &(*at)->next)
+        if (*at == bg) {
+            *at = bg->next;
+            break;
+        }
+    bg->closing = true;
+    if (bg->stream)
+        lichess_stream_close(bg->stream);
+    if (bg->g) {
+        games_unlisten(bg->g);
+        if (!bg->over && bg->g->thinking && bg->g->job)
+            jobs_cancel(bg->g->job);
+    }
+    uv_timer_stop(&bg->timer);
+    uv_close((uv_handle_t *)&bg->timer, free_game);
+}

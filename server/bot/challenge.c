@@ -1,0 +1,89 @@
+/* The challenge rules: see challenge.h. */
+#include "challenge.h"
+
+#include <string.h>
+
+#include "../../engine/engine.h"
+
+static const char *text(json_t *o, const char *key)
+{
+    const char *v = json_string_value(json_object_get(o, key));
+    return v ? v : "";
+}
+
+static double number(json_t *o, const char *key, double otherwise)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : otherwise;
+}
+
+/* A fromPosition FEN this engine can play: standard castling rights (no Chess960 files). */
+static bool standard_fen(const char *fen)
+{
+    static Position p;
+    if (!*fen || !strcmp(fen, "startpos"))
+        return true;
+    if (fen_read(&p, fen, NULL, 0) != FEN_OK)
+        return false;
+    const char *rights = strchr(fen, ' ');
+    rights = rights ? strchr(rights + 1, ' ') : NULL;
+    return !rights || strspn(rights + 1, "KQkq-") >= strcspn(rights + 1, " ");
+}
+
+static bool time_control_ok(const BotConfig *c, json_t *tc, const char *speed, bool from_bot)
+{
+    const char *type = text(tc, "type");
+    if (!bot_list_has(&c->challenge.time_controls, speed))
+        return false;
+    if (!strcmp(type, "clock")) {
+        double base = number(tc, "limit", 0), inc = number(tc, "increment", 0);
+        if (inc < c->challenge.min_increment || inc > c->challenge.max_increment || base < c->challenge.min_base ||
+            base > c->challenge.max_base)
+            return false;
+        return !(from_bot && !strcmp(speed, "bullet") && c->challenge.bullet_requires_increment && inc < 1);
+    }
+    if (!strcmp(type, "correspondence")) {
+        double days = number(tc, "daysPerTurn", 0);
+        return days >= c->challenge.min_days && days <= c->challenge.max_days;
+    }
+    return c->challenge.max_days >= BOT_INF; /* unlimited: only when days have no limit */
+}
+
+const char *bot_challenge_verdict(const BotConfig *c, json_t *ch, const BotLoad *load)
+{
+    json_t *challenger = json_object_get(ch, "challenger");
+    bool is_bot = !strcmp(text(challenger, "title"), "BOT");
+    const char *who = text(challenger, "id"), *variant = text(json_object_get(ch, "variant"), "key");
+    if (!c->challenge.accept_bot && is_bot)
+        return "noBot";
+    if (c->challenge.only_bot && !is_bot)
+        return "onlyBot";
+    if (!time_control_ok(c, json_object_get(ch, "timeControl"), text(ch, "speed"), is_bot))
+        return "timeControl";
+    bool from_position = !strcmp(variant, "fromPosition");
+    if ((strcmp(variant, "standard") && !from_position) || !bot_list_has(&c->challenge.variants, variant) ||
+        (from_position && !standard_fen(text(ch, "initialFen"))))
+        return "variant"; /* and this engine plays standard chess only */
+    bool rated = json_is_true(json_object_get(ch, "rated"));
+    if (!bot_list_has(&c->challenge.modes, rated ? "rated" : "casual"))
+        return rated ? "casual" : "rated";
+    double rating = number(challenger, "rating", 1500);
+    if (c->challenge.rating_difference >= 0 && c->challenge.rating_difference < BOT_INF) {
+        /* relative to the bot's own rating, which the challenge does not carry: lichess-bot uses
+         * the bot's perf rating; destUser has it */
+        double mine = number(json_object_get(ch, "destUser"), "rating", rating);
+        if (rating < mine - c->challenge.rating_difference || rating > mine + c->challenge.rating_difference)
+            return "generic";
+    } else if (rating < c->challenge.min_rating || rating > c->challenge.max_rating)
+        return "generic";
+    if (bot_list_has(&c->challenge.block_list, who))
+        return "generic";
+    if (c->challenge.allow_list.count && !bot_list_has(&c->challenge.allow_list, who))
+        return "generic";
+    if (load->games_with_user >= c->challenge.max_simultaneous_games_per_user)
+        return "later";
+    if (load->games_now >= c->challenge.concurrency ||
+        (is_bot && load->bot_games_now >= c->challenge.concurrency - c->challenge.games_reserved_for_humans))
+        return "later";
+    return NULL;
+}

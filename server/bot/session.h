@@ -1,0 +1,34 @@
+/* The bot's state, shared by bot.c (the account, the event stream, challenges) and bot_game.c (one
+ * game), and its error list. Loop thread. */
+#ifndef FEELFISH_BOT_SESSION_H
+#define FEELFISH_BOT_SESSION_H
+
+#include <uv.h>
+
+#include "config.h"
+#include "lichess.h"
+#include "status.h"
+
+typedef struct BotGame BotGame;
+
+typedef struct {
+    BotConfig cfg;
+    uv_loop_t *loop;
+    Lichess *li;
+    bool running, connected;
+    char user_id[64], username[64];
+    LichessStream *events;
+    uv_timer_t reconnect;
+    unsigned backoff_ms; /* the event stream's next reconnection delay */
+    BotGame *games;
+    BotStatus counts; /* record, counters, errors, style (the rest of BotStatus is made on demand) */
+} Bot;
+
+extern Bot B;
+
+/* An error worth showing in GET /api/bot (and the log); the token never reaches it. */
+void bot_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same with its log level (a LogLevel). */
+void bot_note(int level, const char *text);
+
+#endif
