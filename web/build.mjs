@@ -23,10 +23,12 @@ const common = {
 
 function writeIndex() {
   const hash = (f) => createHash('sha256').update(readFileSync(join(dist, f))).digest('hex').slice(0, 10);
-  const html = readFileSync(join(here, 'index.html'), 'utf8')
-    .replace('href="app.css"', `href="app.css?v=${hash('app.css')}"`)
-    .replace('src="app.js"', `src="app.js?v=${hash('app.js')}"`);
-  writeFileSync(join(dist, 'index.html'), html);
+  for (const [page, script] of [['index.html', 'app.js'], ['bot.html', 'bot.js']]) {
+    const html = readFileSync(join(here, page), 'utf8')
+      .replace('href="app.css"', `href="app.css?v=${hash('app.css')}"`)
+      .replace(`src="${script}"`, `src="${script}?v=${hash(script)}"`);
+    writeFileSync(join(dist, page), html);
+  }
 }
 
 rmSync(dist, { recursive: true, force: true });
@@ -34,16 +36,17 @@ mkdirSync(dist, { recursive: true });
 if (existsSync(join(here, 'public'))) cpSync(join(here, 'public'), dist, { recursive: true });
 
 const js = { ...common, entryPoints: [join(here, 'src/main.js')], outfile: join(dist, 'app.js'), format: 'iife' };
+const botJs = { ...common, entryPoints: [join(here, 'src/bot.js')], outfile: join(dist, 'bot.js'), format: 'iife' };
 const css = { ...common, entryPoints: [join(here, 'style.css')], outfile: join(dist, 'app.css'), loader: { '.svg': 'dataurl' } };
 
 if (watch) {
-  const done = { name: 'index', setup: (b) => b.onEnd(() => existsSync(join(dist, 'app.js')) && existsSync(join(dist, 'app.css')) && writeIndex()) };
-  const a = await esbuild.context({ ...js, plugins: [done] });
-  const b = await esbuild.context({ ...css, plugins: [done] });
-  await Promise.all([a.watch(), b.watch()]);
+  const ready = () => ['app.js', 'bot.js', 'app.css'].every((f) => existsSync(join(dist, f)));
+  const done = { name: 'index', setup: (b) => b.onEnd(() => ready() && writeIndex()) };
+  const contexts = await Promise.all([js, botJs, css].map((o) => esbuild.context({ ...o, plugins: [done] })));
+  await Promise.all(contexts.map((c) => c.watch()));
   console.log('watching web/ (rebuilds web/dist; restart feelfish serve to load it)');
 } else {
-  await Promise.all([esbuild.build(js), esbuild.build(css)]);
+  await Promise.all([esbuild.build(js), esbuild.build(botJs), esbuild.build(css)]);
   writeIndex();
   console.log('web/dist built');
 }

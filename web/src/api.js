@@ -57,6 +57,7 @@ export const api = {
   pgn: (id) => request('GET', `/api/games/${encodeURIComponent(id)}/pgn`, undefined, 'text'),
   takeback: (id) => request('POST', `/api/games/${encodeURIComponent(id)}/takeback`, {}),
   openapi: () => request('GET', '/api/openapi.json'),
+  bot: () => request('GET', '/api/bot'),
 };
 
 // Whether the server has a route (from its OpenAPI document, asked once): lets the page use newer
