@@ -16,6 +16,7 @@ int main(void)
         {"request", suite_request},
         {"jobs", suite_jobs},
         {"games", suite_games},
+        {"bot", suite_bot},
     };
     for (size_t i = 0; i < sizeof Suites / sizeof Suites[0]; i++)
         if (test_wanted(Suites[i].name))

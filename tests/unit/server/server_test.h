@@ -9,5 +9,6 @@ void suite_routes(void);  /* api/routes */
 void suite_request(void); /* api/request */
 void suite_jobs(void);    /* jobs: the table and the local backend */
 void suite_games(void);   /* domain/games */
+void suite_bot(void);     /* bot/config and bot/challenge */
 
 #endif

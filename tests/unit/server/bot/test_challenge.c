@@ -1,0 +1,141 @@
+/* The bot's config and challenge rules (bot/config, bot/challenge): lichess-bot's own
+ * config.yml.default is read with its values; bad values are refused naming their key path; each
+ * of lichess-bot's decline reasons comes from the rule that gives it, in its order. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../../../../server/bot/challenge.h"
+#include "../server_test.h"
+
+static bool load_text(BotConfig *c, const char *yaml, char *err, size_t size)
+{
+    char path[] = "/tmp/feelfish-bot-config-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f)
+        return false;
+    fputs(yaml, f);
+    fclose(f);
+    FILE *warn = fopen("/dev/null", "w");
+    bool ok = bot_config_load(c, path, warn, err, size);
+    fclose(warn);
+    remove(path);
+    return ok;
+}
+
+static void test_lichess_bot_default_file(void)
+{
+    BotConfig c;
+    char err[300];
+    FILE *warn = fopen("/dev/null", "w");
+    bool ok = bot_config_load(&c, "tests/bot/lichess-bot.config.yml.default", warn, err, sizeof err);
+    fclose(warn);
+    CHECK_MSG(ok, "%s", err);
+    CHECK_STR(c.url, "https://lichess.org/");
+    CHECK(c.abort_time == 30 && c.move_overhead == 2000);
+    CHECK(c.challenge.concurrency == 1 && c.challenge.accept_bot && !c.challenge.only_bot);
+    CHECK(c.challenge.max_base == 1800 && c.challenge.max_increment == 20 && c.challenge.max_days == 14);
+    CHECK(bot_list_has(&c.challenge.variants, "standard") && c.challenge.variants.count == 1);
+    CHECK(c.challenge.time_controls.count == 4 && !bot_list_has(&c.challenge.time_controls, "correspondence"));
+    CHECK(c.draw_or_resign.offer_draw_enabled && c.draw_or_resign.offer_draw_moves == 10);
+    CHECK(!c.draw_or_resign.resign_enabled && c.draw_or_resign.resign_score == -1000);
+    CHECK(c.correspondence.checkin_period == 300 && c.challenge.max_simultaneous_games_per_user == 5);
+}
+
+static void test_missing_keys_take_lichess_bots_code_defaults(void)
+{
+    BotConfig c;
+    char err[300];
+    CHECK_MSG(load_text(&c, "token: abc_DEF1\nchallenge:\n  max_days: .inf\n", err, sizeof err), "%s", err);
+    CHECK(!c.challenge.accept_bot);         /* code default False (the file's is true) */
+    CHECK(c.challenge.max_base >= BOT_INF); /* no limit */
+    CHECK(c.challenge.max_days >= BOT_INF && c.move_overhead == 1000 && c.abort_time == 20);
+    CHECK_STR(c.feelfish.mode, "classical");
+    CHECK_STR(c.url, "https://lichess.org/");
+}
+
+static void test_bad_values_name_their_key(void)
+{
+    BotConfig c;
+    char err[300];
+    CHECK(!load_text(&c, "token: abc\nchallenge:\n  concurrency: lots\n", err, sizeof err));
+    CHECK_MSG(strstr(err, "challenge.concurrency"), "%s", err);
+    CHECK(!load_text(&c, "token: abc\nchallenge:\n  variants: [standard, bughouse]\n", err, sizeof err));
+    CHECK_MSG(strstr(err, "challenge.variants") && strstr(err, "bughouse"), "%s", err);
+    CHECK(!load_text(&c, "token: abc\nfeelfish:\n  mode: psychic\n", err, sizeof err));
+    CHECK_MSG(strstr(err, "feelfish.mode"), "%s", err);
+    CHECK(!load_text(&c, "token: abc\nengine:\n  draw_or_resign:\n    resign_enabled: maybe\n", err, sizeof err));
+    CHECK_MSG(strstr(err, "engine.draw_or_resign.resign_enabled"), "%s", err);
+    CHECK(!load_text(&c, "token: \"has space\"\n", err, sizeof err));
+    CHECK_MSG(strstr(err, "token") && !strstr(err, "has space"), "%s", err); /* the token is not repeated */
+    CHECK(!load_text(&c, "token: abc\nurl: ftp://x/\n", err, sizeof err));
+    CHECK(!load_text(&c, "token: [unclosed\n", err, sizeof err));
+}
+
+/* A challenge event's ChallengeJson. */
+static json_t *challenge(const char *variant, const char *speed, const char *tc, bool rated, bool bot)
+{
+    json_error_t je;
+    json_t *t = json_loads(tc, 0, &je);
+    return json_pack("{s:s, s:s, s:{s:s, s:s, s:i, s:s?}, s:{s:s}, s:{s:s}, s:s, s:o, s:b, s:{s:i}}", "id", "abcd1234",
+                     "direction", "in", "challenger", "id", "someone", "name", "Someone", "rating", 1500, "title",
+                     bot ? "BOT" : NULL, "destUser", "id", "feelbot", "variant", "key", variant, "speed", speed,
+                     "timeControl", t, "rated", rated, "perf", "icon", 1);
+}
+
+#define BLITZ "{\"type\": \"clock\", \"limit\": 300, \"increment\": 2}"
+
+static void test_challenge_verdicts_in_lichess_bots_order(void)
+{
+    BotConfig c;
+    char err[300];
+    CHECK_MSG(load_text(&c,
+                        "token: abc\nchallenge:\n  accept_bot: false\n  max_base: 1800\n  max_increment: 20\n"
+                        "  max_days: 14\n  modes: [casual]\n  time_controls: [bullet, blitz, rapid, correspondence]\n"
+                        "  variants: [standard, chess960]\n  block_list: [pest]\n",
+                        err, sizeof err),
+              "%s", err);
+    BotLoad idle = {0, 0, 0}, busy = {1, 0, 0};
+    struct {
+        json_t *ch;
+        const BotLoad *load;
+        const char *verdict;
+    } cases[] = {
+        {challenge("standard", "blitz", BLITZ, false, false), &idle, NULL},
+        {challenge("standard", "blitz", BLITZ, false, true), &idle, "noBot"},
+        {challenge("standard", "blitz", "{\"type\": \"clock\", \"limit\": 5400, \"increment\": 0}", false, false),
+         &idle, "timeControl"},
+        {challenge("standard", "classical", "{\"type\": \"clock\", \"limit\": 1800, \"increment\": 30}", false,
+                   false),
+         &idle, "timeControl"},
+        {challenge("standard", "correspondence", "{\"type\": \"correspondence\", \"daysPerTurn\": 30}", false,
+                   false),
+         &idle, "timeControl"},
+        {challenge("standard", "correspondence", "{\"type\": \"unlimited\"}", false, false), &idle, "timeControl"},
+        {challenge("standard", "ultraBullet", "{\"type\": \"clock\", \"limit\": 15, \"increment\": 0}", false, false),
+         &idle, "timeControl"},
+        {challenge("chess960", "blitz", BLITZ, false, false), &idle, "variant"}, /* allowed, but not playable */
+        {challenge("atomic", "blitz", BLITZ, false, false), &idle, "variant"},
+        {challenge("standard", "blitz", BLITZ, true, false), &idle, "casual"},
+        {challenge("standard", "blitz", BLITZ, false, false), &busy, "later"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *v = bot_challenge_verdict(&c, cases[i].ch, cases[i].load);
+        CHECK_MSG((!v && !cases[i].verdict) || (v && cases[i].verdict && !strcmp(v, cases[i].verdict)),
+                  "case %zu: %s, expected %s", i, v ? v : "accept", cases[i].verdict ? cases[i].verdict : "accept");
+        json_decref(cases[i].ch);
+    }
+    json_t *pest = challenge("standard", "blitz", BLITZ, false, false);
+    json_object_set_new(json_object_get(pest, "challenger"), "id", json_string("pest"));
+    const char *v = bot_challenge_verdict(&c, pest, &idle);
+    json_decref(pest);
+    CHECK_STR(v, "generic");
+}
+
+void suite_bot(void)
+{
+    RUN(test_lichess_bot_default_file);
+    RUN(test_missing_keys_take_lichess_bots_code_defaults);
+    RUN(test_bad_values_name_their_key);
+    RUN(test_challenge_verdicts_in_lichess_bots_order);
+}
