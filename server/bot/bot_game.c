@@ -184,7 +184,7 @@ static void save_pgn(BotGame *bg)
         bot_error("pgn_directory %s: %s", dir, strerror(errno));
         return;
     }
-    char name[400];
+    char name[1024];
     const char *grouping = B.cfg.pgn_file_grouping;
     if (!strcmp(grouping, "all"))
         snprintf(name, sizeof name, "%s/%s games.pgn", dir, B.username);
