@@ -17,7 +17,7 @@ typedef struct {
     int plies;
     char fen[100];
     char status[24];
-    char url[200];
+    char url[300];
 } BotGameView;
 
 typedef struct {

@@ -64,7 +64,7 @@ struct Game {
     Job *job;                  /* the engine's search while thinking (the game holds a reference) */
     int last_score, last_depth; /* the engine's last move: its score (its own view, cp) and depth */
     char white[64], black[64]; /* players' names for the PGN (external games) */
-    char site[128];            /* where it was played (external games), e.g. its Lichess URL */
+    char site[300];            /* where it was played (external games), e.g. its Lichess URL */
     long long created_ms, updated_ms;
     GameListener listener; /* hears the engine's reply (one at a time) */
     void *listener_user;
