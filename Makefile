@@ -37,7 +37,7 @@ DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libwebso
 DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish chromium clang libclang-rt-14-dev
 DEB_BENCH := $(DEB_BUILD) stockfish python3 wrk nginx-light chromium gnuplot-nox
 
-.PHONY: all help deps-build deps-test deps-bench web run test test-unit bench bench-strength bench-affective bench-bayesian format clean fuzz
+.PHONY: all help deps-build deps-test deps-bench web run test test-unit bench soak bench-strength bench-affective bench-bayesian format clean fuzz
 
 all: feelfish
 
@@ -45,7 +45,8 @@ help:
 	@echo "make           build ./feelfish"
 	@echo "make run       install what is missing, build, start the server (REST :8080, WebSocket :8081)"
 	@echo "make test      install what is missing, build, run every test (last line: N passed, N failed)"
-	@echo "make bench     benchmarks against Stockfish on this machine (perft, search, WAC; ~10 min)"
+	@echo "make bench     benchmarks against Stockfish on this machine (perft, search, WAC; ~10 min), then make soak"
+	@echo "make soak      the server for SOAK_SECONDS (600) beside hostile clients: RSS, fds, db size, p99, 5xx"
 	@echo "make bench-strength  matches against Stockfish at UCI_Elo 2000/2400/2850 (hours)"
 	@echo "make bench-affective speed, choices and a 200-game match of affective vs classical (hours)"
 	@echo "make bench-bayesian  the BayesChess experiments: self-play learning, learning curve, chart (~1 hour)"
@@ -163,6 +164,10 @@ bench: deps-bench feelfish web
 	@tests/bench/wac.sh
 	@python3 tests/bench/server.py
 	@node tests/bench/web.mjs
+	@python3 tests/bench/soak.py
+
+soak: deps-bench feelfish
+	@python3 tests/bench/soak.py
 
 bench-strength: deps-bench feelfish
 	@tests/bench/strength.sh

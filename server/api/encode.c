@@ -1,6 +1,8 @@
 /* The API's JSON shapes: see encode.h. */
 #include "encode.h"
 
+#include "../base/log.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -57,6 +59,12 @@ json_t *encode_line(Position *p, const SearchInfo *info, bool with_moves)
     json_t *o = json_object(), *uci = json_array(), *san = json_array();
     int made = 0;
     for (int i = 0; i < info->pv_length; i++) {
+        /* A line is shown only as far as its moves are legal: a move that is not (a PV's tail
+         * gone stale) is never made, since making it could take a king. */
+        if (!movegen_is_legal(p, info->pv[i])) {
+            log_msg(LOG_DEBUG, "a principal variation's move %d is not legal: the line is cut there", i + 1);
+            break;
+        }
         char u[MOVE_STRING_SIZE], s[SAN_STRING_SIZE];
         json_array_append_new(uci, json_string(move_to_uci(info->pv[i], u)));
         json_array_append_new(san, json_string(san_write(p, info->pv[i], s)));

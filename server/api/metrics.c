@@ -14,8 +14,9 @@
 
 /* ---- request counters for /metrics (loop thread) ---- */
 
-#define STATUS_SLOTS 12
-static const int CountedStatus[STATUS_SLOTS] = {200, 201, 202, 204, 400, 403, 404, 405, 413, 415, 429, 503};
+#define STATUS_SLOTS 17
+static const int CountedStatus[STATUS_SLOTS] = {200, 201, 202, 204, 304, 400, 401, 403, 404,
+                                                405, 409, 413, 415, 429, 431, 500, 503};
 static unsigned long long RouteHits[32][STATUS_SLOTS + 1];
 static unsigned long long LatencyBuckets[12];
 static double LatencySum;
@@ -53,9 +54,14 @@ void metrics_route(Request *r, const char *param)
     for (int i = 0; i <= RouteCount; i++)
         for (int s = 0; s <= STATUS_SLOTS; s++)
             if (RouteHits[i][s])
-                fprintf(f, "feelfish_http_requests_total{route=\"%s %s\",status=\"%s%d\"} %llu\n",
-                        i < RouteCount ? Routes[i].method : "any", i < RouteCount ? Routes[i].path : "other",
-                        s < STATUS_SLOTS ? "" : "other", s < STATUS_SLOTS ? CountedStatus[s] : 0, RouteHits[i][s]);
+            {
+                char status[8] = "other";
+                if (s < STATUS_SLOTS)
+                    snprintf(status, sizeof status, "%d", CountedStatus[s]);
+                fprintf(f, "feelfish_http_requests_total{route=\"%s %s\",status=\"%s\"} %llu\n",
+                        i < RouteCount ? Routes[i].method : "any", i < RouteCount ? Routes[i].path : "other", status,
+                        RouteHits[i][s]);
+            }
     fprintf(f, "# HELP feelfish_http_request_duration_ms HTTP request latency.\n"
                "# TYPE feelfish_http_request_duration_ms histogram\n");
     unsigned long long cumulative = 0;
