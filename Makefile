@@ -47,6 +47,7 @@ help:
 	@echo "make test      install what is missing, build, run every test (last line: N passed, N failed)"
 	@echo "make bench     benchmarks against Stockfish on this machine (perft, search, WAC; ~10 min), then make soak"
 	@echo "make soak      the server for SOAK_SECONDS (600) beside hostile clients: RSS, fds, db size, p99, 5xx"
+	@echo "                (make bench ends with both, and the bot's clock test: 20 games at 1+0 vs Stockfish, ~17 min)"
 	@echo "make bench-strength  matches against Stockfish at UCI_Elo 2000/2400/2850 (hours)"
 	@echo "make bench-affective speed, choices and a 200-game match of affective vs classical (hours)"
 	@echo "make bench-bayesian  the BayesChess experiments: self-play learning, learning curve, chart (~1 hour)"
@@ -165,6 +166,7 @@ bench: deps-bench feelfish web
 	@python3 tests/bench/server.py
 	@node tests/bench/web.mjs
 	@python3 tests/bench/soak.py
+	@python3 tests/bot/clock_test.py
 
 soak: deps-bench feelfish
 	@python3 tests/bench/soak.py

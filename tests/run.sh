@@ -77,6 +77,10 @@ runner "security: tokens, scopes, owners, learning policy, fair queue" python3 t
 # Its SIGTERM check runs build/feelfish-asan (ASAN_OPTIONS as above) whatever FEELFISH says.
 runner "security: connection floods, slowloris, keep-alive, framing, request ids, WebSocket idle, SIGTERM under ASan" \
     python3 tests/security/test_connections.py
+# The Lichess bot bridge (`feelfish bot`, `serve --bot`) against a fake Lichess with real rules and clocks
+# (tests/bot/fake_lichess.py; Stockfish plays the opponent). tests/bot/clock_test.py (20 games at 1+0) is not here.
+runner "Lichess bot: config, challenges, games, 429s, dropped streams, aborts, PGN, token hygiene" \
+    python3 tests/bot/test_bot.py
 runner "libFuzzer harnesses (FEN, moves, PGN, a UCI session, an analysis request, HTTP and WebSocket in-process), 30 s each" \
     tests/fuzz/run.sh "${FUZZ_SECONDS:-30}"
 runner "browser page (headless Chromium)" node tests/e2e/run.mjs

@@ -171,10 +171,11 @@ Game *decode_game(json_t *o)
     json_t *external = json_object_get(o, "external");
     if (json_is_object(external)) {
         g->external = true;
-        const char *const keys[] = {"white", "black", "site"};
-        char *fields[] = {g->white, g->black, g->site};
-        const size_t sizes[] = {sizeof g->white, sizeof g->black, sizeof g->site};
-        for (int k = 0; k < 3; k++) {
+        const char *const keys[] = {"white", "black", "site", "whiteTitle", "blackTitle", "timeControl", "event"};
+        char *fields[] = {g->white, g->black, g->site, g->white_title, g->black_title, g->time_control, g->event};
+        const size_t sizes[] = {sizeof g->white,       sizeof g->black,        sizeof g->site, sizeof g->white_title,
+                                sizeof g->black_title, sizeof g->time_control, sizeof g->event};
+        for (int k = 0; k < 7; k++) {
             const char *v = json_string_value(json_object_get(external, keys[k]));
             snprintf(fields[k], sizes[k], "%s", v ? v : "");
         }

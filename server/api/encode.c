@@ -259,8 +259,10 @@ json_t *encode_game(const Game *g, GameView view)
     if (g->not_learned[0])
         json_object_set_new(o, "notLearned", json_string(g->not_learned));
     if (g->external) /* played elsewhere (the Lichess bot): who, and where */
-        json_object_set_new(o, "external", json_pack("{s:s, s:s, s:s}", "white", g->white, "black", g->black,
-                                                     "site", g->site));
+        json_object_set_new(o, "external",
+                            json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "white", g->white, "black", g->black,
+                                      "site", g->site, "whiteTitle", g->white_title, "blackTitle", g->black_title,
+                                      "timeControl", g->time_control, "event", g->event));
     if (view == GAME_FOR_STORAGE) {
         json_object_set_new(o, "owner", json_string(g->owner));
         json_object_set_new(o, "mayTeach", json_boolean(g->may_teach));

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/clock.h"
 #include "../base/log.h"
 #include "../net/client.h"
 #include "bot_game.h"
@@ -107,6 +108,8 @@ static void events_ended(const LichessAnswer *a, void *user)
     B.connected = false;
     if (!B.running)
         return;
+    if (clock_wall_ms() - B.events_opened_ms > 30000)
+        B.backoff_ms = 1000; /* it was up a while (keep-alives): this drop starts the delays afresh */
     if (a->status == 401 || a->status == 403) {
         fatal("the event stream was refused (HTTP %d): is the token still valid?", a->status);
         return;
@@ -123,6 +126,7 @@ static void events_ended(const LichessAnswer *a, void *user)
 
 static void open_events(void)
 {
+    B.events_opened_ms = clock_wall_ms();
     B.events = lichess_stream(B.li, "api/stream/event", on_event, events_ended, NULL);
     B.connected = B.events != NULL;
     if (!B.events) {

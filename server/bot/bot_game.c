@@ -6,6 +6,7 @@
  * rule; abort when the opponent never moves; greeting, goodbye and chat commands; a dropped stream
  * reopened with a growing delay (it starts again with gameFull). A finished game is stored (it is
  * a domain Game), written as PGN to pgn_directory, and teaches the model as any game does. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -380,6 +381,21 @@ static void on_line(json_t *e, void *user)
             snprintf(bg->g->white, sizeof bg->g->white, "%s", wn ? wn : "?");
             snprintf(bg->g->black, sizeof bg->g->black, "%s", bn ? bn : "?");
             snprintf(bg->g->site, sizeof bg->g->site, "%s%s", B.cfg.url, bg->id);
+            const char *wt = json_string_value(json_object_get(white, "title"));
+            const char *bt = json_string_value(json_object_get(black, "title"));
+            snprintf(bg->g->white_title, sizeof bg->g->white_title, "%s", wt ? wt : "");
+            snprintf(bg->g->black_title, sizeof bg->g->black_title, "%s", bt ? bt : "");
+            if (bg->clock_initial_ms >= 0)
+                snprintf(bg->g->time_control, sizeof bg->g->time_control, "%lld+%lld", bg->clock_initial_ms / 1000,
+                         bg->clock_inc_ms / 1000);
+            else
+                snprintf(bg->g->time_control, sizeof bg->g->time_control, "-");
+            const char *speed = json_string_value(json_object_get(e, "speed"));
+            char kind[24] = "";
+            snprintf(kind, sizeof kind, "%s", speed ? speed : "");
+            kind[0] = (char)toupper((unsigned char)kind[0]);
+            snprintf(bg->g->event, sizeof bg->g->event, "%s %s game",
+                     json_is_true(json_object_get(e, "rated")) ? "Rated" : "Casual", kind[0] ? kind : "Standard");
             log_msg(LOG_INFO, "bot: game %s against %s (%s), playing %s; watch it as game %s", bg->id, bg->opponent,
                     bg->opponent_bot ? "a bot" : "a human", bg->color == WHITE ? "white" : "black", bg->g->id);
         }
@@ -414,6 +430,8 @@ static void on_end(const LichessAnswer *a, void *user)
         bot_game_stop(bg);
         return;
     }
+    if (clock_wall_ms() - bg->stream_opened_ms > 30000)
+        bg->backoff_ms = 500; /* it was up a while: this drop starts the delays afresh */
     bg->reconnects++;
     B.counts.reconnects++;
     bot_error("game %s: stream ended mid-game (%s): reconnecting in %.1f s", bg->id,
@@ -427,6 +445,7 @@ static void open_stream(BotGame *bg)
     char path[96];
     snprintf(path, sizeof path, "api/bot/game/stream/%s", bg->id);
     bg->full_seen = false;
+    bg->stream_opened_ms = clock_wall_ms();
     bg->stream = lichess_stream(B.li, path, on_line, on_end, bg);
     if (!bg->stream)
         bg->reconnect_at = clock_wall_ms() + 1000;

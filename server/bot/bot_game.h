@@ -25,6 +25,7 @@ struct BotGame {
     unsigned reconnects, backoff_ms;
     uv_timer_t timer; /* every second: abort check, reconnection */
     int64_t reconnect_at;
+    int64_t stream_opened_ms;
     int64_t claim_at; /* when the win may be claimed (the opponent left), 0: not */
     BotGame *next;
 };

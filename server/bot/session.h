@@ -20,6 +20,7 @@ typedef struct {
     LichessStream *events;
     uv_timer_t reconnect;
     unsigned backoff_ms; /* the event stream's next reconnection delay */
+    int64_t events_opened_ms;
     BotGame *games;
     BotStatus counts; /* record, counters, errors, style (the rest of BotStatus is made on demand) */
 } Bot;

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../base/hash.h"
 #include "../../engine/core/rules.h"
@@ -620,10 +621,22 @@ char *games_pgn(const Game *g)
 {
     PgnGame pg;
     memset(&pg, 0, sizeof pg);
-    pgn_game_add_tag(&pg, "Event", g->external ? "feelfish bot game" : "feelfish game");
+    char date[16] = "????.??.??";
+    time_t created = (time_t)(g->created_ms / 1000);
+    struct tm tm;
+    if (g->created_ms > 0 && gmtime_r(&created, &tm))
+        strftime(date, sizeof date, "%Y.%m.%d", &tm);
+    pgn_game_add_tag(&pg, "Event", g->external ? (g->event[0] ? g->event : "feelfish bot game") : "feelfish game");
     pgn_game_add_tag(&pg, "Site", g->external && g->site[0] ? g->site : "feelfish");
+    pgn_game_add_tag(&pg, "Date", date);
     pgn_game_add_tag(&pg, "White", g->external ? g->white : g->human == WHITE ? "You" : "feelfish");
     pgn_game_add_tag(&pg, "Black", g->external ? g->black : g->human == BLACK ? "You" : "feelfish");
+    if (g->external && g->white_title[0])
+        pgn_game_add_tag(&pg, "WhiteTitle", g->white_title);
+    if (g->external && g->black_title[0])
+        pgn_game_add_tag(&pg, "BlackTitle", g->black_title);
+    if (g->external && g->time_control[0])
+        pgn_game_add_tag(&pg, "TimeControl", g->time_control);
     char level[64];
     snprintf(level, sizeof level, "%s, level %d", g->mode, g->level);
     pgn_game_add_tag(&pg, "FeelfishMode", level);

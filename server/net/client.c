@@ -20,6 +20,9 @@ struct ClientCall {
     void *user;
     char error[CURL_ERROR_SIZE];
     bool cancelled; /* while curl runs our callbacks a call cannot be freed: it ends at the next collect */
+    bool added;     /* handed to curl (a call made inside curl's callbacks waits until they return) */
+    long idle_timeout_ms;
+    uint64_t last_byte_ms; /* uv_now of the last byte received (or the start) */
     ClientCall *prev, *next;
 };
 
@@ -31,13 +34,14 @@ typedef struct {
 static struct {
     uv_loop_t *loop;
     CURLM *multi;
-    uv_timer_t timer;
+    uv_timer_t timer, idle;
     ClientCall *calls;
     bool running;
     int in_curl; /* inside curl_multi_socket_action (whose callbacks may cancel calls) */
 } C;
 
 static void collect(void);
+static void add_waiting(void);
 
 static void on_poll(uv_poll_t *p, int status, int events)
 {
@@ -50,6 +54,7 @@ static void on_poll(uv_poll_t *p, int status, int events)
     C.in_curl++;
     curl_multi_socket_action(C.multi, w->fd, flags, &running);
     C.in_curl--;
+    add_waiting();
     collect();
 }
 
@@ -60,6 +65,7 @@ static void on_timeout(uv_timer_t *t)
     C.in_curl++;
     curl_multi_socket_action(C.multi, CURL_SOCKET_TIMEOUT, 0, &running);
     C.in_curl--;
+    add_waiting();
     collect();
 }
 
@@ -128,6 +134,7 @@ static size_t on_write(char *data, size_t size, size_t count, void *user)
     size_t n = size * count;
     if (c->cancelled)
         return 0;
+    c->last_byte_ms = uv_now(C.loop);
     long status = 0;
     curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
     if (c->len + n > BODY_MAX || !append(c, data, n))
@@ -161,12 +168,50 @@ static void unlink_call(ClientCall *c)
 
 static void free_call(ClientCall *c)
 {
-    curl_multi_remove_handle(C.multi, c->easy);
+    if (c->added)
+        curl_multi_remove_handle(C.multi, c->easy);
     curl_easy_cleanup(c->easy);
     curl_slist_free_all(c->headers);
     free(c->body);
     free(c->request_body);
     free(c);
+}
+
+/* Calls made while curl ran our callbacks (a stream's line that starts another call): curl refuses
+ * a handle added from inside itself, so they are added once it has returned. */
+static void add_waiting(void)
+{
+    for (ClientCall *c = C.calls; c; c = c->next)
+        if (!c->added && !c->cancelled) {
+            c->added = true;
+            if (curl_multi_add_handle(C.multi, c->easy) != CURLM_OK) {
+                c->added = false;
+                c->cancelled = true; /* collect frees it */
+                log_msg(LOG_WARN, "http client: a call could not be started");
+            }
+        }
+}
+
+/* Every second: a stream that received no byte for its idle timeout is ended (a keep-alive line
+ * counts, so a live Lichess stream never is), and its on_done hears why. */
+static void on_idle_check(uv_timer_t *t)
+{
+    uint64_t now = uv_now(t->loop);
+    for (ClientCall *c = C.calls, *next; c; c = next) {
+        next = c->next;
+        if (c->cancelled || !c->idle_timeout_ms || now - c->last_byte_ms < (uint64_t)c->idle_timeout_ms)
+            continue;
+        char why[64];
+        snprintf(why, sizeof why, "no data for %ld s", c->idle_timeout_ms / 1000);
+        ClientAnswer a = {0, c->body ? c->body : "", c->len, -1, why};
+        unlink_call(c);
+        void (*done)(const ClientAnswer *, void *) = c->on_done;
+        void *user = c->user;
+        free_call(c);
+        if (done)
+            done(&a, user);
+        next = C.calls; /* on_done may have changed the list: start over (the idle ones are gone) */
+    }
 }
 
 /* Finished transfers: each call's on_done hears how it went; cancelled ones just go. */
@@ -218,6 +263,8 @@ bool client_start(uv_loop_t *loop)
     curl_multi_setopt(C.multi, CURLMOPT_SOCKETFUNCTION, on_socket);
     curl_multi_setopt(C.multi, CURLMOPT_TIMERFUNCTION, on_timer);
     uv_timer_init(loop, &C.timer);
+    uv_timer_init(loop, &C.idle);
+    uv_timer_start(&C.idle, on_idle_check, 1000, 1000);
     C.running = true;
     return true;
 }
@@ -234,6 +281,8 @@ void client_stop(void)
     curl_multi_cleanup(C.multi); /* removes the sockets: their watches close */
     uv_timer_stop(&C.timer);
     uv_close((uv_handle_t *)&C.timer, NULL);
+    uv_timer_stop(&C.idle);
+    uv_close((uv_handle_t *)&C.idle, NULL);
     C.running = false;
     curl_global_cleanup();
 }
@@ -265,10 +314,8 @@ ClientCall *client_call(const ClientRequest *r)
         curl_easy_setopt(e, CURLOPT_USERAGENT, r->user_agent);
     if (r->timeout_ms)
         curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, r->timeout_ms);
-    if (r->idle_timeout_ms) { /* under one byte a second for that long: the stream is dead */
-        curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
-        curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (r->idle_timeout_ms + 999) / 1000);
-    }
+    c->idle_timeout_ms = r->idle_timeout_ms; /* on_idle_check */
+    c->last_byte_ms = uv_now(C.loop);
     if (r->bearer) {
         curl_easy_setopt(e, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
         curl_easy_setopt(e, CURLOPT_XOAUTH2_BEARER, r->bearer);
@@ -297,11 +344,14 @@ ClientCall *client_call(const ClientRequest *r)
     if (C.calls)
         C.calls->prev = c;
     C.calls = c;
+    if (C.in_curl)
+        return c; /* added when curl returns (add_waiting) */
     if (curl_multi_add_handle(C.multi, e) != CURLM_OK) {
         unlink_call(c);
         free_call(c);
         return NULL;
     }
+    c->added = true;
     return c;
 }
 
