@@ -594,6 +594,68 @@ if serve_has_bot():
             if server:
                 server.stop()
             fake.close()
+
+    def bot_game_in_mode(mode, plies):
+        """A game of `plies` plies (adjudicated a draw there) played by `serve --bot` in `mode`: (the
+        server, GET /api/bot after it, this server's game id), the server still running."""
+        token = new_token()
+        fake = FakeLichess(token=token, log=log).start()
+        d = tmpdir("feelfish-bot-")
+        cfg = os.path.join(d, "config.yml")
+        with open(cfg, "w") as f:
+            f.write(config_text(fake.url, token, extra="\nfeelfish:\n  mode: %s\n  movetime: 60\n" % mode))
+        server = Server("--bot", cfg)
+        try:
+            for _ in range(100):
+                st = server.request("GET", "/api/bot")[1]
+                if isinstance(st, dict) and st.get("connected"):
+                    break
+                time.sleep(0.2)
+            cid = fake.challenge(challenger=human(30), clock=(120, 0), bot_color="white",
+                                 game={"movetime": 20, "max_plies": plies})
+            game_id = None
+            for _ in range(150):
+                st = server.request("GET", "/api/bot")[1]
+                game_id = next((g["game"] for g in (st or {}).get("games", []) if g.get("id") == cid and g["game"]),
+                               game_id)
+                if game_id:
+                    break
+                time.sleep(0.2)
+            wait_over(fake, cid, 120)
+            time.sleep(1.5)
+            return server, server.request("GET", "/api/bot")[1], game_id
+        finally:
+            fake.close()
+
+    @suite.test()
+    def affective_pgn_has_emotions():
+        server, st, game_id = bot_game_in_mode("affective", 16)
+        try:
+            status, pgn, _ = server.request("GET", "/api/games/%s/pgn" % game_id)
+            comments = re.findall(r"\{([^}]*)\}", pgn if isinstance(pgn, str) else "")
+            felt = [c for c in comments if "goal" in c and "intensity" in c]
+            print("    affective bot game %s: %d comments with the engine's emotion, e.g. %r" % (
+                game_id, len(felt), felt[:1]))
+            check("affective_pgn_has_emotions", status == 200 and len(felt) >= 7, (status, comments[:4]))
+        finally:
+            server.stop()
+
+    @suite.test()
+    def bayesian_game_learned_and_style_shown():
+        server, st, game_id = bot_game_in_mode("bayesian", 30)
+        try:
+            model = server.request("GET", "/api/bayes/model")[1]
+            game = server.request("GET", "/api/games/%s" % game_id)[1]
+            style = (st or {}).get("opponentStyle")
+            print("    bayesian bot game %s: learned %s, model games %s, opponentStyle %s" % (
+                game_id, (game or {}).get("learned"), (model or {}).get("games"), style))
+            check("bayesian_game_learned_and_style_shown", isinstance(game, dict) and game.get("learned") is True
+                  and (model or {}).get("games") == 1 and isinstance(style, dict) and style.get("opponent") == "Human30"
+                  and style.get("style") in ("attacking", "positional", "mixed"),
+                  {"learned": (game or {}).get("learned"), "notLearned": (game or {}).get("notLearned"),
+                   "model": (model or {}).get("games"), "style": style})
+        finally:
+            server.stop()
 else:
     print("(serve_bot_status not run: `feelfish serve --help` has no --bot yet)")
 
