@@ -64,7 +64,7 @@ struct Game {
     Job *job;                  /* the engine's search while thinking (the game holds a reference) */
     int last_score, last_depth; /* the engine's last move: its score (its own view, cp) and depth */
     char white[64], black[64]; /* players' names for the PGN (external games) */
-    char white_title[8], black_title[8], time_control[16], event[64]; /* PGN tags (external games) */
+    char white_title[8], black_title[8], time_control[48], event[64]; /* PGN tags (external games) */
     char site[300];            /* where it was played (external games), e.g. its Lichess URL */
     long long created_ms, updated_ms;
     GameListener listener; /* hears the engine's reply (one at a time) */
