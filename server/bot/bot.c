@@ -40,14 +40,51 @@ static void on_reconnect(uv_timer_t *t)
         open_events();
 }
 
+static void forget_accepted(const char *id);
+
 static void challenge_answered(const LichessAnswer *a, void *user)
 {
     char *what = user;
+    if (a->status != 200)
+        forget_accepted(what);
     if (a->status == 404)
         log_msg(LOG_INFO, "bot: challenge %s was gone before the answer", what);
     else if (a->status != 200)
         bot_error("challenge %s: HTTP %d %s", what, a->status, a->error ? a->error : "");
     free(what);
+}
+
+/* Challenges accepted whose game has not started yet count as games: a burst of challenges must not
+ * take more than `concurrency` (a gameStart, or 20 s, ends the count). */
+#define PENDING_MAX 16
+static struct {
+    char id[16];
+    int64_t at;
+} Pending[PENDING_MAX];
+
+static int accepted_pending(void)
+{
+    int n = 0;
+    for (int i = 0; i < PENDING_MAX; i++)
+        n += Pending[i].id[0] && clock_wall_ms() - Pending[i].at < 20000;
+    return n;
+}
+
+static void note_accepted(const char *id)
+{
+    int slot = 0;
+    for (int i = 0; i < PENDING_MAX; i++)
+        if (!Pending[i].id[0] || Pending[i].at < Pending[slot].at)
+            slot = i;
+    snprintf(Pending[slot].id, sizeof Pending[slot].id, "%s", id);
+    Pending[slot].at = clock_wall_ms();
+}
+
+static void forget_accepted(const char *id)
+{
+    for (int i = 0; i < PENDING_MAX; i++)
+        if (!strcmp(Pending[i].id, id))
+            Pending[i].id[0] = 0;
 }
 
 static void on_challenge(json_t *ch)
@@ -60,10 +97,11 @@ static void on_challenge(json_t *ch)
         strlen(id) > 12 || (direction && !strcmp(direction, "out")) || (who && !strcmp(who, B.user_id)))
         return; /* ours, or not one we can name */
     BotLoad load = {0, 0, 0};
-    load.games_now = bot_games_now(&load.bot_games_now, who, &load.games_with_user);
+    load.games_now = bot_games_now(&load.bot_games_now, who, &load.games_with_user) + accepted_pending();
     const char *reason = bot_challenge_verdict(&B.cfg, ch, &load);
     char path[96], form[64];
     if (!reason) {
+        note_accepted(id);
         B.counts.challenges_accepted++;
         log_msg(LOG_INFO, "bot: accepting challenge %s from %s", id, who ? who : "?");
         snprintf(path, sizeof path, "api/challenge/%s/accept", id);
@@ -90,8 +128,10 @@ static void on_event(json_t *e, void *user)
         return;
     if (!strcmp(type, "challenge"))
         on_challenge(json_object_get(e, "challenge"));
-    else if (!strcmp(type, "gameStart") && game_id)
+    else if (!strcmp(type, "gameStart") && game_id) {
+        forget_accepted(game_id); /* a challenge's game has the challenge's id */
         bot_game_follow(game_id);
+    }
     else if (!strcmp(type, "gameFinish") && game_id)
         bot_game_finished_event(game_id);
     else if (!strcmp(type, "challengeDeclined")) {
@@ -130,7 +170,8 @@ static void open_events(void)
     B.events = lichess_stream(B.li, "api/stream/event", on_event, events_ended, NULL);
     B.connected = B.events != NULL;
     if (!B.events) {
-        uv_timer_start(&B.reconnect, on_reconnect, B.backoff_ms, 0);
+        unsigned held = (unsigned)(lichess_held(B.li, "stream") * 1000);
+        uv_timer_start(&B.reconnect, on_reconnect, held > B.backoff_ms ? held + 1000 : B.backoff_ms, 0);
         B.backoff_ms = B.backoff_ms * 2 > 60000 ? 60000 : B.backoff_ms * 2;
     }
 }

@@ -56,6 +56,26 @@ static void posted(const LichessAnswer *a, void *user)
     free(what);
 }
 
+/* A move Lichess did not take (the game moved on, or the call failed for good): the game's stream is
+ * reopened, its gameFull brings both sides back to Lichess's move list, and the bot thinks again. */
+static void move_posted(const LichessAnswer *a, void *user)
+{
+    char *id = user;
+    BotGame *bg = NULL;
+    for (BotGame *g = B.games; g; g = g->next)
+        if (!strcmp(g->id, id))
+            bg = g;
+    if (a->status != 200 && bg && !bg->over) {
+        bot_error("game %s: the move was not taken (HTTP %d %.80s): reading the game again", id, a->status,
+                  a->error ? a->error : a->text ? a->text : "");
+        if (bg->stream)
+            lichess_stream_close(bg->stream);
+        bg->stream = NULL;
+        bg->reconnect_at = clock_wall_ms();
+    }
+    free(id);
+}
+
 static void post(BotGame *bg, const char *kind, const char *action, const char *form)
 {
     char path[160], what[96];
@@ -109,6 +129,9 @@ static bool draw_rule(const BotGame *bg)
 
 static void engine_replied(Game *g, void *user);
 
+/* The game's last move is the one the engine's search played (so it is not the engine's turn to think). */
+static bool engine_just_moved(const Game *g) { return g->move_count > 0 && g->engine_move_ply == g->move_count - 1; }
+
 static void think(BotGame *bg, const json_t *state)
 {
     const BotConfig *c = &B.cfg;
@@ -147,15 +170,12 @@ static void think(BotGame *bg, const json_t *state)
 static void engine_replied(Game *g, void *user)
 {
     BotGame *bg = user;
-    if (bg->over || games_over(g))
+    /* Only the move this search played, once: a search for an old position ends with none (on_tick
+     * then starts one for the position now). */
+    if (bg->over || g->engine_move_ply < 0 || g->engine_move_ply != g->move_count - 1 ||
+        g->engine_move_ply == bg->posted_ply)
         return;
-    static Position p;
-    if (g->move_count != bg->synced_plies + 1 || !games_position(g, &p) || p.side == bg->color) {
-        /* no move of ours came of it (the game moved on meanwhile): think again if it is our turn */
-        if (games_position(g, &p) && p.side == bg->color && !g->thinking && bg->state_ms)
-            log_msg(LOG_DEBUG, "bot: game %s: a search for an old position ended", bg->id);
-        return;
-    }
+    bg->posted_ply = g->engine_move_ply;
     const BotConfig *c = &B.cfg;
     int score = g->last_score;
     bg->draw_streak = abs(score) <= c->draw_or_resign.offer_draw_score ? bg->draw_streak + 1 : 0;
@@ -166,10 +186,11 @@ static void engine_replied(Game *g, void *user)
         post(bg, "resign", "resign", NULL);
         return;
     }
-    char uci[MOVE_STRING_SIZE], action[64];
+    char uci[MOVE_STRING_SIZE], path[160];
     move_to_uci(g->moves[g->move_count - 1], uci);
-    snprintf(action, sizeof action, "move/%s?offeringDraw=%s", uci, draw_rule(bg) ? "true" : "false");
-    post(bg, "move", action, NULL);
+    snprintf(path, sizeof path, "api/bot/game/%s/move/%s?offeringDraw=%s", bg->id, uci,
+             draw_rule(bg) ? "true" : "false");
+    lichess_post(B.li, "move", path, NULL, move_posted, strdup(bg->id));
     B.counts.moves++;
     bg->last_move_ms = clock_wall_ms();
 }
@@ -223,8 +244,10 @@ static void finish(BotGame *bg, const char *status, const char *winner)
         B.counts.losses++;
     if (bg->g) {
         games_unlisten(bg->g);
-        if (bg->g->thinking && bg->g->job)
+        if (bg->g->thinking && bg->g->job) {
+            bg->g->think_ply = -1;
             jobs_cancel(bg->g->job);
+        }
         games_end(bg->g, status, result, status);
         for (int i = bg->g->choice_count - 1; i >= 0; i--)
             if (bg->g->choices[i].choice.has_style) {
@@ -264,12 +287,25 @@ static void on_state(BotGame *bg, json_t *state)
     if (!moves || !status || !bg->g)
         return;
     bg->state_ms = clock_wall_ms();
-    static char copy[GAMES_MAX_MOVES * 6];
+    json_decref(bg->state);
+    bg->state = json_incref(state);
+    static char copy[GAMES_MAX_MOVES * 6 + 1];
     const char *tokens[GAMES_MAX_MOVES];
     int n = 0;
+    if (strlen(moves) >= sizeof copy) {
+        bot_error("game %s: longer than %d moves: not followed further", bg->id, GAMES_MAX_MOVES);
+        bg->over = true;
+        return;
+    }
     snprintf(copy, sizeof copy, "%s", moves);
-    for (char *save, *t = strtok_r(copy, " ", &save); t && n < GAMES_MAX_MOVES; t = strtok_r(NULL, " ", &save))
+    for (char *save, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+        if (n == GAMES_MAX_MOVES) {
+            bot_error("game %s: longer than %d moves: not followed further", bg->id, GAMES_MAX_MOVES);
+            bg->over = true;
+            return;
+        }
         tokens[n++] = t;
+    }
     ApiError e;
     if (!games_sync(bg->g, tokens, n, &e)) {
         bot_error("game %s: %s", bg->id, e.message);
@@ -295,7 +331,7 @@ static void on_state(BotGame *bg, json_t *state)
         say(bg, "player", B.cfg.greeting.hello);
         say(bg, "spectator", B.cfg.greeting.hello_spectators);
     }
-    if (p.side == bg->color && !bg->g->thinking)
+    if (p.side == bg->color && !bg->g->thinking && !engine_just_moved(bg->g))
         think(bg, state);
 }
 
@@ -331,8 +367,10 @@ static void chat_command(BotGame *bg, const char *room, const char *text)
         else
             snprintf(reply, sizeof reply, "I cannot tell your style yet");
     }
-    if (reply[0])
+    if (reply[0] && clock_wall_ms() - bg->chat_ms >= 2000) { /* a spammer gets one reply every 2 s */
+        bg->chat_ms = clock_wall_ms();
         say(bg, room, reply);
+    }
 }
 
 static void on_line(json_t *e, void *user)
@@ -370,6 +408,8 @@ static void on_line(json_t *e, void *user)
                               .may_teach = true,
                               .external = true};
             bg->g = games_create(&s, &err);
+            if (bg->g)
+                bg->g->pinned = true; /* it stays in memory while followed */
             if (!bg->g) {
                 bot_error("game %s cannot be played here: %s", bg->id, err.message);
                 post(bg, "abort", "abort", NULL);
@@ -424,10 +464,18 @@ static void on_end(const LichessAnswer *a, void *user)
     bg->stream = NULL;
     if (bg->closing)
         return;
-    if (bg->over || a->status == 404) { /* over: the server closes a finished game's stream */
-        if (!bg->over)
-            bg->over = true;
+    if (bg->over || a->status == 404 || a->status == 401 || a->status == 403) {
+        if (!bg->over && a->status != 404)
+            bot_error("game %s: its stream was refused (HTTP %d): no longer followed", bg->id, a->status);
+        bg->over = true; /* over: the server closes a finished game's stream */
         bot_game_stop(bg);
+        return;
+    }
+    if (a->status == 429) { /* wait out the hold, as every stream must */
+        bg->reconnect_at = clock_wall_ms() + (int64_t)(lichess_held(B.li, "stream") * 1000) + 1000;
+        B.counts.reconnects++;
+        bot_error("game %s: stream rate-limited (429): reopening in %.0f s", bg->id,
+                  (double)(bg->reconnect_at - clock_wall_ms()) / 1000.0);
         return;
     }
     if (clock_wall_ms() - bg->stream_opened_ms > 30000)
@@ -447,8 +495,8 @@ static void open_stream(BotGame *bg)
     bg->full_seen = false;
     bg->stream_opened_ms = clock_wall_ms();
     bg->stream = lichess_stream(B.li, path, on_line, on_end, bg);
-    if (!bg->stream)
-        bg->reconnect_at = clock_wall_ms() + 1000;
+    if (!bg->stream) /* held back by a 429, or refused by the client: later */
+        bg->reconnect_at = clock_wall_ms() + (int64_t)(lichess_held(B.li, "stream") * 1000) + 1000;
 }
 
 /* Every tick: reopen a dropped stream when its delay is over; abort a game the opponent does not
@@ -461,6 +509,11 @@ static void on_tick(uv_timer_t *t)
         bg->reconnect_at = 0;
         open_stream(bg);
     }
+    static Position here;
+    if (!bg->over && bg->full_seen && bg->state && bg->g && !bg->g->thinking &&
+        !engine_just_moved(bg->g) && games_position(bg->g, &here) && here.side == bg->color &&
+        movegen_count(&here) > 0)
+        think(bg, bg->state); /* our turn and no search: a stale one ended, or no worker was free */
     if (!bg->over && bg->claim_at && now >= bg->claim_at) {
         bg->claim_at = 0;
         log_msg(LOG_INFO, "bot: game %s: the opponent left; claiming the win", bg->id);
@@ -486,6 +539,7 @@ void bot_game_follow(const char *id)
         return;
     snprintf(bg->id, sizeof bg->id, "%s", id);
     bg->backoff_ms = 500;
+    bg->posted_ply = -1;
     bg->last_move_ms = clock_wall_ms();
     uv_timer_init(B.loop, &bg->timer);
     bg->timer.data = bg;
@@ -499,7 +553,7 @@ void bot_game_finished_event(const char *id)
 {
     BotGame *bg = find(id);
     if (bg && !bg->over && !bg->stream)
-        bot_game_stop(bg); /* its stream is down and the game is over: nothing more to hear */
+        bg->reconnect_at = clock_wall_ms(); /* its stream is down: reopened now, its gameFull has the end */
 }
 
 static void free_game(uv_handle_t *h) { free(h->data); }
@@ -516,9 +570,14 @@ void bot_game_stop(BotGame *bg)
         lichess_stream_close(bg->stream);
     if (bg->g) {
         games_unlisten(bg->g);
-        if (!bg->over && bg->g->thinking && bg->g->job)
+        bg->g->pinned = false;
+        if (bg->g->thinking && bg->g->job) {
+            bg->g->think_ply = -1; /* the move it finds was never played on Lichess: not kept */
             jobs_cancel(bg->g->job);
+        }
     }
+    json_decref(bg->state);
+    bg->state = NULL;
     uv_timer_stop(&bg->timer);
     uv_close((uv_handle_t *)&bg->timer, free_game);
 }

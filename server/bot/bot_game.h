@@ -2,6 +2,8 @@
 #ifndef FEELFISH_BOT_GAME_H
 #define FEELFISH_BOT_GAME_H
 
+#include <jansson.h>
+
 #include "../domain/games.h"
 #include "session.h"
 
@@ -27,6 +29,9 @@ struct BotGame {
     int64_t reconnect_at;
     int64_t stream_opened_ms;
     int64_t claim_at; /* when the win may be claimed (the opponent left), 0: not */
+    json_t *state;    /* the last gameState (its clocks for a search started later), or NULL */
+    int posted_ply;   /* the index of the last move of ours posted, -1 if none */
+    int64_t chat_ms;  /* when the last chat reply went (at most one every 2 s) */
     BotGame *next;
 };
 

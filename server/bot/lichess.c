@@ -144,16 +144,42 @@ static void pump(Lichess *l)
             return;
         l->current = NULL;
         LichessAnswer a = {0, NULL, "", "the HTTP client refused the call"};
-        if (c->done)
-            c->done(&a, c->user);
+        LichessDone done = c->done;
+        void *user = c->user;
         free_call(c);
+        if (done)
+            done(&a, user);
+        if (l->current)
+            return; /* the callback queued a call that started meanwhile */
+        at = &l->queue; /* the queue may have changed under the callback: start over */
     }
     if (wake && l->timer_ready)
         uv_timer_start(&l->timer, on_timer, wake > now ? wake - now : 0, 0);
 }
 
+/* Calls that decide a game go before the rest (still one at a time): a move must not wait behind
+ * chat lines or a challenge answer. */
+static bool urgent(const char *kind)
+{
+    static const char *const Urgent[] = {"move", "resign", "abort", "draw", "claim"};
+    for (size_t i = 0; i < sizeof Urgent / sizeof Urgent[0]; i++)
+        if (!strcmp(kind, Urgent[i]))
+            return true;
+    return false;
+}
+
 static void enqueue(Lichess *l, Call *c, bool front)
 {
+    if (!front && urgent(c->kind)) { /* after the urgent ones already waiting, before the others */
+        Call **at = &l->queue;
+        while (*at && urgent((*at)->kind))
+            at = &(*at)->next;
+        c->next = *at;
+        *at = c;
+        if (!c->next)
+            l->tail = c;
+        return;
+    }
     if (front) {
         c->next = l->queue;
         l->queue = c;
@@ -341,6 +367,8 @@ static void stream_done(const ClientAnswer *a, void *user)
 LichessStream *lichess_stream(Lichess *l, const char *path, void (*on_event)(json_t *event, void *user),
                               void (*on_end)(const LichessAnswer *a, void *user), void *user)
 {
+    if (lichess_held(l, "stream") > 0)
+        return NULL; /* a 429 on a stream holds every stream back: the caller tries again later */
     LichessStream *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;

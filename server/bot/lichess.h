@@ -38,8 +38,9 @@ void lichess_post(Lichess *l, const char *kind, const char *path, const char *fo
 /* POST /api/token/test with the token itself as the body. */
 void lichess_token_test(Lichess *l, LichessDone done, void *user);
 
-/* An NDJSON stream: on_event for each JSON line (keep-alive lines are counted, not passed), on_end
- * once when it ends (status and error say how: a refusal, a drop, no byte for 20 s). */
+/* An NDJSON stream: on_event for each JSON line (keep-alive lines are not passed), on_end once when
+ * it ends (status and error say how: a refusal, a drop, no byte for 20 s). NULL when it cannot be
+ * opened now (a 429 holds streams back: lichess_held(l, "stream") says how long). */
 LichessStream *lichess_stream(Lichess *l, const char *path, void (*on_event)(json_t *event, void *user),
                               void (*on_end)(const LichessAnswer *a, void *user), void *user);
 void lichess_stream_close(LichessStream *s);

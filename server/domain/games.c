@@ -59,7 +59,13 @@ bool games_is_secret(const Game *g, const char *secret)
     return diff == 0;
 }
 
-Game *games_alloc(void) { return calloc(1, sizeof(Game)); }
+Game *games_alloc(void)
+{
+    Game *g = calloc(1, sizeof(Game));
+    if (g)
+        g->engine_move_ply = -1;
+    return g;
+}
 
 void games_free(Game *g)
 {
@@ -244,9 +250,11 @@ static void engine_done(Job *job, const JobEvent *ev, void *user)
         if (movegen_is_legal(&p, m) && g->move_count < GAMES_MAX_MOVES) {
             g->last_score = line->score;
             g->last_depth = line->depth;
+            g->engine_move_ply = g->move_count;
             g->moves[g->move_count++] = m;
             position_make_move(&p, m);
-            update_status(g, &p);
+            if (!g->external) /* an external game ends when the other side says so (games_end) */
+                update_status(g, &p);
         }
     }
     if (games_engine_to_move(g) && !g->external) /* no move came of it (stopped before its first iteration) */
@@ -454,7 +462,8 @@ int games_evict_idle(long long before_ms, bool (*may)(const Game *g))
             bool stalled = false;
             for (int k = 0; k < G.stalled_count && !stalled; k++)
                 stalled = G.stalled[k] == g;
-            if (g->updated_ms < before_ms && !g->thinking && !g->listener && !stalled && (!may || may(g))) {
+            if (g->updated_ms < before_ms && !g->thinking && !g->listener && !g->pinned && !stalled &&
+                (!may || may(g))) {
                 *at = g->next;
                 games_free(g);
                 G.count--;
@@ -489,10 +498,12 @@ bool games_sync(Game *g, const char *const *uci, int count, ApiError *e)
         return true; /* nothing new (a draw offer, a clock) */
     memcpy(g->moves, moves, (size_t)count * sizeof *moves);
     g->move_count = count; /* a search under way for another position finds think_ply changed */
-    if (g->thinking && g->job)
+    if (g->engine_move_ply >= count)
+        g->engine_move_ply = -1;
+    if (g->thinking && g->job) {
+        g->think_ply = -1; /* whatever it finds is not played */
         jobs_cancel(g->job); /* its move is for a position gone: the worker is freed at once */
-    if (!strcmp(g->status, "started"))
-        update_status(g, &p);
+    }
     changed(g);
     return true;
 }

@@ -63,6 +63,8 @@ struct Game {
     int think_ply;             /* the move count when the engine's search started */
     Job *job;                  /* the engine's search while thinking (the game holds a reference) */
     int last_score, last_depth; /* the engine's last move: its score (its own view, cp) and depth */
+    int engine_move_ply;        /* the index of the move the engine's last search played, -1 if none */
+    bool pinned;                /* someone outside holds it (the bot): it never leaves memory */
     char white[64], black[64]; /* players' names for the PGN (external games) */
     char white_title[8], black_title[8], time_control[48], event[64]; /* PGN tags (external games) */
     char site[300];            /* where it was played (external games), e.g. its Lichess URL */
@@ -143,7 +145,8 @@ bool games_resume(Game *g);
 int games_retry_stalled(void);
 
 /* Frees the games last changed before `before_ms` (wall clock) that nothing refers to: no search,
- * no listener, not waiting for a worker, and `may` (the API's say: no save in flight) agrees.
+ * no listener, not pinned, not waiting for a worker, and `may` (the API's say: no save in flight)
+ * agrees.
  * They stay in storage. Returns how many. */
 int games_evict_idle(long long before_ms, bool (*may)(const Game *g));
 int games_in_memory(void);

@@ -21,6 +21,7 @@ struct ClientCall {
     char error[CURL_ERROR_SIZE];
     bool cancelled; /* while curl runs our callbacks a call cannot be freed: it ends at the next collect */
     bool added;     /* handed to curl (a call made inside curl's callbacks waits until they return) */
+    bool unstarted; /* curl would not take it: collect tells its on_done */
     long idle_timeout_ms;
     uint64_t last_byte_ms; /* uv_now of the last byte received (or the start) */
     ClientCall *prev, *next;
@@ -186,8 +187,7 @@ static void add_waiting(void)
             c->added = true;
             if (curl_multi_add_handle(C.multi, c->easy) != CURLM_OK) {
                 c->added = false;
-                c->cancelled = true; /* collect frees it */
-                log_msg(LOG_WARN, "http client: a call could not be started");
+                c->unstarted = true; /* collect tells its on_done */
             }
         }
 }
@@ -203,7 +203,7 @@ static void on_idle_check(uv_timer_t *t)
             continue;
         char why[64];
         snprintf(why, sizeof why, "no data for %ld s", c->idle_timeout_ms / 1000);
-        ClientAnswer a = {0, c->body ? c->body : "", c->len, -1, why};
+        ClientAnswer a = {0, "", 0, -1, why}; /* the body is freed with the call */
         unlink_call(c);
         void (*done)(const ClientAnswer *, void *) = c->on_done;
         void *user = c->user;
@@ -219,9 +219,16 @@ static void collect(void)
 {
     for (ClientCall *c = C.calls, *next; c; c = next) {
         next = c->next;
-        if (c->cancelled) {
+        if (c->cancelled || c->unstarted) {
+            void (*done)(const ClientAnswer *, void *) = c->cancelled ? NULL : c->on_done;
+            void *user = c->user;
             unlink_call(c);
             free_call(c);
+            if (done) {
+                ClientAnswer a = {0, "", 0, -1, "the HTTP client could not start the call"};
+                done(&a, user);
+                next = C.calls; /* on_done may have changed the list */
+            }
         }
     }
     CURLMsg *m;

@@ -277,6 +277,23 @@ static void check_framing(Request *r)
         r->too_large = true;
 }
 
+/* Whether a refused request is answered before its body is read. Closing a connection whose
+ * body is still coming makes the kernel reset it, and the client may never see the answer: so
+ * that is done only when the body is framed wrongly, when the client waits for a 100 Continue
+ * (it has sent nothing yet), or when the body announced is so large (16 times --body-max) that
+ * reading it would be the attack. Otherwise the body is read and dropped, then answered 413. */
+static bool answer_early(Request *r)
+{
+    if (r->bad_request[0])
+        return true;
+    if (!r->too_large)
+        return false;
+    const char *expect = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Expect");
+    const char *length = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Length");
+    return (expect && !strcasecmp(expect, "100-continue")) ||
+           (length && strtoull(length, NULL, 10) / 16 > (unsigned long long)H.cfg->body_max);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **ctx)
 {
@@ -303,7 +320,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         peer_name(peer ? peer->client_addr : NULL, r->client, sizeof r->client);
         *ctx = r;
         check_framing(r);
-        if (r->bad_request[0] || r->too_large) {
+        if (answer_early(r)) {
             /* Answered before the body is read (MHD then closes the connection, unread). */
             if (r->connection)
                 r->connection->dispatched = true;
