@@ -21,6 +21,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from proc import rss_mb  # noqa: E402
+
 FF = os.environ.get("FEELFISH", "./feelfish")
 FEN = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
 DATA = os.environ.get("FEELFISH_DATA", "../shared/data")
@@ -49,13 +52,6 @@ def stop(p):
     p.terminate()
     p.wait(10)
 
-
-def rss_mb(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def wrk(url, seconds=5, conns=50):

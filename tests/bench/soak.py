@@ -45,6 +45,9 @@ import textwrap
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from proc import open_fds, rss_mb  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 import harness  # noqa: E402
@@ -854,13 +857,6 @@ def hostile_main(http_port, ws_port):
 
 # ---- measuring the server ----
 
-def rss_mb(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
-
 
 def metrics(port, token):
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
@@ -884,7 +880,7 @@ def sample(s, token, t):
     m = metrics(s.port, token)
     db = os.path.getsize(s.db) if os.path.exists(s.db) else 0
     wal = os.path.getsize(s.db + "-wal") if os.path.exists(s.db + "-wal") else 0
-    return {"t": t, "rss": rss_mb(pid), "fds": len(os.listdir("/proc/%d/fd" % pid)), "db": db / 1e6, "wal": wal / 1e6,
+    return {"t": t, "rss": rss_mb(pid), "fds": open_fds(pid), "db": db / 1e6, "wal": wal / 1e6,
             "games": int(m.get("feelfish_games_in_memory", -1)), "ws": int(m.get("feelfish_websocket_clients", -1)),
             "queued": int(m.get('feelfish_jobs{state="queued"}', -1)),
             "done": int(m.get('feelfish_jobs_finished_total{status="done"}', 0)),
