@@ -3,7 +3,7 @@
 FROM debian:bookworm-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends gcc make libc6-dev pkg-config \
-      libuv1-dev libmicrohttpd-dev libwebsockets-dev libjansson-dev libsqlite3-dev libssl-dev \
+      libuv1-dev libmicrohttpd-dev libwebsockets-dev libjansson-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libyaml-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Makefile ./
@@ -14,7 +14,7 @@ RUN make feelfish
 FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libuv1 libmicrohttpd12 libwebsockets17 libwebsockets-evlib-uv \
-      libjansson4 libsqlite3-0 libssl3 \
+      libjansson4 libsqlite3-0 libssl3 libcurl4 libyaml-0-2 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/feelfish /usr/local/bin/feelfish
 WORKDIR /srv
