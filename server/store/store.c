@@ -497,60 +497,6 @@ void store_health(StoreHealth *h)
     pthread_mutex_unlock(&S.error_lock);
 }
 
-struct StoreLoad {
-    uv_work_t work;
-    char id[64];
-    bool game;
-    char *result;
-    char owner[48];
-    StoreLoaded done;
-    void *user;
-};
-
-static void load_work(uv_work_t *w)
-{
-    StoreLoad *l = w->data;
-    sqlite3_stmt *st;
-    const char *sql =
-        l->game ? "SELECT data, '' FROM games WHERE id = ?" : "SELECT result, owner FROM jobs WHERE id = ?";
-    if (sqlite3_prepare_v2(S.reader_db, sql, -1, &st, NULL) != SQLITE_OK)
-        return;
-    sqlite3_bind_text(st, 1, l->id, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        l->result = strdup((const char *)sqlite3_column_text(st, 0));
-        snprintf(l->owner, sizeof l->owner, "%s", (const char *)sqlite3_column_text(st, 1));
-    }
-    sqlite3_finalize(st);
-}
-
-static void load_done(uv_work_t *w, int status)
-{
-    (void)status;
-    StoreLoad *l = w->data;
-    l->done(l->result, l->owner, l->user);
-    free(l);
-}
-
-static StoreLoad *load(const char *id, bool game, StoreLoaded done, void *user)
-{
-    StoreLoad *l = calloc(1, sizeof *l);
-    if (!l || !S.open) {
-        free(l);
-        return NULL;
-    }
-    snprintf(l->id, sizeof l->id, "%s", id);
-    l->game = game;
-    l->done = done;
-    l->user = user;
-    l->work.data = l;
-    uv_queue_work(S.loop, &l->work, load_work, load_done);
-    return l;
-}
-
-StoreLoad *store_load_job(const char *id, StoreLoaded done, void *user) { return load(id, false, done, user); }
-StoreLoad *store_load_game(const char *id, StoreLoaded done, void *user) { return load(id, true, done, user); }
-void store_load_forget(StoreLoad *l) { l->user = NULL; }
-
 typedef struct {
     uv_work_t work;
     void (*read)(sqlite3 *db, void *arg);
@@ -588,6 +534,59 @@ bool store_read(void (*read)(sqlite3 *db, void *arg), void (*done)(void *arg), v
     uv_queue_work(S.loop, &r->work, read_work, read_done);
     return true;
 }
+
+/* A job's or game's row, read on the thread pool through store_read. */
+struct StoreLoad {
+    char id[64];
+    bool game;
+    char *result;
+    char owner[48];
+    StoreLoaded done;
+    void *user;
+};
+
+static void load_read(sqlite3 *db, void *arg)
+{
+    StoreLoad *l = arg;
+    sqlite3_stmt *st;
+    const char *sql =
+        l->game ? "SELECT data, '' FROM games WHERE id = ?" : "SELECT result, owner FROM jobs WHERE id = ?";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_text(st, 1, l->id, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        l->result = strdup((const char *)sqlite3_column_text(st, 0));
+        snprintf(l->owner, sizeof l->owner, "%s", (const char *)sqlite3_column_text(st, 1));
+    }
+    sqlite3_finalize(st);
+}
+
+static void load_done(void *arg)
+{
+    StoreLoad *l = arg;
+    l->done(l->result, l->owner, l->user);
+    free(l);
+}
+
+static StoreLoad *load(const char *id, bool game, StoreLoaded done, void *user)
+{
+    StoreLoad *l = calloc(1, sizeof *l);
+    if (!l)
+        return NULL;
+    snprintf(l->id, sizeof l->id, "%s", id);
+    l->game = game;
+    l->done = done;
+    l->user = user;
+    if (!store_read(load_read, load_done, l)) {
+        free(l);
+        return NULL;
+    }
+    return l;
+}
+
+StoreLoad *store_load_job(const char *id, StoreLoaded done, void *user) { return load(id, false, done, user); }
+StoreLoad *store_load_game(const char *id, StoreLoaded done, void *user) { return load(id, true, done, user); }
+void store_load_forget(StoreLoad *l) { l->user = NULL; }
 
 /* Deletes up to `limit` rows that `select` names (its ids; ?1 is the cutoff, ?2 how many to keep,
  * whichever it uses); -1 on error. */
