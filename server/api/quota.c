@@ -1,4 +1,4 @@
-/* Quotas: see quota.h. Clients live in a hash table; one with a full bucket and no analysis is
+/* Quotas: see quota.h. Clients live in a hash table; one with full buckets and no analysis is
  * forgotten when the table grows past its bound, so the table stays bounded too. */
 #include "quota.h"
 
@@ -14,13 +14,17 @@
 #define QUOTA_BUCKETS 4096
 #define QUOTA_CLIENTS_MAX 65536
 
+/* A token bucket: what is left, and when it was last refilled. */
+typedef struct {
+    double tokens;
+    int64_t at;
+} Bucket;
+
 typedef struct Client {
     char name[48];
-    double tokens;
-    int64_t refilled_ms;
+    Bucket requests; /* --rate a second, --rate-burst at once */
+    Bucket learn;    /* games it may still teach the model: --learn-per-hour */
     int jobs, infinite;
-    double learn; /* games it may still teach the model: refills at --learn-per-hour */
-    int64_t learn_ms;
     struct Client *next;
 } Client;
 
@@ -34,22 +38,39 @@ void quota_init(const ServerConfig *cfg) { Q.cfg = cfg; }
 
 static unsigned bucket(const char *name) { return hash_text(name) % QUOTA_BUCKETS; }
 
-static void refill(Client *c, int64_t now)
+/* Each bucket's size and how fast it fills (tokens a millisecond). */
+static double request_cap(void) { return (double)(Q.cfg->rate_burst > 0 ? Q.cfg->rate_burst : Q.cfg->rate); }
+static double request_rate(void) { return (double)Q.cfg->rate / 1000.0; }
+static double learn_cap(void) { return (double)Q.cfg->learn_per_hour; }
+static double learn_rate(void) { return (double)Q.cfg->learn_per_hour / 3600000.0; }
+
+static void refill(Bucket *b, double cap, double per_ms, int64_t now)
 {
-    double burst = (double)(Q.cfg->rate_burst > 0 ? Q.cfg->rate_burst : Q.cfg->rate);
-    c->tokens = fmin(burst, c->tokens + (double)(now - c->refilled_ms) * (double)Q.cfg->rate / 1000.0);
-    c->refilled_ms = now;
+    b->tokens = fmin(cap, b->tokens + (double)(now - b->at) * per_ms);
+    b->at = now;
 }
 
-/* Forgets the clients that owe nothing (a full bucket, no analysis). */
+/* Takes one token if there is one; false with the milliseconds until there is. */
+static bool take(Bucket *b, double cap, double per_ms, int64_t now, double *wait_ms)
+{
+    refill(b, cap, per_ms, now);
+    if (b->tokens >= 1) {
+        b->tokens -= 1;
+        return true;
+    }
+    *wait_ms = per_ms > 0 ? (1 - b->tokens) / per_ms : 0;
+    return false;
+}
+
+/* Forgets the clients that owe nothing (full buckets, no analysis). */
 static void sweep(int64_t now)
 {
-    double burst = (double)(Q.cfg->rate_burst > 0 ? Q.cfg->rate_burst : Q.cfg->rate);
     for (int i = 0; i < QUOTA_BUCKETS; i++)
         for (Client **at = &Q.table[i]; *at;) {
             Client *c = *at;
-            refill(c, now);
-            if (!c->jobs && c->tokens >= burst && c->learn >= (double)Q.cfg->learn_per_hour) {
+            refill(&c->requests, request_cap(), request_rate(), now);
+            refill(&c->learn, learn_cap(), learn_rate(), now);
+            if (!c->jobs && c->requests.tokens >= request_cap() && c->learn.tokens >= learn_cap()) {
                 *at = c->next;
                 free(c);
                 Q.count--;
@@ -73,10 +94,8 @@ static Client *find(const char *name, bool create)
     if (!c)
         return NULL; /* out of memory: not limited rather than refused */
     snprintf(c->name, sizeof c->name, "%s", name);
-    c->tokens = (double)(Q.cfg->rate_burst > 0 ? Q.cfg->rate_burst : Q.cfg->rate);
-    c->refilled_ms = now;
-    c->learn = (double)Q.cfg->learn_per_hour;
-    c->learn_ms = now;
+    c->requests = (Bucket){request_cap(), now};
+    c->learn = (Bucket){learn_cap(), now};
     c->next = Q.table[b];
     Q.table[b] = c;
     Q.count++;
@@ -91,12 +110,10 @@ bool quota_take(const char *client, int *retry_after_s)
     Client *c = find(client, true);
     if (!c)
         return true;
-    refill(c, time_now_ms());
-    if (c->tokens >= 1) {
-        c->tokens -= 1;
+    double wait_ms;
+    if (take(&c->requests, request_cap(), request_rate(), time_now_ms(), &wait_ms))
         return true;
-    }
-    *retry_after_s = (int)ceil((1 - c->tokens) / (double)Q.cfg->rate);
+    *retry_after_s = (int)ceil(wait_ms / 1000.0);
     if (*retry_after_s < 1)
         *retry_after_s = 1;
     return false;
@@ -141,12 +158,6 @@ bool quota_learn_take(const char *client)
     Client *c = find(client, true);
     if (!c)
         return false; /* out of memory: the model can wait */
-    int64_t now = time_now_ms();
-    double per_hour = (double)Q.cfg->learn_per_hour;
-    c->learn = fmin(per_hour, c->learn + (double)(now - c->learn_ms) * per_hour / 3600000.0);
-    c->learn_ms = now;
-    if (c->learn < 1)
-        return false;
-    c->learn -= 1;
-    return true;
+    double ignored;
+    return take(&c->learn, learn_cap(), learn_rate(), time_now_ms(), &ignored);
 }
