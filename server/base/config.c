@@ -194,3 +194,14 @@ void config_usage(FILE *f)
         fprintf(f, "  %-20s %-26s %s (default %s)\n", s->flag, s->env, s->help, s->def);
     }
 }
+
+const char *config_default_db(void)
+{
+    const char *env = getenv("FEELFISH_DB");
+    if (env && *env)
+        return env;
+    for (int i = 0; i < SettingCount; i++)
+        if (Settings[i].offset == offsetof(ServerConfig, db))
+            return Settings[i].def;
+    return "data/feelfish.db";
+}

@@ -41,5 +41,7 @@ extern const int SettingCount;
  * *help is set when --help was asked for. */
 bool config_load(ServerConfig *c, int argc, char **argv, bool *help, char *err, size_t err_size);
 void config_usage(FILE *f);
+/* The database the commands beside serve use unless told (--db): FEELFISH_DB, else serve's default. */
+const char *config_default_db(void);
 
 #endif

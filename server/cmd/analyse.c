@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/config.h"
 #include "../../engine/adapt/adaptive.h"
 #include "../../engine/engine.h"
 #include "../../engine/search/lab.h"
@@ -37,7 +38,7 @@ static void print_json(FILE *out, json_t *o)
 int analyse_command(int argc, char **argv, FILE *out)
 {
     const char *fen = FEN_STARTPOS, *moves = NULL, *algorithm = NULL, *mode = "classical", *temper = "neutral";
-    const char *target_name = "auto", *db = "data/feelfish.db", *style_path = "engine/style.model";
+    const char *target_name = "auto", *db = config_default_db(), *style_path = "engine/style.model";
     long depth = 0, movetime = 0, nodes = 0, multipv = 1, threads = 1, hash = 64;
     for (int i = 0; i < argc; i += 2) { /* a flag and its value */
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

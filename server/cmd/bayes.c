@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/config.h"
 #include "../api/decode.h"
 #include "../api/encode.h"
 #include "../store/bayes_store.h"
@@ -20,7 +21,7 @@ static int usage(void)
 
 int bayes_command(int argc, char **argv, FILE *out)
 {
-    const char *db_path = "data/feelfish.db", *file = NULL, *verb = argc > 0 ? argv[0] : NULL;
+    const char *db_path = config_default_db(), *file = NULL, *verb = argc > 0 ? argv[0] : NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--db") && i + 1 < argc)
             db_path = argv[++i];

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../base/clock.h"
+#include "../base/config.h"
 #include "../store/store.h"
 
 static int usage(void)
@@ -53,9 +54,7 @@ static bool number(const char *text, long *out)
 
 int db_command(int argc, char **argv, FILE *out)
 {
-    const char *verb = argc > 0 ? argv[0] : NULL, *path = getenv("FEELFISH_DB");
-    if (!path || !*path)
-        path = "data/feelfish.db";
+    const char *verb = argc > 0 ? argv[0] : NULL, *path = config_default_db();
     StoreRetention r = {30, 100000, 100000};
     bool vacuum = false;
     for (int i = 1; i < argc; i++) {

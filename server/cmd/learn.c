@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../base/config.h"
 #include "../../engine/engine.h"
 #include "../../engine/tools/match/match_config.h"
 #include "../../engine/tools/match/match_stats.h"
@@ -98,7 +99,7 @@ typedef struct {
 static void common_defaults(Common *c)
 {
     memset(c, 0, sizeof *c);
-    c->db_path = "data/feelfish.db";
+    c->db_path = config_default_db();
     c->concurrency = 1;
     c->seed = 1;
     c->play.nodes = 20000;

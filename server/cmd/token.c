@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../base/config.h"
 #include "../store/store.h"
 #include "../store/tokens.h"
 
@@ -22,10 +23,8 @@ static int usage(void)
 
 int token_command(int argc, char **argv, FILE *out)
 {
-    const char *verb = argc > 0 ? argv[0] : NULL, *db_path = getenv("FEELFISH_DB"), *name = NULL, *scopes = NULL,
+    const char *verb = argc > 0 ? argv[0] : NULL, *db_path = config_default_db(), *name = NULL, *scopes = NULL,
                *target = NULL;
-    if (!db_path || !*db_path)
-        db_path = "data/feelfish.db";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--db") && i + 1 < argc)
             db_path = argv[++i];
