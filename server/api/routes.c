@@ -254,6 +254,8 @@ void routes_handle(Request *r)
     const char *param = NULL;
     bool path_known;
     const Route *route = find_route(r, &param, &path_known);
+    r->route = route ? (int)(route - Routes) : RouteCount; /* metrics need not match it again */
+    r->routed = true;
     int retry;
     if (metered(r, route) && !quota_take(r->client, &retry)) {
         char seconds[16];
@@ -297,6 +299,8 @@ void routes_handle(Request *r)
 
 int routes_index(const Request *r)
 {
+    if (r->routed)
+        return r->route;
     const char *param;
     bool path_known;
     const Route *route = find_route(r, &param, &path_known);

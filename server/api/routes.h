@@ -17,7 +17,8 @@ typedef struct {
 extern const Route Routes[];
 extern const int RouteCount;
 
-/* The route a request matched (index into Routes), RouteCount for none: for metrics. */
+/* The route a request matched (index into Routes), RouteCount for none: for metrics (kept on the
+ * request by routes_handle; matched here only for a request that never reached it). */
 int routes_index(const Request *r);
 /* Finds and runs the request's route (or the static page, or a 404/405/413). */
 void routes_handle(Request *r);

@@ -25,6 +25,8 @@ struct Request {
     char path[1024];
     char client[48]; /* the peer's address; the layer above may put its client's name here (a token) */
     unsigned scopes;  /* what the layer above lets it do (authentication) */
+    int route;        /* which of the layer above's routes it matched, once `routed` (for metrics) */
+    bool routed;
     bool authenticated;
     char *body;
     size_t body_len;
