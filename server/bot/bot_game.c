@@ -61,10 +61,7 @@ static void posted(const LichessAnswer *a, void *user)
 static void move_posted(const LichessAnswer *a, void *user)
 {
     char *id = user;
-    BotGame *bg = NULL;
-    for (BotGame *g = B.games; g; g = g->next)
-        if (!strcmp(g->id, id))
-            bg = g;
+    BotGame *bg = find(id);
     if (a->status != 200 && bg && !bg->over) {
         bot_error("game %s: the move was not taken (HTTP %d %.80s): reading the game again", id, a->status,
                   a->error ? a->error : a->text ? a->text : "");
