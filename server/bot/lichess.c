@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/list.h"
 #include "../base/log.h"
 #include "../net/client.h"
 
@@ -335,15 +336,7 @@ static void stream_line(const char *line, size_t len, void *user)
     json_decref(event);
 }
 
-static void unlink_stream(LichessStream *s)
-{
-    if (s->prev)
-        s->prev->next = s->next;
-    else
-        s->l->streams = s->next;
-    if (s->next)
-        s->next->prev = s->prev;
-}
+static void unlink_stream(LichessStream *s) { LIST_UNLINK(s->l->streams, s, prev, next); }
 
 static void stream_done(const ClientAnswer *a, void *user)
 {
@@ -389,10 +382,7 @@ LichessStream *lichess_stream(Lichess *l, const char *path, void (*on_event)(jso
         free(s);
         return NULL;
     }
-    s->next = l->streams;
-    if (l->streams)
-        l->streams->prev = s;
-    l->streams = s;
+    LIST_PUSH(l->streams, s, prev, next);
     return s;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/list.h"
 #include "../base/log.h"
 
 struct ClientCall {
@@ -157,15 +158,7 @@ static size_t on_write(char *data, size_t size, size_t count, void *user)
     return n;
 }
 
-static void unlink_call(ClientCall *c)
-{
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        C.calls = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
-}
+static void unlink_call(ClientCall *c) { LIST_UNLINK(C.calls, c, prev, next); }
 
 static void free_call(ClientCall *c)
 {
@@ -347,10 +340,7 @@ ClientCall *client_call(const ClientRequest *r)
     } else if (strcmp(r->method, "GET"))
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r->method);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, c->headers);
-    c->next = C.calls;
-    if (C.calls)
-        C.calls->prev = c;
-    C.calls = c;
+    LIST_PUSH(C.calls, c, prev, next);
     if (C.in_curl)
         return c; /* added when curl returns (add_waiting) */
     if (curl_multi_add_handle(C.multi, e) != CURLM_OK) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../base/ids.h"
+#include "../base/list.h"
 #include "../base/log.h"
 
 /* A connection, from accept to close: what the guard needs to time its requests out. */
@@ -136,11 +137,7 @@ void http_suspend(Request *r, void *waiter, void (*on_gone)(Request *r))
     if (r->suspended)
         return; /* a new wait of the same request (storage, then a search) */
     r->suspended = true;
-    r->next_waiting = H.waiting;
-    r->prev_waiting = NULL;
-    if (H.waiting)
-        H.waiting->prev_waiting = r;
-    H.waiting = r;
+    LIST_PUSH(H.waiting, r, prev_waiting, next_waiting);
     MHD_suspend_connection(r->conn);
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     r->watch = ci ? malloc(sizeof *r->watch) : NULL;
@@ -160,13 +157,7 @@ void http_resume(Request *r)
         return;
     stop_watch(r);
     r->suspended = false;
-    if (r->prev_waiting)
-        r->prev_waiting->next_waiting = r->next_waiting;
-    else
-        H.waiting = r->next_waiting;
-    if (r->next_waiting)
-        r->next_waiting->prev_waiting = r->prev_waiting;
-    r->next_waiting = r->prev_waiting = NULL;
+    LIST_UNLINK(H.waiting, r, prev_waiting, next_waiting);
     MHD_resume_connection(r->conn);
     uv_timer_start(&H.timer, on_timer, 0, 0); /* let MHD pick it up on this loop turn */
 }
@@ -406,22 +397,14 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
         }
         c->fd = ci->connect_fd;
         c->since_ms = uv_now(H.poll.loop);
-        c->next = H.connections;
-        if (H.connections)
-            H.connections->prev = c;
-        H.connections = c;
+        LIST_PUSH(H.connections, c, prev, next);
         *socket_context = c;
         return;
     }
     Connection *c = *socket_context;
     if (!c)
         return;
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        H.connections = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
+    LIST_UNLINK(H.connections, c, prev, next);
     free(c);
     *socket_context = NULL;
 }

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "../base/hash.h"
+#include "../base/list.h"
 #include "../base/log.h"
 #include "../base/origin.h"
 
@@ -177,12 +178,7 @@ static void session_close(Session *s)
     W.handlers.closed(s);
     free_frames(s);
     free(s->rx);
-    if (s->prev)
-        s->prev->next = s->next;
-    else
-        W.sessions = s->next;
-    if (s->next)
-        s->next->prev = s->prev;
+    LIST_UNLINK(W.sessions, s, prev, next);
     W.clients--;
     uint32_t *n = &W.per_address[hash_text(s->client) % PER_ADDRESS_SLOTS];
     if (*n)
@@ -206,10 +202,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         s->active_ms = uv_now(W.loop);
         if (lws_hdr_copy(wsi, s->authorization, sizeof s->authorization, WSI_TOKEN_HTTP_AUTHORIZATION) < 0)
             s->authorization[0] = 0; /* too long to be a token: as if none, the op layer refuses it */
-        s->next = W.sessions;
-        if (W.sessions)
-            W.sessions->prev = s;
-        W.sessions = s;
+        LIST_PUSH(W.sessions, s, prev, next);
         W.clients++;
         if (W.handlers.opened)
             W.handlers.opened(s);
