@@ -161,7 +161,7 @@ static void think(BotGame *bg, const json_t *state)
         l.movetime = (int64_t)c->feelfish.movetime;
     games_listen(bg->g, engine_replied, bg);
     if (!games_think(bg->g, &l))
-        log_msg(LOG_WARN, "bot: game %s: no worker free; the move is retried", bg->id);
+        log_msg(LOG_DEBUG, "bot: game %s: no worker free; tried again in 250 ms", bg->id);
 }
 
 static void engine_replied(Game *g, void *user)

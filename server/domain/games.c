@@ -513,10 +513,8 @@ bool games_think(Game *g, const SearchLimits *limits)
     if (g->thinking || !games_engine_to_move(g))
         return true;
     g->think_limits = *limits;
-    if (engine_move(g))
-        return true;
-    stall(g);
-    return false;
+    return engine_move(g); /* no worker: the caller asks again with its clock then (never stalled here,
+                            * where a retry would search on limits gone stale) */
 }
 
 void games_end(Game *g, const char *status, const char *result, const char *reason)

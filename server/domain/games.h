@@ -117,7 +117,7 @@ void games_free(Game *g);
  * the common part are played, a shorter list takes back), keeping a search under way only if the
  * position it searches is still the game's; false with e set if a move is not legal. games_think
  * starts the engine's move with those limits when it is to move and not thinking (false: no
- * worker; retried by games_retry_stalled). games_end ends it with the other side's verdict
+ * worker; the caller tries again, with limits of that moment). games_end ends it with the other side's verdict
  * (status "mate", "resign", "outoftime", "draw", "aborted", ...; result "1-0", "0-1", "1/2-1/2",
  * "*"), which teaches the model as any finished game does. */
 bool games_sync(Game *g, const char *const *uci, int count, ApiError *e);
