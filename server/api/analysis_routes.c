@@ -269,7 +269,7 @@ static void job_loaded(char *text, const char *owner, void *user)
         return;
     ApiError e;
     Identity who = auth_of(r);
-    if (result && !auth_owns_job(owner, &who, &e)) {
+    if (result && !auth_sees_job(owner, &who, &e)) {
         json_decref(result);
         api_reply_error(r, &e);
     } else if (result)
@@ -287,12 +287,12 @@ static bool valid_id(const char *id)
     return n > 0 && n < 40 && strspn(id, "0123456789abcdef") == n;
 }
 
-/* Whether the request may see the job (its owner, or an admin); answered 403 if not. */
-static bool owner_only(Request *r, const Job *job)
+/* Whether the request may see (watch: auth_sees_job) or stop the job; answered 403 if not. */
+static bool allowed(Request *r, const Job *job, bool stop)
 {
     ApiError e;
     Identity who = auth_of(r);
-    if (auth_owns_job(job->client, &who, &e))
+    if (stop ? auth_owns_job(job->client, &who, &e) : auth_sees_job(job->client, &who, &e))
         return true;
     api_reply_error(r, &e);
     return false;
@@ -313,7 +313,7 @@ void analysis_job_get(Request *r, const char *id)
         api_reply_fail(r, 404, "unknown_job", NULL, "no job with id '%.40s'", id);
         return;
     }
-    if (!owner_only(r, job))
+    if (!allowed(r, job, false))
         return;
     job_retain(job);
     saves_wait(r, job->id, answer_job, job, release_job); /* what it shows is stored */
@@ -326,7 +326,7 @@ void analysis_job_delete(Request *r, const char *id)
         api_reply_fail(r, 404, "unknown_job", NULL, "no job with id '%.40s'", id);
         return;
     }
-    if (!owner_only(r, job))
+    if (!allowed(r, job, true))
         return;
     jobs_cancel(job);
     api_reply_json(r, 200,

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "../base/log.h"
+#include "../bot/status.h"
 #include "../store/store.h"
 
 #define RELOAD_MS 1000
@@ -175,6 +176,11 @@ Identity auth_of(const Request *r)
     Identity id = {.scopes = r->scopes, .token = r->authenticated};
     snprintf(id.who, sizeof id.who, "%s", r->client);
     return id;
+}
+
+bool auth_sees_job(const char *owner, const Identity *who, ApiError *e)
+{
+    return !strcmp(owner, BOT_OWNER) || auth_owns_job(owner, who, e);
 }
 
 bool auth_owns_job(const char *owner, const Identity *who, ApiError *e)

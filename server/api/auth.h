@@ -45,5 +45,8 @@ Identity auth_of(const Request *r);
 /* Whether `who` may see and stop a job of `owner`: its own, or any with an admin token (a job
  * stored before jobs had owners has owner "": anyone's). False with e set (403 not_your_job). */
 bool auth_owns_job(const char *owner, const Identity *who, ApiError *e);
+/* Whether `who` may watch a job (its result, its info frames): as auth_owns_job, and anyone for the
+ * Lichess bot's searches (its games are public there, and GET /api/bot lists their jobs). */
+bool auth_sees_job(const char *owner, const Identity *who, ApiError *e);
 
 #endif

@@ -356,6 +356,13 @@ json_t *encode_bot_status(const BotStatus *s)
         (json_int_t)s->rate_limited, "calls", (json_int_t)s->calls, "errors", errors);
     if (s->fatal[0])
         json_object_set_new(o, "fatal", json_string(s->fatal));
+    json_t *queue = json_array();
+    for (int i = 0; i < s->queued && i < BOT_QUEUE_SHOWN; i++)
+        json_array_append_new(queue, json_string(s->queue[i]));
+    json_object_set_new(o, "challengeQueue", queue);
+    json_object_set_new(o, "matchmaking",
+                        json_pack("{s:I, s:s?}", "sent", (json_int_t)s->challenges_sent, "waiting",
+                                  s->challenge_waiting[0] ? s->challenge_waiting : NULL));
     if (s->has_style)
         json_object_set_new(o, "opponentStyle",
                             json_pack("{s:s, s:s}", "opponent", s->style_opponent, "style", s->style));

@@ -165,7 +165,7 @@ static void op_subscribe(Conn *c, json_t *msg)
         send_error(c, NULL, &e);
         return;
     }
-    if (!auth_owns_job(job->client, &c->who, &e)) {
+    if (!auth_sees_job(job->client, &c->who, &e)) {
         send_error(c, NULL, &e);
         return;
     }

@@ -14,7 +14,8 @@
 #include "../net/client.h"
 #include "bot_game.h"
 #include "session.h"
-#include "challenge.h"
+#include "incoming.h"
+#include "matchmaking.h"
 
 #define VERSION "0.1.0"
 
@@ -40,81 +41,6 @@ static void on_reconnect(uv_timer_t *t)
         open_events();
 }
 
-static void forget_accepted(const char *id);
-
-static void challenge_answered(const LichessAnswer *a, void *user)
-{
-    char *what = user;
-    if (a->status != 200)
-        forget_accepted(what);
-    if (a->status == 404)
-        log_msg(LOG_INFO, "bot: challenge %s was gone before the answer", what);
-    else if (a->status != 200)
-        bot_error("challenge %s: HTTP %d %s", what, a->status, a->error ? a->error : "");
-    free(what);
-}
-
-/* Challenges accepted whose game has not started yet count as games: a burst of challenges must not
- * take more than `concurrency` (a gameStart, or 20 s, ends the count). */
-#define PENDING_MAX 16
-static struct {
-    char id[16];
-    int64_t at;
-} Pending[PENDING_MAX];
-
-static int accepted_pending(void)
-{
-    int n = 0;
-    for (int i = 0; i < PENDING_MAX; i++)
-        n += Pending[i].id[0] && clock_wall_ms() - Pending[i].at < 20000;
-    return n;
-}
-
-static void note_accepted(const char *id)
-{
-    int slot = 0;
-    for (int i = 0; i < PENDING_MAX; i++)
-        if (!Pending[i].id[0] || Pending[i].at < Pending[slot].at)
-            slot = i;
-    snprintf(Pending[slot].id, sizeof Pending[slot].id, "%s", id);
-    Pending[slot].at = clock_wall_ms();
-}
-
-static void forget_accepted(const char *id)
-{
-    for (int i = 0; i < PENDING_MAX; i++)
-        if (!strcmp(Pending[i].id, id))
-            Pending[i].id[0] = 0;
-}
-
-static void on_challenge(json_t *ch)
-{
-    const char *id = json_string_value(json_object_get(ch, "id"));
-    const char *direction = json_string_value(json_object_get(ch, "direction"));
-    json_t *challenger = json_object_get(ch, "challenger");
-    const char *who = json_string_value(json_object_get(challenger, "id"));
-    if (!id || strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != strlen(id) ||
-        strlen(id) > 12 || (direction && !strcmp(direction, "out")) || (who && !strcmp(who, B.user_id)))
-        return; /* ours, or not one we can name */
-    BotLoad load = {0, 0, 0};
-    load.games_now = bot_games_now(&load.bot_games_now, who, &load.games_with_user) + accepted_pending();
-    const char *reason = bot_challenge_verdict(&B.cfg, ch, &load);
-    char path[96], form[64];
-    if (!reason) {
-        note_accepted(id);
-        B.counts.challenges_accepted++;
-        log_msg(LOG_INFO, "bot: accepting challenge %s from %s", id, who ? who : "?");
-        snprintf(path, sizeof path, "api/challenge/%s/accept", id);
-        lichess_post(B.li, "challenge", path, NULL, challenge_answered, strdup(id));
-    } else {
-        B.counts.challenges_declined++;
-        log_msg(LOG_INFO, "bot: declining challenge %s from %s: %s", id, who ? who : "?", reason);
-        snprintf(path, sizeof path, "api/challenge/%s/decline", id);
-        snprintf(form, sizeof form, "reason=%s", reason);
-        lichess_post(B.li, "challenge", path, form, challenge_answered, strdup(id));
-    }
-}
-
 static void on_event(json_t *e, void *user)
 {
     (void)user;
@@ -127,17 +53,23 @@ static void on_event(json_t *e, void *user)
     if (!type)
         return;
     if (!strcmp(type, "challenge"))
-        on_challenge(json_object_get(e, "challenge"));
-    else if (!strcmp(type, "gameStart") && game_id) {
-        forget_accepted(game_id); /* a challenge's game has the challenge's id */
+        incoming_challenge(json_object_get(e, "challenge"));
+    else if (!strcmp(type, "challengeCanceled")) {
+        const char *id = json_string_value(json_object_get(json_object_get(e, "challenge"), "id"));
+        if (id)
+            incoming_gone(id);
+    } else if (!strcmp(type, "gameStart") && game_id) {
+        incoming_started(game_id); /* a challenge's game has the challenge's id */
+        matchmaking_started(game_id);
         bot_game_follow(game_id);
-    }
-    else if (!strcmp(type, "gameFinish") && game_id)
+    } else if (!strcmp(type, "gameFinish") && game_id) {
         bot_game_finished_event(game_id);
-    else if (!strcmp(type, "challengeDeclined")) {
+        incoming_accept_waiting();
+    } else if (!strcmp(type, "challengeDeclined")) {
         json_t *ch = json_object_get(e, "challenge");
-        log_msg(LOG_INFO, "bot: challenge %s declined: %s", json_string_value(json_object_get(ch, "id")),
-                json_string_value(json_object_get(ch, "declineReasonKey")));
+        if (!matchmaking_declined(ch))
+            log_msg(LOG_INFO, "bot: challenge %s declined: %s", json_string_value(json_object_get(ch, "id")),
+                    json_string_value(json_object_get(ch, "declineReasonKey")));
     }
 }
 
@@ -159,7 +91,10 @@ static void events_ended(const LichessAnswer *a, void *user)
         delay = (unsigned)(lichess_held(B.li, "stream") * 1000) + 1000;
     B.counts.reconnects++;
     bot_error("event stream ended (%s): reconnecting in %.1f s",
-              a->error ? a->error : a->status ? "closed by the server" : "dropped", delay / 1000.0);
+              a->error    ? a->error
+              : a->status ? "closed by the server"
+                          : "dropped",
+              delay / 1000.0);
     uv_timer_start(&B.reconnect, on_reconnect, delay, 0);
     B.backoff_ms = B.backoff_ms * 2 > 60000 ? 60000 : B.backoff_ms * 2;
 }
@@ -174,6 +109,16 @@ static void open_events(void)
         uv_timer_start(&B.reconnect, on_reconnect, held > B.backoff_ms ? held + 1000 : B.backoff_ms, 0);
         B.backoff_ms = B.backoff_ms * 2 > 60000 ? 60000 : B.backoff_ms * 2;
     }
+}
+
+/* Every second: challenges waiting for room, matchmaking. */
+static void on_tick(uv_timer_t *t)
+{
+    (void)t;
+    if (!B.running || !B.connected)
+        return;
+    incoming_accept_waiting();
+    matchmaking_tick();
 }
 
 /* ---- start: token, account, games in progress ---- */
@@ -219,6 +164,7 @@ static void got_account(const LichessAnswer *a, void *user)
     snprintf(B.user_id, sizeof B.user_id, "%s", id);
     snprintf(B.username, sizeof B.username, "%s", name ? name : id);
     snprintf(B.counts.account, sizeof B.counts.account, "%s", B.username);
+    matchmaking_set_perfs(json_object_get(a->json, "perfs"));
     log_msg(LOG_INFO, "bot: playing as %s on %s (%s mode)", B.username, B.cfg.url, B.cfg.feelfish.mode);
     lichess_get(B.li, "playing", "api/account/playing?nb=50", got_playing, NULL);
 }
@@ -268,6 +214,8 @@ bool bot_start(uv_loop_t *loop, const BotConfig *cfg, char *err, size_t err_size
         return false;
     }
     uv_timer_init(loop, &B.reconnect);
+    uv_timer_init(loop, &B.tick);
+    uv_timer_start(&B.tick, on_tick, 1000, 1000);
     B.running = true;
     snprintf(B.counts.url, sizeof B.counts.url, "%s", cfg->url);
     lichess_token_test(B.li, token_tested, NULL);
@@ -287,6 +235,10 @@ void bot_stop(void)
     B.events = NULL;
     uv_timer_stop(&B.reconnect);
     uv_close((uv_handle_t *)&B.reconnect, NULL);
+    uv_timer_stop(&B.tick);
+    uv_close((uv_handle_t *)&B.tick, NULL);
+    incoming_clear();
+    matchmaking_clear();
     lichess_free(B.li);
     B.li = NULL;
 }
@@ -305,6 +257,9 @@ void bot_status(BotStatus *s)
         s->rate_limited = ls.rate_limited;
         s->calls = ls.calls;
     }
+    const char *waiting;
+    s->challenges_sent = matchmaking_sent(&waiting);
+    snprintf(s->challenge_waiting, sizeof s->challenge_waiting, "%s", waiting);
     s->games_now = 0;
     for (BotGame *bg = B.games; bg && s->games_now < BOT_GAMES_SHOWN; bg = bg->next) {
         BotGameView *v = &s->games[s->games_now++];

@@ -64,12 +64,15 @@ static void move_posted(const LichessAnswer *a, void *user)
     BotGame *bg = find(id);
     if (a->status != 200 && bg && !bg->over) {
         bot_error("game %s: the move was not taken (HTTP %d %.80s): reading the game again", id, a->status,
-                  a->error ? a->error : a->text ? a->text : "");
+                  a->error  ? a->error
+                  : a->text ? a->text
+                            : "");
         if (bg->stream)
             lichess_stream_close(bg->stream);
         bg->stream = NULL;
         bg->reconnect_at = clock_wall_ms();
-    }
+    } else if (a->status == 200 && B.cfg.rate_limiting_delay > 0)
+        lichess_hold(B.li, "move", B.cfg.rate_limiting_delay / 1000.0); /* lichess-bot's pause after a move */
     free(id);
 }
 
@@ -90,8 +93,9 @@ static void say(BotGame *bg, const char *room, const char *text)
         if (*p == '{') {
             const char *end = strchr(p, '}');
             if (end) {
-                const char *with = !strncmp(p, "{me}", 4) ? B.username : !strncmp(p, "{opponent}", 10) ? bg->opponent
-                                                                                                    : "";
+                const char *with = !strncmp(p, "{me}", 4)          ? B.username
+                                   : !strncmp(p, "{opponent}", 10) ? bg->opponent
+                                                                   : "";
                 o += (size_t)snprintf(out + o, sizeof out - o, "%s", with);
                 o = o < sizeof out ? o : sizeof out - 1;
                 p = end + 1;
@@ -177,8 +181,7 @@ static void engine_replied(Game *g, void *user)
     int score = g->last_score;
     bg->draw_streak = abs(score) <= c->draw_or_resign.offer_draw_score ? bg->draw_streak + 1 : 0;
     bg->resign_streak = score <= c->draw_or_resign.resign_score ? bg->resign_streak + 1 : 0;
-    if (c->draw_or_resign.resign_enabled && bg->resign_streak >= c->draw_or_resign.resign_moves &&
-        g->move_count >= 2) {
+    if (c->draw_or_resign.resign_enabled && bg->resign_streak >= c->draw_or_resign.resign_moves && g->move_count >= 2) {
         log_msg(LOG_INFO, "bot: game %s: resigning (score %d for %d moves)", bg->id, score, bg->resign_streak);
         post(bg, "resign", "resign", NULL);
         return;
@@ -264,9 +267,17 @@ static void finish(BotGame *bg, const char *status, const char *winner)
 
 /* ---- the stream ---- */
 
-static const char *const Terminal[] = {"aborted",   "mate", "resign",        "stalemate",
-                                       "timeout",   "draw", "outoftime",     "cheat",
-                                       "noStart",   "unknownFinish", "insufficientMaterialClaim",
+static const char *const Terminal[] = {"aborted",
+                                       "mate",
+                                       "resign",
+                                       "stalemate",
+                                       "timeout",
+                                       "draw",
+                                       "outoftime",
+                                       "cheat",
+                                       "noStart",
+                                       "unknownFinish",
+                                       "insufficientMaterialClaim",
                                        "variantEnd"};
 
 static bool terminal(const char *status)
@@ -310,6 +321,8 @@ static void on_state(BotGame *bg, json_t *state)
     }
     if (n != bg->synced_plies)
         bg->last_move_ms = bg->state_ms;
+    if (n < bg->synced_plies && bg->posted_ply >= n)
+        bg->posted_ply = -1; /* a takeback: the move played again at that ply is a new one to post */
     bg->synced_plies = n;
     if (terminal(status)) {
         finish(bg, status, json_string_value(json_object_get(state, "winner")));
@@ -320,6 +333,16 @@ static void on_state(BotGame *bg, json_t *state)
     if (offers && !bg->opponent_offers_draw)
         post(bg, "draw", draw_rule(bg) ? "draw/yes" : "draw/no", NULL);
     bg->opponent_offers_draw = offers;
+    /* The opponent's takeback proposal: yes while max_takebacks_accepted allows, else no. */
+    bool proposes = json_is_true(json_object_get(state, bg->color == WHITE ? "btakeback" : "wtakeback"));
+    if (proposes && !bg->opponent_proposes_takeback) {
+        bool yes = bg->takebacks_accepted < B.cfg.max_takebacks_accepted;
+        bg->takebacks_accepted += yes;
+        log_msg(LOG_INFO, "bot: game %s: the opponent asks for a takeback: %s (%d of %.0f accepted)", bg->id,
+                yes ? "yes" : "no", bg->takebacks_accepted, B.cfg.max_takebacks_accepted);
+        post(bg, "takeback", yes ? "takeback/yes" : "takeback/no", NULL);
+    }
+    bg->opponent_proposes_takeback = proposes;
     static Position p;
     if (!games_position(bg->g, &p))
         return;
@@ -337,8 +360,19 @@ static void chat_command(BotGame *bg, const char *room, const char *text)
     char reply[280] = "";
     bool spectators = !strcmp(room, "spectator");
     if (!strcmp(text, "!help") || !strcmp(text, "!commands"))
-        snprintf(reply, sizeof reply, "Commands: !name, !mood, !style, !eval (spectators), !wait, !help");
-    else if (!strcmp(text, "!name"))
+        snprintf(reply, sizeof reply, "Commands: !name, !mood, !style, !eval (spectators), !queue, !wait, !help");
+    else if (!strcmp(text, "!queue")) {
+        int n = B.counts.queued;
+        if (!n)
+            snprintf(reply, sizeof reply, "No challenges queued.");
+        else {
+            int o = snprintf(reply, sizeof reply, "Challenge queue: ");
+            for (int i = 0; i < n && i < 5 && o < (int)sizeof reply; i++)
+                o += snprintf(reply + o, sizeof reply - (size_t)o, "%s%s", i ? ", " : "", B.counts.queue[i]);
+            if (n > 5 && o < (int)sizeof reply)
+                snprintf(reply + o, sizeof reply - (size_t)o, " and %d more", n - 5);
+        }
+    } else if (!strcmp(text, "!name"))
         snprintf(reply, sizeof reply, "%s running feelfish (%s mode)", B.username, B.cfg.feelfish.mode);
     else if (!strcmp(text, "!wait") && bg->g && bg->g->move_count < 2) {
         bg->last_move_ms = clock_wall_ms() + 60000;
@@ -347,8 +381,7 @@ static void chat_command(BotGame *bg, const char *room, const char *text)
         if (!spectators)
             snprintf(reply, sizeof reply, "I don't tell that to my opponent, sorry.");
         else if (bg->g)
-            snprintf(reply, sizeof reply, "Last move: %+.2f at depth %d", bg->g->last_score / 100.0,
-                     bg->g->last_depth);
+            snprintf(reply, sizeof reply, "Last move: %+.2f at depth %d", bg->g->last_score / 100.0, bg->g->last_depth);
     } else if (!strcmp(text, "!mood") && bg->g) {
         if (bg->g->has_emotion)
             snprintf(reply, sizeof reply, "I feel %s (%.2f); my goal: %s",
@@ -401,7 +434,7 @@ static void on_line(json_t *e, void *user)
                               .temperament = B.cfg.feelfish.temperament,
                               .target = B.cfg.feelfish.target,
                               .fen = fen && strcmp(fen, "startpos") ? fen : NULL,
-                              .owner = "bot",
+                              .owner = BOT_OWNER,
                               .may_teach = true,
                               .external = true};
             bg->g = games_create(&s, &err);
@@ -480,7 +513,10 @@ static void on_end(const LichessAnswer *a, void *user)
     bg->reconnects++;
     B.counts.reconnects++;
     bot_error("game %s: stream ended mid-game (%s): reconnecting in %.1f s", bg->id,
-              a->error ? a->error : a->status ? "closed by the server" : "dropped", bg->backoff_ms / 1000.0);
+              a->error    ? a->error
+              : a->status ? "closed by the server"
+                          : "dropped",
+              bg->backoff_ms / 1000.0);
     bg->reconnect_at = clock_wall_ms() + bg->backoff_ms;
     bg->backoff_ms = bg->backoff_ms * 2 > 10000 ? 10000 : bg->backoff_ms * 2;
 }
@@ -507,9 +543,8 @@ static void on_tick(uv_timer_t *t)
         open_stream(bg);
     }
     static Position here;
-    if (!bg->over && bg->full_seen && bg->state && bg->g && !bg->g->thinking &&
-        !engine_just_moved(bg->g) && games_position(bg->g, &here) && here.side == bg->color &&
-        movegen_count(&here) > 0)
+    if (!bg->over && bg->full_seen && bg->state && bg->g && !bg->g->thinking && !engine_just_moved(bg->g) &&
+        games_position(bg->g, &here) && here.side == bg->color && movegen_count(&here) > 0)
         think(bg, bg->state); /* our turn and no search: a stale one ended, or no worker was free */
     if (!bg->over && bg->claim_at && now >= bg->claim_at) {
         bg->claim_at = 0;
@@ -527,9 +562,9 @@ static void on_tick(uv_timer_t *t)
 
 void bot_game_follow(const char *id)
 {
-    if (!id || strlen(id) > 12 || strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") !=
-                                      strlen(id) ||
-        find(id) || !B.running)
+    if (!id || strlen(id) > 12 ||
+        strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != strlen(id) || find(id) ||
+        !B.running)
         return;
     BotGame *bg = calloc(1, sizeof *bg);
     if (!bg)

@@ -15,12 +15,14 @@ struct BotGame {
     Color color; /* the bot's */
     char opponent[64], opponent_id[64];
     bool opponent_bot;
-    bool full_seen;                 /* gameFull came on this stream */
+    bool full_seen; /* gameFull came on this stream */
     bool hello_sent;
     long long clock_initial_ms, clock_inc_ms; /* -1: no clock (correspondence, unlimited) */
     int days_per_turn;
-    int synced_plies;               /* moves in the last state handled */
-    bool opponent_offers_draw;      /* as of the last state */
+    int synced_plies;                /* moves in the last state handled */
+    bool opponent_offers_draw;       /* as of the last state */
+    bool opponent_proposes_takeback; /* as of the last state */
+    int takebacks_accepted;
     int draw_streak, resign_streak; /* engine moves in a row within the draw or resign rule */
     int64_t state_ms;               /* when the last state came (time spent since is the bot's) */
     int64_t last_move_ms;           /* the last time a move was made, for abort_time */

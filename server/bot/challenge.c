@@ -52,7 +52,7 @@ static bool time_control_ok(const BotConfig *c, json_t *tc, const char *speed, b
 const char *bot_challenge_verdict(const BotConfig *c, json_t *ch, const BotLoad *load)
 {
     json_t *challenger = json_object_get(ch, "challenger");
-    bool is_bot = !strcmp(text(challenger, "title"), "BOT");
+    bool is_bot = bot_challenge_from_bot(ch);
     const char *who = text(challenger, "id"), *variant = text(json_object_get(ch, "variant"), "key");
     if (!c->challenge.accept_bot && is_bot)
         return "noBot";
@@ -80,10 +80,34 @@ const char *bot_challenge_verdict(const BotConfig *c, json_t *ch, const BotLoad 
         return "generic";
     if (c->challenge.allow_list.count && !bot_list_has(&c->challenge.allow_list, who))
         return "generic";
+    if (is_bot && c->challenge.max_recent_bot_challenges >= 0 && c->challenge.recent_bot_challenge_age >= 0 &&
+        load->recent_from_user >= c->challenge.max_recent_bot_challenges)
+        return "later";
     if (load->games_with_user >= c->challenge.max_simultaneous_games_per_user)
         return "later";
-    if (load->games_now >= c->challenge.concurrency ||
-        (is_bot && load->bot_games_now >= c->challenge.concurrency - c->challenge.games_reserved_for_humans))
-        return "later";
     return NULL;
+}
+
+bool bot_challenge_from_bot(json_t *ch) { return !strcmp(text(json_object_get(ch, "challenger"), "title"), "BOT"); }
+
+bool bot_challenge_fits(const BotConfig *c, json_t *ch, const BotLoad *load)
+{
+    return load->games_now < c->challenge.concurrency &&
+           !(bot_challenge_from_bot(ch) &&
+             load->bot_games_now >= c->challenge.concurrency - c->challenge.games_reserved_for_humans);
+}
+
+static double score(json_t *ch)
+{
+    json_t *who = json_object_get(ch, "challenger");
+    bool titled_human = !bot_challenge_from_bot(ch) && *text(who, "title");
+    return number(who, "rating", 0) + (json_is_true(json_object_get(ch, "rated")) ? 200 : 0) + (titled_human ? 200 : 0);
+}
+
+bool bot_challenge_before(const BotConfig *c, json_t *a, json_t *b)
+{
+    const char *pref = c->challenge.preference;
+    if (strcmp(pref, "none") && bot_challenge_from_bot(a) != bot_challenge_from_bot(b))
+        return bot_challenge_from_bot(a) == !strcmp(pref, "bot");
+    return !strcmp(c->challenge.sort_by, "best") && score(a) > score(b);
 }

@@ -21,11 +21,26 @@ typedef struct {
 } Key;
 
 #define AT(field) offsetof(BotConfig, field), sizeof(((BotConfig *)0)->field)
-#define NUM(p, f, lo, hi) {p, K_NUM, AT(f), lo, hi, NULL}
-#define BOOL(p, f) {p, K_BOOL, AT(f), 0, 0, NULL}
-#define TEXT(p, f, ch) {p, K_TEXT, AT(f), 0, 0, ch}
-#define LIST(p, f, ch) {p, K_LIST, AT(f), 0, 0, ch}
-#define IGNORED(p) {p, K_IGNORED, 0, 0, 0, 0, NULL}
+#define NUM(p, f, lo, hi)                                                                                              \
+    {                                                                                                                  \
+        p, K_NUM, AT(f), lo, hi, NULL                                                                                  \
+    }
+#define BOOL(p, f)                                                                                                     \
+    {                                                                                                                  \
+        p, K_BOOL, AT(f), 0, 0, NULL                                                                                   \
+    }
+#define TEXT(p, f, ch)                                                                                                 \
+    {                                                                                                                  \
+        p, K_TEXT, AT(f), 0, 0, ch                                                                                     \
+    }
+#define LIST(p, f, ch)                                                                                                 \
+    {                                                                                                                  \
+        p, K_LIST, AT(f), 0, 0, ch                                                                                     \
+    }
+#define IGNORED(p)                                                                                                     \
+    {                                                                                                                  \
+        p, K_IGNORED, 0, 0, 0, 0, NULL                                                                                 \
+    }
 
 static const char Variants[] =
     "standard|fromPosition|antichess|atomic|chess960|crazyhouse|horde|kingOfTheHill|racingKings|threeCheck";
@@ -88,7 +103,7 @@ static const Key Keys[] = {
     BOOL("matchmaking.allow_matchmaking", matchmaking.allow_matchmaking),
     BOOL("matchmaking.allow_during_games", matchmaking.allow_during_games),
     TEXT("matchmaking.challenge_variant", matchmaking.challenge_variant, NULL),
-    NUM("matchmaking.challenge_timeout", matchmaking.challenge_timeout, 1, BOT_INF),
+    NUM("matchmaking.challenge_timeout", matchmaking.challenge_timeout, 0, BOT_INF), /* minutes; fractions too */
     LIST("matchmaking.challenge_initial_time", matchmaking.challenge_initial_time, NULL),
     LIST("matchmaking.challenge_increment", matchmaking.challenge_increment, NULL),
     LIST("matchmaking.challenge_days", matchmaking.challenge_days, NULL),
@@ -100,7 +115,7 @@ static const Key Keys[] = {
     TEXT("matchmaking.challenge_filter", matchmaking.challenge_filter, "none|coarse|fine"),
     LIST("matchmaking.block_list", matchmaking.block_list, NULL),
     IGNORED("matchmaking.online_block_list"),
-    IGNORED("matchmaking.include_challenge_block_list"),
+    BOOL("matchmaking.include_challenge_block_list", matchmaking.include_challenge_block_list),
     IGNORED("matchmaking.challenge_decliner_file_name"),
     IGNORED("matchmaking.overrides"),
     TEXT("feelfish.mode", feelfish.mode, "classical|affective|bayesian"),
@@ -277,8 +292,7 @@ static bool set_scalar(Walk *w, const Key *k, const char *path, const char *v)
             if (k->max == BOT_INF)
                 snprintf(w->err, w->err_size, "%s: '%.40s' is not a number from %g (or .inf)", path, v, k->min);
             else
-                snprintf(w->err, w->err_size, "%s: '%.40s' is not a number from %g to %g", path, v, k->min,
-                         k->max);
+                snprintf(w->err, w->err_size, "%s: '%.40s' is not a number from %g to %g", path, v, k->min, k->max);
             return false;
         }
         *(double *)field = d;
@@ -401,8 +415,9 @@ bool bot_config_load(BotConfig *c, const char *path, FILE *warn, char *err, size
         snprintf(c->token, sizeof c->token, "%s", env);
     size_t n = strlen(c->token);
     if (!n || strspn(c->token, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != n) {
-        snprintf(err, err_size, "token: give the bot account's API token (letters, digits and _), in the file or "
-                                "in LICHESS_BOT_TOKEN");
+        snprintf(err, err_size,
+                 "token: give the bot account's API token (letters, digits and _), in the file or "
+                 "in LICHESS_BOT_TOKEN");
         return false;
     }
     if (strncmp(c->url, "http://", 7) && strncmp(c->url, "https://", 8)) {

@@ -31,7 +31,7 @@ typedef struct {
         bool accept_bot, only_bot, bullet_requires_increment;
         double max_increment, min_increment, max_base, min_base, max_days, min_days;
         BotList variants, time_controls, modes, block_list, allow_list;
-        double min_rating, max_rating, rating_difference; /* rating_difference < 0: none */
+        double min_rating, max_rating, rating_difference;           /* rating_difference < 0: none */
         double recent_bot_challenge_age, max_recent_bot_challenges; /* < 0: none */
         double max_simultaneous_games_per_user;
     } challenge;
@@ -46,16 +46,16 @@ typedef struct {
         double move_time, checkin_period, disconnect_time; /* s */
     } correspondence;
     struct {
-        bool allow_matchmaking, allow_during_games;
+        bool allow_matchmaking, allow_during_games, include_challenge_block_list;
         double challenge_timeout; /* minutes */
         BotList challenge_initial_time, challenge_increment, challenge_days, block_list;
         char challenge_variant[32], challenge_mode[16], rating_preference[16], challenge_filter[16];
         double opponent_min_rating, opponent_max_rating, opponent_rating_difference;
     } matchmaking;
     struct {
-        char mode[16];        /* classical, affective or bayesian */
-        char temperament[16]; /* affective: neutral, calm, anxious, bold */
-        char target[16];      /* bayesian: auto, aggressive, conservative */
+        char mode[16];                 /* classical, affective or bayesian */
+        char temperament[16];          /* affective: neutral, calm, anxious, bold */
+        char target[16];               /* bayesian: auto, aggressive, conservative */
         double depth, nodes, movetime; /* caps on each search (0: the clock decides) */
         double hash, threads;          /* MB per game search, threads per search */
     } feelfish;

@@ -18,7 +18,7 @@
 typedef struct Call {
     char kind[24];
     char *path, *form;
-    bool post, token_test;
+    bool post, token_test, once; /* once: not sent again after a 429 */
     int attempts;
     LichessDone done;
     void *user;
@@ -134,7 +134,9 @@ static void pump(Lichess *l)
                            .user_agent = l->ua,
                            .content_type = c->token_test ? "text/plain" : NULL,
                            .body = c->token_test ? l->token : c->form,
-                           .body_len = c->token_test ? strlen(l->token) : c->form ? strlen(c->form) : 0,
+                           .body_len = c->token_test ? strlen(l->token)
+                                       : c->form     ? strlen(c->form)
+                                                     : 0,
                            .timeout_ms = CALL_TIMEOUT_MS,
                            .on_done = answer,
                            .user = l};
@@ -151,7 +153,7 @@ static void pump(Lichess *l)
         if (done)
             done(&a, user);
         if (l->current)
-            return; /* the callback queued a call that started meanwhile */
+            return;     /* the callback queued a call that started meanwhile */
         at = &l->queue; /* the queue may have changed under the callback: start over */
     }
     if (wake && l->timer_ready)
@@ -162,7 +164,7 @@ static void pump(Lichess *l)
  * chat lines or a challenge answer. */
 static bool urgent(const char *kind)
 {
-    static const char *const Urgent[] = {"move", "resign", "abort", "draw", "claim"};
+    static const char *const Urgent[] = {"move", "resign", "abort", "draw", "claim", "takeback"};
     for (size_t i = 0; i < sizeof Urgent / sizeof Urgent[0]; i++)
         if (!strcmp(kind, Urgent[i]))
             return true;
@@ -218,7 +220,7 @@ static void answer(const ClientAnswer *a, void *user)
         hold(l, c->kind, s);
         l->stats.rate_limited++;
         log_msg(LOG_WARN, "lichess: 429 on %s: holding %s calls for %.0f s", c->kind, c->kind, s);
-        if (c->attempts <= RETRIES) { /* it goes again once the hold is over, first of its kind */
+        if (c->attempts <= RETRIES && !c->once) { /* it goes again once the hold is over, first of its kind */
             json_decref(body);
             enqueue(l, c, true);
             pump(l);
@@ -283,7 +285,7 @@ void lichess_free(Lichess *l)
     uv_close((uv_handle_t *)&l->timer, free_after_close);
 }
 
-static void add(Lichess *l, const char *kind, const char *path, bool post, const char *form, bool token_test,
+static void add(Lichess *l, const char *kind, const char *path, bool post, const char *form, bool token_test, bool once,
                 LichessDone done, void *user)
 {
     Call *c = calloc(1, sizeof *c);
@@ -298,6 +300,7 @@ static void add(Lichess *l, const char *kind, const char *path, bool post, const
     snprintf(c->kind, sizeof c->kind, "%s", kind);
     c->post = post;
     c->token_test = token_test;
+    c->once = once;
     c->done = done;
     c->user = user;
     enqueue(l, c, false);
@@ -306,17 +309,28 @@ static void add(Lichess *l, const char *kind, const char *path, bool post, const
 
 void lichess_get(Lichess *l, const char *kind, const char *path, LichessDone done, void *user)
 {
-    add(l, kind, path, false, NULL, false, done, user);
+    add(l, kind, path, false, NULL, false, false, done, user);
 }
 
 void lichess_post(Lichess *l, const char *kind, const char *path, const char *form, LichessDone done, void *user)
 {
-    add(l, kind, path, true, form ? form : "", false, done, user);
+    add(l, kind, path, true, form ? form : "", false, false, done, user);
+}
+
+void lichess_post_once(Lichess *l, const char *kind, const char *path, const char *form, LichessDone done, void *user)
+{
+    add(l, kind, path, true, form ? form : "", false, true, done, user);
+}
+
+void lichess_hold(Lichess *l, const char *kind, double seconds)
+{
+    hold(l, kind, seconds);
+    pump(l);
 }
 
 void lichess_token_test(Lichess *l, LichessDone done, void *user)
 {
-    add(l, "token", "api/token/test", true, NULL, true, done, user);
+    add(l, "token", "api/token/test", true, NULL, true, false, done, user);
 }
 
 /* ---- streams ---- */

@@ -35,6 +35,11 @@ void lichess_free(Lichess *l);
  * done may be NULL. */
 void lichess_get(Lichess *l, const char *kind, const char *path, LichessDone done, void *user);
 void lichess_post(Lichess *l, const char *kind, const char *path, const char *form, LichessDone done, void *user);
+/* The same, but a 429 ends it (done gets the 429) instead of sending it again after the hold: for
+ * what is stale by then (a challenge made to an opponent chosen now). */
+void lichess_post_once(Lichess *l, const char *kind, const char *path, const char *form, LichessDone done, void *user);
+/* Holds back calls of this kind for `seconds` (rate_limiting_delay after a move). */
+void lichess_hold(Lichess *l, const char *kind, double seconds);
 /* POST /api/token/test with the token itself as the body. */
 void lichess_token_test(Lichess *l, LichessDone done, void *user);
 

@@ -19,6 +19,7 @@ typedef struct {
     char user_id[64], username[64];
     LichessStream *events;
     uv_timer_t reconnect;
+    uv_timer_t tick;     /* every second: the challenge queue, matchmaking */
     unsigned backoff_ms; /* the event stream's next reconnection delay */
     int64_t events_opened_ms;
     BotGame *games;

@@ -99,12 +99,13 @@ int bot_command(int argc, char **argv, FILE *out)
     log_set_format(cfg.log_format);
     signal(SIGPIPE, SIG_IGN);
     uv_loop_t *loop = uv_default_loop();
+    srand((unsigned)uv_hrtime()); /* matchmaking's choices */
     if (!store_open(loop, cfg.db, err, sizeof err) || !models_init(&cfg, err, sizeof err)) {
         fprintf(stderr, "feelfish bot: %s\n", err);
         return 1;
     }
     JobsSettings jobs = {(int)cfg.workers, (size_t)(bc.feelfish.hash > 0 ? bc.feelfish.hash : cfg.hash_mb),
-                         (int)cfg.queue, cfg.job_timeout};
+                         (int)cfg.queue, cfg.job_timeout, (int)bc.feelfish.threads};
     if (!jobs_start(loop, &jobs, &ApiJobHooks)) {
         fprintf(stderr, "feelfish bot: cannot start the search workers\n");
         store_close();

@@ -70,8 +70,8 @@ static void fit_descriptors(ServerConfig *cfg)
     if (room < 16)
         room = 16;
     if (cfg->connections_max > room) {
-        log_msg(LOG_WARN, "--connections-max %ld lowered to %ld: %llu descriptors allowed", cfg->connections_max,
-                room, (unsigned long long)rl.rlim_cur);
+        log_msg(LOG_WARN, "--connections-max %ld lowered to %ld: %llu descriptors allowed", cfg->connections_max, room,
+                (unsigned long long)rl.rlim_cur);
         cfg->connections_max = room;
     }
 }
@@ -106,7 +106,7 @@ int serve_command(int argc, char **argv, FILE *out)
         store_close();
         return 1;
     }
-    JobsSettings jobs = {(int)cfg.workers, (size_t)cfg.hash_mb, (int)cfg.queue, cfg.job_timeout};
+    JobsSettings jobs = {(int)cfg.workers, (size_t)cfg.hash_mb, (int)cfg.queue, cfg.job_timeout, 1};
     if (!jobs_start(loop, &jobs, &ApiJobHooks)) {
         fprintf(stderr, "feelfish serve: cannot start %ld workers with %ld MB each\n", cfg.workers, cfg.hash_mb);
         store_close();
@@ -140,6 +140,9 @@ int serve_command(int argc, char **argv, FILE *out)
             store_close();
             return 2;
         }
+        if (bc.feelfish.threads > 1 || bc.feelfish.hash != 64)
+            log_msg(LOG_INFO, "bot: feelfish.hash and feelfish.threads apply to `feelfish bot`; inside serve the "
+                              "bot's searches use serve's workers (--workers, --hash)");
     }
     uv_signal_init(loop, &SigInt);
     uv_signal_init(loop, &SigTerm);

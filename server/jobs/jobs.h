@@ -75,6 +75,7 @@ typedef struct {
     size_t hash_mb;
     int queue_capacity;
     int64_t timeout_ms;
+    int threads; /* threads per search (0: 1) */
 } JobsSettings;
 
 /* Starts the local backend (worker threads with their own Search each) on `loop`. */

@@ -160,10 +160,7 @@ static void arm(Worker *w, Job *job)
 /* The queued job whose client was served longest ago (the oldest of its jobs): one client's 60
  * queued analyses take turns with everyone else's instead of running first. A client's jobs keep
  * their order. Clients whose names share a slot of `served` share a turn. Under pool_lock. */
-static unsigned served_slot(const Job *job)
-{
-    return hash_text(job->client) % (sizeof P.served / sizeof P.served[0]);
-}
+static unsigned served_slot(const Job *job) { return hash_text(job->client) % (sizeof P.served / sizeof P.served[0]); }
 
 static Job *take_fairly(void)
 {
@@ -368,7 +365,8 @@ const JobsBackend *jobs_local_start(uv_loop_t *loop, const JobsSettings *setting
     for (int i = 0; i < settings->workers; i++) {
         Worker *w = &P.workers[i];
         w->search = search_new();
-        if (!w->search || !search_set_hash(w->search, settings->hash_mb)) {
+        if (!w->search || !search_set_hash(w->search, settings->hash_mb) ||
+            !search_set_threads(w->search, settings->threads > 1 ? settings->threads : 1)) {
             log_msg(LOG_ERROR, "worker %d: cannot allocate a %zu MB hash table", i, settings->hash_mb);
             return NULL;
         }

@@ -14,6 +14,10 @@ What it serves (every call but POST /api/token/test needs `Authorization: Bearer
                                              keep-alive lines; closed after the terminal state
     POST /api/bot/game/{id}/move/{uci}?offeringDraw=
     POST /api/bot/game/{id}/abort|resign|draw/{yes,no}|chat|claim-victory|claim-draw|takeback/{yes,no}
+    GET  /api/bot/online                     (NDJSON of the bots in fake.online_bots)
+    POST /api/challenge/{username}           (the bot's own challenge: the bot named answers by its
+                                              "answer": accept, decline:<reason>, or ignore)
+    POST /api/challenge/{id}/cancel
     POST /api/challenge/{id}/accept|decline  (decline: form reason=<key>)
     GET  /fake/state, POST /fake/challenge   (no auth: for trying the bot by hand)
 
@@ -161,6 +165,9 @@ class Game:
         self.keys = {}  # position key -> times seen, for threefold repetition
         self.turn_start = time.monotonic()
         self.draw_offer = {"white": False, "black": False}
+        self.takeback_offer = {"white": False, "black": False}
+        self.takeback_answers = []  # (answer, plies before, plies after, t)
+        self.takebacks_done = set()  # the plies at which the scripted proposals were made
         self.opp_offered = False  # the scripted offer was made
         self.draw_offer_ply = None
         self.draw_answers = []  # (answer, plies, t): the bot's draw/yes, draw/no, offeringDraw=true
@@ -208,6 +215,10 @@ class Game:
                 s["wdraw"] = True
             if self.draw_offer["black"]:
                 s["bdraw"] = True
+            if self.takeback_offer["white"]:
+                s["wtakeback"] = True
+            if self.takeback_offer["black"]:
+                s["btakeback"] = True
         return s
 
     def full(self):
@@ -248,7 +259,8 @@ class Game:
                 "dropped_at": self.dropped_at, "dropped_t": self.dropped_t, "started_t": self.started_t,
                 "aborted_by_bot_at": self.aborted_by_bot_at, "history": [dict(h) for h in self.history],
                 "stream_open_times": list(self.stream_opens), "draw_offer_ply": self.draw_offer_ply,
-                "draw_answers": list(self.draw_answers), "chat": list(self.chat)}
+                "draw_answers": list(self.draw_answers), "chat": list(self.chat),
+                "takeback_answers": list(self.takeback_answers)}
 
 
 class FakeLichess:
@@ -264,6 +276,9 @@ class FakeLichess:
         self.lock = threading.RLock()
         self.games, self.challenges = {}, {}
         self.answers = {}  # challenge id -> ("accept",) or ("decline", reason)
+        self.answer_times = {}  # challenge id -> when it was answered (fake.now())
+        self.online_bots = []  # User JSON of the bots GET /api/bot/online lists (+ "answer", "game")
+        self.outgoing = []  # the bot's own challenges: {id, to, form, t, status}
         self.requests = []  # {t, method, path, headers, body, status, kind}
         self.rate_limit = {}  # kind -> how many of the next calls get 429
         self.event_streams = []
@@ -458,6 +473,7 @@ class FakeLichess:
         key = " ".join(g.fen.split()[:4])
         g.keys[key] = g.keys.get(key, 0) + 1
         g.draw_offer[other(color)] = False  # a move declines the other side's offer
+        g.takeback_offer = {"white": False, "black": False}  # and withdraws any takeback proposal
         if offering_draw:
             g.draw_offer[color] = True
         if not g.legal:
@@ -513,6 +529,12 @@ class FakeLichess:
             with self.lock:
                 offer = o.get("draw_offer_at") is not None and not g.opp_offered and plies + 1 >= o["draw_offer_at"]
                 err = self._move(g, uci, g.opp_color, expect_plies=plies, offering_draw=offer)
+                tb = [p for p in o.get("takeback_at", []) if p not in g.takebacks_done and len(g.moves) >= p]
+                if err is None and tb and g.status == "started":
+                    g.takebacks_done.add(tb[0])
+                    g.takeback_offer[g.opp_color] = True
+                    self._log("game %s: the opponent asks to take back its move at ply %d" % (g.id, len(g.moves)))
+                    self._push_state(g)
                 if err is None and offer and g.status == "started":
                     g.opp_offered = True
                     g.draw_offer_ply = len(g.moves)
@@ -553,6 +575,13 @@ class FakeLichess:
             return self.game_stream(handler, parts[4])
         if method == "POST" and parts[:2] == ["api", "challenge"] and len(parts) == 4:
             return self.answer_challenge(parts[2], parts[3], body)
+        if method == "POST" and parts[:2] == ["api", "challenge"] and len(parts) == 3:
+            return self.create_challenge(parts[2], body)
+        if method == "GET" and path == "/api/bot/online":
+            nb = int(query.get("nb", ["100"])[0])
+            with self.lock:
+                users = [{k: v for k, v in u.items() if k not in ("answer", "game")} for u in self.online_bots[:nb]]
+            return 200, b"".join(json.dumps(u).encode() + b"\n" for u in users), {"Content-Type": "application/x-ndjson"}
         if method == "POST" and parts[:3] == ["api", "bot", "game"] and len(parts) >= 5:
             return self.game_action(parts[3], parts[4:], query, body)
         return 404, {"error": "Not found"}
@@ -561,9 +590,18 @@ class FakeLichess:
         time.sleep(0.03)  # a little server time, so overlapping calls would show (max_in_flight)
         with self.lock:
             ch = self.challenges.get(cid)
+            out = [o for o in self.outgoing if o["id"] == cid]
+            if action == "cancel" and out:
+                out[0]["status"] = "canceled"
+                out[0]["canceled_t"] = self.now()
+                self._log("the bot cancels its challenge %s" % cid)
+                return 200, {"ok": True}
             if not ch or not ch["open"] or action not in ("accept", "decline"):
                 return 404, {"error": "Not found"}
+            if action == "cancel":
+                return 404, {"error": "Not found"}  # only the challenger cancels, and that is the bot's own
             ch["open"] = False
+            self.answer_times[cid] = self.now()
             if action == "decline":
                 form = urllib.parse.parse_qs(body.decode(errors="replace"))
                 reason = form.get("reason", ["generic"])[0]
@@ -646,9 +684,82 @@ class FakeLichess:
                 return 200, {"ok": True}
             if what in ("claim-victory", "claim-draw"):
                 return 400, {"error": "The opponent has not left the game"}
-            if action[0] == "takeback":
+            if action[0] == "takeback" and len(action) == 2:
+                yes = action[1] in ("yes", "true")
+                before = len(g.moves)
+                if g.status != "started":
+                    return 400, {"error": "The game is over"}
+                if yes and g.takeback_offer[g.opp_color]:
+                    # the proposer just moved (the bot is to move): its move is taken back
+                    self._undo(g, 1)
+                g.takeback_offer[g.opp_color] = False
+                g.takeback_answers.append(("yes" if yes else "no", before, len(g.moves), t))
+                self._push_state(g)
+                g.cond.notify_all()
                 return 200, {"ok": True}
             return 404, {"error": "Not found"}
+
+    def _undo(self, g, plies):
+        """Takes back the last plies (under the lock): the position is replayed, the clocks kept."""
+        for _ in range(plies):
+            g.moves.pop()
+            g.history.pop()
+        g.legal, g.in_check, g.fen = self.rules.analyse(g.initial_fen, g.moves)
+        g.keys = {}
+        g.turn_start = time.monotonic()
+
+    def create_challenge(self, username, body):
+        """The bot challenges a bot of online_bots; that bot answers after 0.3 s as its "answer" says."""
+        form = urllib.parse.parse_qs(body.decode(errors="replace"))
+        with self.lock:
+            target = [u for u in self.online_bots if u["username"].lower() == username.lower()]
+            if not target:
+                return 404, {"error": "No such user"}
+            u = target[0]
+            cid = self._id()
+            rec = {"id": cid, "to": u["id"], "form": {k: v[0] for k, v in form.items()}, "t": self.now(),
+                   "status": "created"}
+            self.outgoing.append(rec)
+            self.challenges[cid] = {"json": {"id": cid}, "opts": {}, "open": False}
+        self._log("the bot challenges %s: %s" % (username, rec["form"]))
+        threading.Timer(0.3, self._outgoing_answer, args=(rec, u)).start()
+        ch = {"id": cid, "url": self.url + cid, "status": "created", "challenger": {"id": self.account["id"]},
+              "destUser": {"id": u["id"], "name": u["username"], "title": "BOT"}, "direction": "out",
+              "rated": rec["form"].get("rated") == "true"}
+        return 200, ch
+
+    def _outgoing_answer(self, rec, u):
+        answer = u.get("answer", "accept")
+        with self.lock:
+            if self.stopping or rec["status"] != "created":
+                return
+            if answer == "accept":
+                rec["status"] = "accepted"
+                f = rec["form"]
+                clock = (int(f.get("clock.limit", 60)), int(f.get("clock.increment", 0))) if "clock.limit" in f else None
+                opts = dict(u.get("game") or {})
+                opts.setdefault("bot_color", self.rng.choice(["white", "black"]))
+                opts.setdefault("opponent", {"id": u["id"], "name": u["username"], "title": "BOT",
+                                             "rating": u.get("perfs", {}).get(speed_of(clock), {}).get("rating", 1500)})
+                opts.setdefault("clock", clock)
+                opts.setdefault("rated", f.get("rated") == "true")
+                self.new_game(opts, gid=rec["id"])
+            elif answer.startswith("decline"):
+                rec["status"] = "declined"
+                reason = answer.split(":", 1)[1] if ":" in answer else "generic"
+                self._event({"type": "challengeDeclined",
+                             "challenge": {"id": rec["id"], "status": "declined", "declineReason": reason,
+                                           "declineReasonKey": reason.lower(), "direction": "out",
+                                           "destUser": {"id": u["id"], "name": u["username"]}}})
+
+    def cancel(self, cid):
+        """The challenger withdraws its challenge (challengeCanceled on the event stream)."""
+        with self.lock:
+            ch = self.challenges[cid]
+            ch["open"] = False
+            ch["json"]["status"] = "canceled"
+            self._event({"type": "challengeCanceled", "challenge": ch["json"]})
+        self._log("challenge %s canceled by its challenger" % cid)
 
     def say(self, gid, text, room="player", username=None):
         """The opponent (or a spectator) writes in a game's chat."""
@@ -736,7 +847,11 @@ def kind_of(method, path):
     if p[:4] == ["api", "bot", "game", "stream"]:
         return "game_stream"
     if p[:2] == ["api", "challenge"] and len(p) == 4:
-        return p[3]  # accept, decline
+        return p[3]  # accept, decline, cancel
+    if p[:2] == ["api", "challenge"] and len(p) == 3:
+        return "challenge_create"
+    if path == "/api/bot/online":
+        return "online"
     if p[:3] == ["api", "bot", "game"] and len(p) >= 5:
         return {"claim-victory": "claim", "claim-draw": "claim"}.get(p[4], p[4])  # move, abort, draw, chat...
     if p[:1] == ["fake"]:
@@ -850,7 +965,8 @@ def main():
     fake.httpd.server_close()
     fake.httpd = ThreadingHTTPServer(("127.0.0.1", a.port), fake.httpd.RequestHandlerClass)
     fake.httpd.daemon_threads = True
-    fake.port, fake.url = a.port, "http://127.0.0.1:%d/" % a.port
+    fake.port = fake.httpd.server_address[1]  # --port 0: a free one
+    fake.url = "http://127.0.0.1:%d/" % fake.port
     fake.start()
     print("fake lichess on %s (token %s); POST /fake/challenge to challenge the bot" % (fake.url, a.token))
     try:

@@ -191,7 +191,7 @@ def pgn_tag(pgn, name):
 
 
 MAIN_CHECKS = ["token_checked_first", "auth_on_every_call", "token_sent_only_in_auth", "resumes_game_in_progress",
-               "challenges_answered_with_reasons", "games_finished_legal", "survives_429", "survives_stream_drop",
+               "challenges_answered_with_reasons", "challenge_queued_until_room", "games_finished_legal", "survives_429", "survives_stream_drop",
                "draw_offer_answered", "chat_greeting_and_commands", "abort_when_opponent_never_moves",
                "survives_event_stream_drop", "event_stream_kept_alive", "one_call_at_a_time", "pgn_saved",
                "pgn_headers_filled",
@@ -207,6 +207,7 @@ def main_run():
     expected = {}
     notes = []
     t_run = time.monotonic()
+    queued = (None, None)
     try:
         # A game in progress before the bot starts: the bot (black) is to move, clocks running.
         g0 = fake.new_game({"bot_color": "black", "opponent": human(0), "clock": (60, 0), "movetime": 30,
@@ -253,13 +254,20 @@ def main_run():
         ids["G1"] = c1
         fake.wait(lambda: all(c in fake.answers for c in expected), 20)
 
-        # G1: while it is on, a challenge it must put off (concurrency 1), and a chat command.
+        # G1: while it is on, a challenge that must wait in the queue (concurrency 1) and be accepted
+        # when G1 ends (its opponent then never moves: aborted), and a chat command.
+        c_later = None
         if fake.wait(lambda: c1 in fake.games and len(fake.games[c1].moves) >= 2, 20):
-            c_later = fake.challenge(challenger=human(12), clock=(180, 2))
-            expected[c_later] = ("later", {"challenger": human(12), "note": "sent while G1 was on"})
+            c_later = fake.challenge(challenger=human(12), clock=(180, 2), game={"never_moves": True})
+            expected[c_later] = ("accept", {"challenger": human(12), "note": "sent while G1 was on: queued"})
             fake.say(c1, "!name")
-            fake.wait(lambda: c_later in fake.answers, 10)
         wait_over(fake, c1, 90)
+        with fake.lock:
+            g1_ended = fake.now() if fake.games[c1].ended_at is None else fake.games[c1].ended_at - fake.t0
+        if c_later:
+            fake.wait(lambda: c_later in fake.answers, 10)
+            wait_over(fake, c_later, ABORT_TIME + 15)
+            queued = (g1_ended, fake.answer_times.get(c_later))
         time.sleep(1.0)
 
         # G2: the bot is black; its stream is reset at ply 6 and its 6th move gets a 429.
@@ -362,6 +370,13 @@ def main_run():
             wrong.append("%s %s: got %s, want %s" % (cid, desc, got_s, want))
     print("    challenges: %d sent, %d answered as expected" % (len(expected), len(expected) - len(wrong)))
     check("challenges_answered_with_reasons", not wrong and len(expected) >= 17, wrong)
+
+    # challenge_queued_until_room: made while G1 was on, accepted only once G1 was over
+    g1_end, answered_at = queued
+    check("challenge_queued_until_room",
+          g1_end is not None and answered_at is not None and g1_end <= answered_at <= g1_end + 3,
+          "G1 ended at %s; the challenge made during G1 was answered at %s (want within 3 s after the end)"
+          % (g1_end, answered_at))
 
     # games_finished_legal
     problems = []
@@ -531,7 +546,138 @@ def main_run():
         print(err[-6000:])
 
 
-# ---- `feelfish serve --bot FILE` and GET /api/bot, once the server has it ----
+# ---- a second bot: matchmaking, takebacks, the challenge queue ----
+
+EXTRA_CHECKS = ["matchmaking_challenges_suitable_bot", "takebacks_answered_by_limit", "queue_in_best_order",
+                "withdrawn_challenge_dropped", "recent_bot_challenges_later", "rate_limiting_delay_kept",
+                "queue_told_in_chat"]
+
+
+@suite.test(*EXTRA_CHECKS)
+def extras_run():
+    """Matchmaking, takebacks, the challenge queue's order, a withdrawn challenge, the recent-bot
+    limit and rate_limiting_delay, with a second bot (about 40 s)."""
+    token = new_token()
+    fake = FakeLichess(token=token, log=log).start()
+    # Online bots: the bot itself, one blocked, one out of its rating range (1500 ± 300), one that
+    # accepts (its game: the opponent asks to take back its move at plies 6 and 10).
+    fake.online_bots = [
+        {"id": "feelbot", "username": "FeelBot", "title": "BOT", "perfs": {"bullet": {"rating": 1500}}},
+        {"id": "blockedbot", "username": "BlockedBot", "title": "BOT", "perfs": {"bullet": {"rating": 1550}}},
+        {"id": "strongbot", "username": "StrongBot", "title": "BOT", "perfs": {"bullet": {"rating": 2400}}},
+        {"id": "goodbot", "username": "GoodBot", "title": "BOT", "perfs": {"bullet": {"rating": 1650}},
+         "answer": "accept", "game": {"movetime": 30, "max_plies": 40, "takeback_at": [6, 10]}},
+    ]
+    cfg = config_text(fake.url, token, [
+        (r"^abort_time: .*$", "abort_time: %d" % ABORT_TIME),
+        (r"^rate_limiting_delay: .*$", "rate_limiting_delay: 400"),
+        (r"^max_takebacks_accepted: .*$", "max_takebacks_accepted: 1"),
+        (r"^# recent_bot_challenge_age: .*$", "  recent_bot_challenge_age: 60"),
+        (r"^# max_recent_bot_challenges: .*$", "  max_recent_bot_challenges: 1"),
+        (r"^  allow_matchmaking: .*$", "  allow_matchmaking: true"),
+        (r"^  challenge_timeout: .*$", "  challenge_timeout: 0.05"),
+        (r"^# block_list:                      # The list of bots that will not be challenged$",
+         "  block_list:\n    - blockedbot"),
+    ], extra="\nfeelfish:\n  movetime: 50\n  hash: 16\n")
+    bot = None
+    t0 = fake.now()
+    try:
+        bot = Bot(cfg)
+        out = fake.wait(lambda: fake.outgoing, 30)
+        gm = fake.outgoing[0]["id"] if out else None
+        started = gm and fake.wait(lambda: gm in fake.games and len(fake.games[gm].moves) >= 2, 15)
+        queue_ids, answered_during, api_queue = {}, {}, None
+        if started:
+            # While that game is on: three humans (rated 1400, 2000, 1700) and a bot twice.
+            for name, rating in (("low", 1400), ("high", 2000), ("mid", 1700)):
+                queue_ids[name] = fake.challenge(challenger=dict(HUMAN, id="h" + name, name="H" + name, rating=rating),
+                                                 clock=(60, 0), game={"never_moves": True})
+            queue_ids["bot1"] = fake.challenge(challenger={"id": "chatty", "name": "Chatty", "title": "BOT",
+                                                           "rating": 1500}, clock=(60, 1), game={"never_moves": True})
+            queue_ids["bot2"] = fake.challenge(challenger={"id": "chatty", "name": "Chatty", "title": "BOT",
+                                                           "rating": 1500}, clock=(60, 1), game={"never_moves": True})
+            fake.wait(lambda: queue_ids["bot2"] in fake.answers, 10)
+            time.sleep(1.0)
+            fake.cancel(queue_ids["bot1"])
+            fake.cancel(queue_ids["mid"])
+            time.sleep(0.5)
+            fake.say(gm, "!queue")
+            time.sleep(1.0)
+            with fake.lock:
+                answered_during = {k: fake.answers.get(v) for k, v in queue_ids.items()}
+            wait_over(fake, gm, 120)
+            with fake.lock:
+                gm_end = fake.games[gm].ended_at - fake.t0 if fake.games[gm].ended_at else None
+            # then the queue: "high" first (its game aborted after abort_time), then "low"
+            for name in ("high", "low"):
+                wait_over(fake, queue_ids[name], ABORT_TIME + 15)
+        elapsed = fake.now() - t0
+    finally:
+        rc = bot.stop() if bot else None
+        st = fake.state()
+        calls = fake.calls()
+        answer_times = dict(fake.answer_times)
+        outgoing = list(fake.outgoing)
+        fake.close()
+    print("    second bot: %.0f s; its challenges: %s; exit %s" % (elapsed if bot else 0, [(o["to"], o["form"], o["status"]) for o in outgoing], rc))
+
+    # matchmaking_challenges_suitable_bot
+    o = outgoing[0] if outgoing else {}
+    f = o.get("form", {})
+    check("matchmaking_challenges_suitable_bot",
+          len(outgoing) == 1 and o["to"] == "goodbot" and f.get("clock.limit") in ("60", "180")
+          and f.get("clock.increment") in ("1", "2") and f.get("rated") in ("true", "false")
+          and f.get("variant") == "standard" and o["t"] - t0 < 25,
+          "challenges sent: %s (want one, to goodbot: not itself, not blockedbot (block_list), not strongbot "
+          "(2400, outside 1500 ± 300); clock 60|180 + 1|2, within 25 s of start)"
+          % [(x["to"], x["form"], round(x["t"] - t0, 1)) for x in outgoing])
+
+    # takebacks_answered_by_limit
+    g = st["games"].get(gm, {}) if gm else {}
+    tb = g.get("takeback_answers", [])
+    check("takebacks_answered_by_limit",
+          [a[0] for a in tb] == ["yes", "no"] and tb[0][2] == tb[0][1] - 1 and tb[1][2] == tb[1][1]
+          and g.get("status") in TERMINAL and not [r for r in g.get("rejected", []) if r[1] != "over"],
+          "the bot's answers (answer, plies before, after): %s (want yes (one ply back), then no: "
+          "max_takebacks_accepted 1); game %s after %s plies; refused moves %s"
+          % (tb, g.get("status"), g.get("plies"), g.get("rejected")))
+
+    # queue_in_best_order
+    t_high, t_low = answer_times.get(queue_ids.get("high")), answer_times.get(queue_ids.get("low"))
+    order_ok = (started and not any(answered_during.get(k) for k in ("low", "high", "mid", "bot1"))
+                and st["answers"].get(queue_ids["high"]) == ["accept"] and st["answers"].get(queue_ids["low"]) == ["accept"]
+                and gm_end is not None and t_high is not None and t_low is not None and gm_end <= t_high < t_low)
+    check("queue_in_best_order", order_ok,
+          "answered while the game was on: %s; game over at %s; high (2000) accepted at %s, low (1400) at %s "
+          "(want none during; high right after the end, then low)" % (answered_during, gm_end if started else None,
+                                                                   t_high, t_low))
+
+    # withdrawn_challenge_dropped
+    check("withdrawn_challenge_dropped",
+          started and queue_ids["mid"] not in st["answers"] and queue_ids["bot1"] not in st["answers"],
+          "answers to the withdrawn challenges: mid %s, bot1 %s (want none)"
+          % (st["answers"].get(queue_ids.get("mid")), st["answers"].get(queue_ids.get("bot1"))))
+
+    # recent_bot_challenges_later
+    check("recent_bot_challenges_later", started and st["answers"].get(queue_ids["bot2"]) == ["decline", "later"],
+          "Chatty's second challenge within 60 s: %s (want decline later: max_recent_bot_challenges 1)"
+          % (st["answers"].get(queue_ids.get("bot2")),))
+
+    # rate_limiting_delay_kept
+    moves = [r["t"] for r in calls if r["kind"] == "move" and r["status"] == 200]
+    gaps = [b - a for a, b in zip(moves, moves[1:])]
+    check("rate_limiting_delay_kept", len(gaps) >= 10 and min(gaps) >= 0.38,
+          "%d moves; smallest gap between two move calls %.3f s (want >= 0.4 s less scheduling: rate_limiting_delay 400)"
+          % (len(moves), min(gaps) if gaps else -1))
+
+    # queue_told_in_chat: !queue while "high" and "low" wait (best first)
+    said = [text for room, who, text, t in g.get("chat", []) if who == "FeelBot" and "queue" in text.lower()]
+    check("queue_told_in_chat", any(t.startswith("Challenge queue: Hhigh, Hlow") for t in said),
+          "the bot's answers to !queue: %s (want 'Challenge queue: Hhigh, Hlow')" % said)
+
+
+
+# ---- `feelfish serve --bot FILE` and GET /api/bot ----
 
 def serve_has_bot():
     try:

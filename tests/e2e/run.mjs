@@ -2,8 +2,13 @@
 // Usage: node tests/e2e/run.mjs [name-filter]   (FEELFISH=path/to/binary to test another build)
 // Screenshots of each state go to build/e2e-screenshots/. The last line is "e2e: N passed, M failed".
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import {
+  ROOT,
   Server,
   clickMove,
   clickSquare,
@@ -436,6 +441,59 @@ test('bayesian mode: the opponent model panel (conditional)', async ({ page: new
   const bars = await page.$$eval('#style-bars .style-p', (els) => els.map((e) => e.textContent));
   assert.equal(bars.length, 3);
   await screenshot(page, '24-bayesian-game');
+});
+
+// The bot's page against `serve --bot` playing a fake Lichess (tests/bot/fake_lichess.py, Stockfish
+// as the opponent): the game listed, its board drawn, the engine's thinking shown, the record after.
+test('the bot page: a Lichess game watched live (serve --bot, fake Lichess)', async ({ page: newPage }) => {
+  const token = `lip_e2e${Math.random().toString(36).slice(2, 14)}`;
+  const dir = mkdtempSync(join(tmpdir(), 'feelfish-e2e-bot-'));
+  const fake = spawn('python3', ['-u', join(ROOT, 'tests/bot/fake_lichess.py'), '--port', '0', '--token', token], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let server = null;
+  try {
+    const first = await new Promise((res, rej) => {
+      const t = setTimeout(() => rej(new Error('the fake Lichess did not start in 15 s')), 15000);
+      createInterface({ input: fake.stdout }).on('line', (l) => {
+        const m = /^fake lichess on (\S+)/.exec(l);
+        if (m) {
+          clearTimeout(t);
+          res(m[1]);
+        }
+      });
+    });
+    const config = readFileSync(join(ROOT, 'tests/bot/lichess-bot.config.yml.default'), 'utf8')
+      .replace(/^token: .*$/m, `token: "${token}"`)
+      .replace(/^url: .*$/m, `url: "${first}"`) + '\nfeelfish:\n  movetime: 1500\n  mode: affective\n';
+    const cfgPath = join(dir, 'config.yml');
+    writeFileSync(cfgPath, config);
+    server = await new Server({ args: ['--bot', cfgPath] }).start();
+    const challenge = await fetch(`${first}fake/challenge`, {
+      method: 'POST',
+      body: JSON.stringify({ clock: [300, 0], bot_color: 'white', game: { movetime: 200, max_plies: 16 } }),
+    });
+    assert.equal(challenge.status, 200);
+    const page = await newPage();
+    await page.goto(`${server.url}bot.html`);
+    await page.waitForSelector('#conn[data-state="open"]');
+    await page.waitForFunction(() => /connected to/.test(document.querySelector('#bot-account').textContent));
+    assert.match(await page.locator('#bot-account').textContent(), /FeelBot · connected to .* · affective mode/);
+    await page.waitForSelector('#bot-games button[aria-pressed="true"]', { timeout: 20000 });
+    assert.match(await page.locator('#bot-games button[aria-pressed="true"]').textContent(), /^vs Opp · white · \d+ plies · started$/);
+    // The board follows the game, and the engine's thinking arrives over the WebSocket.
+    await page.waitForFunction(() => document.querySelectorAll('#board piece').length >= 30);
+    await page.waitForFunction(() => /depth \d+ · [+-]\d/.test(document.querySelector('#bot-thinking').textContent), null, { timeout: 20000 });
+    await page.waitForFunction(() => /^vs Opp · white · ([4-9]|1\d) plies/.test(document.querySelector('#bot-games button').textContent), null, { timeout: 20000 });
+    await screenshot(page, '30-bot-page');
+    // The game ends (adjudicated at 16 plies): the list empties and the record counts it.
+    await page.waitForFunction(() => /drawn 1/.test(document.querySelector('#bot-record').textContent), null, { timeout: 60000 });
+    assert.match(await page.locator('#bot-games').textContent(), /No game now/);
+    await screenshot(page, '31-bot-page-after');
+  } finally {
+    if (server) await server.stop();
+    fake.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+    if (server) server.cleanup();
+  }
 });
 
 await run();

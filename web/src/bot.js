@@ -80,7 +80,8 @@ function render(st) {
   watch(g && g.job);
   const r = st.record;
   $('#bot-record').textContent = `won ${r.wins} · lost ${r.losses} · drawn ${r.draws} · aborted ${r.aborted} · ${st.counts.moves} moves` +
-    (st.opponentStyle ? ` · last recognised style: ${st.opponentStyle.opponent} plays ${st.opponentStyle.style}` : '');
+    (st.opponentStyle ? ` · last recognised style: ${st.opponentStyle.opponent} plays ${st.opponentStyle.style}` : '') +
+    (st.challengeQueue && st.challengeQueue.length ? ` · waiting: ${st.challengeQueue.join(', ')}` : '');
   $('#bot-errors').replaceChildren(...(st.errors || []).slice(0, 5).map((e) => text('li', e)));
 }
 

@@ -95,7 +95,7 @@ static void test_challenge_verdicts_in_lichess_bots_order(void)
                         "  variants: [standard, chess960]\n  block_list: [pest]\n",
                         err, sizeof err),
               "%s", err);
-    BotLoad idle = {0, 0, 0}, busy = {1, 0, 0};
+    BotLoad idle = {0, 0, 0, 0}, busy = {1, 0, 0, 0}, same_user = {5, 0, 5, 0};
     struct {
         json_t *ch;
         const BotLoad *load;
@@ -105,11 +105,9 @@ static void test_challenge_verdicts_in_lichess_bots_order(void)
         {challenge("standard", "blitz", BLITZ, false, true), &idle, "noBot"},
         {challenge("standard", "blitz", "{\"type\": \"clock\", \"limit\": 5400, \"increment\": 0}", false, false),
          &idle, "timeControl"},
-        {challenge("standard", "classical", "{\"type\": \"clock\", \"limit\": 1800, \"increment\": 30}", false,
-                   false),
+        {challenge("standard", "classical", "{\"type\": \"clock\", \"limit\": 1800, \"increment\": 30}", false, false),
          &idle, "timeControl"},
-        {challenge("standard", "correspondence", "{\"type\": \"correspondence\", \"daysPerTurn\": 30}", false,
-                   false),
+        {challenge("standard", "correspondence", "{\"type\": \"correspondence\", \"daysPerTurn\": 30}", false, false),
          &idle, "timeControl"},
         {challenge("standard", "correspondence", "{\"type\": \"unlimited\"}", false, false), &idle, "timeControl"},
         {challenge("standard", "ultraBullet", "{\"type\": \"clock\", \"limit\": 15, \"increment\": 0}", false, false),
@@ -117,7 +115,8 @@ static void test_challenge_verdicts_in_lichess_bots_order(void)
         {challenge("chess960", "blitz", BLITZ, false, false), &idle, "variant"}, /* allowed, but not playable */
         {challenge("atomic", "blitz", BLITZ, false, false), &idle, "variant"},
         {challenge("standard", "blitz", BLITZ, true, false), &idle, "casual"},
-        {challenge("standard", "blitz", BLITZ, false, false), &busy, "later"},
+        {challenge("standard", "blitz", BLITZ, false, false), &busy, NULL},         /* queued: no room is not a no */
+        {challenge("standard", "blitz", BLITZ, false, false), &same_user, "later"}, /* 5 games with them */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *v = bot_challenge_verdict(&c, cases[i].ch, cases[i].load);
@@ -130,6 +129,53 @@ static void test_challenge_verdicts_in_lichess_bots_order(void)
     const char *v = bot_challenge_verdict(&c, pest, &idle);
     json_decref(pest);
     CHECK_STR(v, "generic");
+    json_t *human = challenge("standard", "blitz", BLITZ, false, false);
+    CHECK(bot_challenge_fits(&c, human, &idle));
+    CHECK(!bot_challenge_fits(&c, human, &busy));
+    json_decref(human);
+}
+
+static json_t *rated_by(double rating, bool rated, bool bot, const char *title)
+{
+    json_t *ch = challenge("standard", "blitz", BLITZ, rated, bot);
+    json_t *who = json_object_get(ch, "challenger");
+    json_object_set_new(who, "rating", json_real(rating));
+    if (title)
+        json_object_set_new(who, "title", json_string(title));
+    return ch;
+}
+
+/* lichess-bot's queue order: best = rating + 200 rated + 200 titled human; preference first. */
+static void test_queue_order(void)
+{
+    BotConfig c;
+    char err[300];
+    CHECK_MSG(load_text(&c, "token: abc\nchallenge:\n  accept_bot: true\n", err, sizeof err), "%s", err);
+    json_t *a = rated_by(1900, false, false, NULL), *b = rated_by(1800, true, false, NULL),
+           *gm = rated_by(1700, false, false, "GM"), *bot = rated_by(2500, false, true, NULL);
+    CHECK(bot_challenge_before(&c, b, a));           /* 2000 > 1900 */
+    CHECK(bot_challenge_before(&c, gm, a) == false); /* 1900 = 1900: first come */
+    CHECK(bot_challenge_before(&c, bot, b));         /* 2500 */
+    strcpy(c.challenge.preference, "human");
+    CHECK(bot_challenge_before(&c, a, bot));
+    CHECK(!bot_challenge_before(&c, bot, a));
+    strcpy(c.challenge.preference, "none");
+    strcpy(c.challenge.sort_by, "first");
+    CHECK(!bot_challenge_before(&c, b, a) && !bot_challenge_before(&c, a, b));
+    /* the recent-bot limit: a bot's third challenge within the age */
+    CHECK_MSG(load_text(&c,
+                        "token: abc\nchallenge:\n  accept_bot: true\n  recent_bot_challenge_age: 60\n"
+                        "  max_recent_bot_challenges: 2\n",
+                        err, sizeof err),
+              "%s", err);
+    BotLoad two = {0, 0, 0, 2}, one = {0, 0, 0, 1};
+    CHECK_STR(bot_challenge_verdict(&c, bot, &two), "later");
+    CHECK(bot_challenge_verdict(&c, bot, &one) == NULL);
+    CHECK(bot_challenge_verdict(&c, a, &two) == NULL); /* humans are not counted */
+    json_decref(a);
+    json_decref(b);
+    json_decref(gm);
+    json_decref(bot);
 }
 
 void suite_bot(void)
@@ -138,4 +184,5 @@ void suite_bot(void)
     RUN(test_missing_keys_take_lichess_bots_code_defaults);
     RUN(test_bad_values_name_their_key);
     RUN(test_challenge_verdicts_in_lichess_bots_order);
+    RUN(test_queue_order);
 }
