@@ -739,14 +739,22 @@ char *pgn_write(const PgnGame *g)
             snprintf(num, sizeof num, "%d...", 1 + ply / 2);
             write_token(&w, num);
         }
-        write_token(&w, m->san);
+        static const char *const Symbols[7] = {"", "!", "?", "!!", "??", "!?", "?!"};
+        char token[SAN_STRING_SIZE + 8];
+        int first_nag = 0;
+        snprintf(token, sizeof token, "%s", m->san);
+        if (g->lichess_style && m->nag_count && m->nags[0] >= 1 && m->nags[0] <= 6) {
+            snprintf(token, sizeof token, "%s%s", m->san, Symbols[m->nags[0]]);
+            first_nag = 1;
+        }
+        write_token(&w, token);
         need_number = false;
-        for (int k = 0; k < m->nag_count; k++) {
+        for (int k = first_nag; k < m->nag_count; k++) {
             snprintf(num, sizeof num, "$%d", m->nags[k]);
             write_token(&w, num);
         }
         if (m->comment) {
-            write_words(&w, "{", m->comment, "}");
+            write_words(&w, g->lichess_style ? "{ " : "{", m->comment, g->lichess_style ? " }" : "}");
             need_number = true;
         }
         if (m->variations) {

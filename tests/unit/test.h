@@ -77,5 +77,6 @@ void suite_search(void);   /* search */
 void suite_adaptive(void); /* adapt */
 void suite_selfplay(void);
 void suite_style(void);
+void suite_review(void); /* review */
 
 #endif

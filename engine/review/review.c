@@ -1,0 +1,312 @@
+/* The review of a game: see review.h. Infos as lila's AnalysisBuilder.makeInfos (the mating move
+ * gets none; a line only when the engine preferred another move), advices as Advice.scala (only on
+ * moves with a line), the annotated PGN as Annotator + addEvals. */
+#include "review.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/movegen.h"
+#include "../notation/san.h"
+
+const char *const JudgementNames[] = {"", "Inaccuracy", "Mistake", "Blunder"};
+const char *const JudgementGlyphs[] = {"", "?!", "?", "??"};
+const char *const MateSequenceTexts[] = {"", "Checkmate is now unavoidable", "Lost forced checkmate sequence"};
+
+static const uint8_t JudgementNags[] = {0, 6, 2, 4};
+
+/* The position's score from White's view. */
+static ReviewEval white_view(const ReviewPosition *p, Color to_move)
+{
+    ReviewEval e = {p->has, p->is_mate, p->cp, p->mate};
+    if (to_move == BLACK) {
+        e.cp = -e.cp;
+        e.mate = -e.mate;
+    }
+    return e;
+}
+
+Judgement review_judge(const ReviewEval *prev, const ReviewEval *info, Color mover, MateSequence *seq)
+{
+    *seq = MATE_NONE;
+    if (prev->has && !prev->is_mate && info->has && !info->is_mate) { /* CpAdvice */
+        double delta = review_winning_chances(info->cp) - review_winning_chances(prev->cp);
+        if (mover == WHITE)
+            delta = -delta;
+        return delta >= 0.3   ? JUDGE_BLUNDER
+               : delta >= 0.2 ? JUDGE_MISTAKE
+               : delta >= 0.1 ? JUDGE_INACCURACY
+                              : JUDGE_NONE;
+    }
+    /* MateAdvice, from the mover's view */
+    int sign = mover == WHITE ? 1 : -1;
+    bool prev_mate = prev->has && prev->is_mate, next_mate = info->has && info->is_mate;
+    int pm = sign * prev->mate, nm = sign * info->mate;
+    int prev_cp = prev->has && !prev->is_mate ? sign * prev->cp : 0;
+    int next_cp = info->has && !info->is_mate ? sign * info->cp : 0;
+    if (!prev_mate && next_mate && nm < 0) {
+        *seq = MATE_CREATED;
+        return prev_cp < -999 ? JUDGE_INACCURACY : prev_cp < -700 ? JUDGE_MISTAKE : JUDGE_BLUNDER;
+    }
+    if (prev_mate && pm > 0 && (!next_mate || nm < 0)) {
+        *seq = MATE_LOST;
+        return next_cp > 999 ? JUDGE_INACCURACY : next_cp > 700 ? JUDGE_MISTAKE : JUDGE_BLUNDER;
+    }
+    return JUDGE_NONE;
+}
+
+bool review_build(Review *r, const Position *start, const Move *moves, int n, const ReviewPosition *pos)
+{
+    memset(r, 0, sizeof *r);
+    r->plies = n;
+    r->first_mover = start->side;
+    r->ply = calloc((size_t)(n > 0 ? n : 1), sizeof *r->ply);
+    if (!r->ply)
+        return false;
+    Color mover = start->side;
+    ReviewEval initial = {true, false, REVIEW_CP_INITIAL, 0};
+    const ReviewEval *prev = &initial;
+    for (int i = 0; i < n; i++, mover = !mover) {
+        ReviewPly *p = &r->ply[i];
+        p->mover = mover;
+        p->played = moves[i];
+        const ReviewPosition *after = &pos[i + 1], *before = &pos[i];
+        p->has_info = !(after->has && after->is_mate && after->mate == 0); /* checkmate: dropped */
+        if (!p->has_info)
+            continue;
+        p->eval = white_view(after, !mover);
+        if (before->line_len > 0 && before->line[0] != moves[i]) {
+            p->line_len = before->line_len < REVIEW_LINE_MAX ? before->line_len : REVIEW_LINE_MAX;
+            memcpy(p->line, before->line, sizeof p->line[0] * (size_t)p->line_len);
+        }
+        if (p->eval.has) {
+            p->win_percent = review_win_percent(review_force_cp(&p->eval));
+            if (prev->has) {
+                double b = review_win_percent(review_force_cp(prev)), a = p->win_percent;
+                p->accuracy = mover == WHITE ? review_move_accuracy(b, a) : review_move_accuracy(100 - b, 100 - a);
+                p->has_accuracy = true;
+            }
+        }
+        if (p->line_len)
+            p->judgment = review_judge(prev, &p->eval, mover, &p->sequence);
+        ReviewPlayer *pl = &r->player[mover];
+        pl->inaccuracy += p->judgment == JUDGE_INACCURACY;
+        pl->mistake += p->judgment == JUDGE_MISTAKE;
+        pl->blunder += p->judgment == JUDGE_BLUNDER;
+        prev = &p->eval;
+    }
+    /* ACPL over the infos (missing evals allowed); accuracy over the evals that exist. */
+    ReviewEval *evals = calloc((size_t)(n > 0 ? n : 1), sizeof *evals);
+    double *cps = calloc((size_t)(n > 0 ? n : 1), sizeof *cps);
+    if (!evals || !cps) {
+        free(evals);
+        free(cps);
+        return false;
+    }
+    int infos = 0, scored = 0;
+    for (int i = 0; i < n; i++)
+        if (r->ply[i].has_info) {
+            evals[infos++] = r->ply[i].eval;
+            if (r->ply[i].eval.has)
+                cps[scored++] = review_force_cp(&r->ply[i].eval);
+        }
+    bool white_first = start->side == WHITE;
+    for (Color c = WHITE; c <= BLACK; c++)
+        r->player[c].has_acpl = review_acpl(evals, infos, c == WHITE, white_first, &r->player[c].acpl);
+    double wa, ba;
+    if (review_game_accuracy(cps, scored, white_first, &wa, &ba)) {
+        r->player[WHITE].accuracy = wa;
+        r->player[BLACK].accuracy = ba;
+        r->player[WHITE].has_accuracy = r->player[BLACK].has_accuracy = true;
+    }
+    free(evals);
+    free(cps);
+    return true;
+}
+
+void review_free(Review *r)
+{
+    free(r->ply);
+    r->ply = NULL;
+}
+
+void review_eval_text(const ReviewEval *e, char *out, size_t size)
+{
+    if (!e->has)
+        snprintf(out, size, "?");
+    else if (e->is_mate)
+        snprintf(out, size, "Mate in %d", abs(e->mate));
+    else
+        snprintf(out, size, "%.2f", e->cp / 100.0);
+}
+
+void review_pgn_eval(const ReviewEval *e, char *out, size_t size)
+{
+    if (e->is_mate) {
+        snprintf(out, size, "[%%eval #%d]", e->mate);
+        return;
+    }
+    /* Java's Float.toString of cp/100: the shortest form, one decimal at least (0.1, 2.0, -0.34) */
+    char num[32];
+    snprintf(num, sizeof num, "%.2f", e->cp / 100.0);
+    size_t len = strlen(num);
+    if (num[len - 1] == '0')
+        num[len - 1] = 0;
+    if (!strcmp(num, "-0.0"))
+        snprintf(num, sizeof num, "0.0");
+    snprintf(out, size, "[%%eval %s]", num);
+}
+
+void review_comment(const Review *r, int ply, const Position *before, bool with_eval, char *out, size_t size)
+{
+    const ReviewPly *p = &r->ply[ply];
+    size_t o = 0;
+    out[0] = 0;
+    if (p->judgment == JUDGE_NONE)
+        return;
+    if (with_eval) {
+        ReviewEval initial = {true, false, REVIEW_CP_INITIAL, 0};
+        const ReviewEval *prev = ply == 0 ? &initial : &r->ply[ply - 1].eval;
+        char a[24], b[24];
+        review_eval_text(prev, a, sizeof a);
+        review_eval_text(&p->eval, b, sizeof b);
+        o += (size_t)snprintf(out, size, "(%s \xe2\x86\x92 %s) ", a, b);
+    }
+    const char *desc = p->sequence ? MateSequenceTexts[p->sequence] : JudgementNames[p->judgment];
+    o += (size_t)snprintf(out + o, o < size ? size - o : 0, "%s.", desc);
+    if (p->line_len && o < size) {
+        Position *tmp = malloc(sizeof *tmp);
+        char san[SAN_STRING_SIZE];
+        if (tmp) {
+            position_copy(tmp, before);
+            snprintf(out + o, size - o, " %s was best.", san_write(tmp, p->line[0], san));
+            free(tmp);
+        }
+    }
+}
+
+/* The better line as PGN text, "(4... dxe4 5. Nxe4 Bb4+)", from the position before the move. */
+static void line_text(const ReviewPly *p, const Position *before, char *out, size_t size)
+{
+    Position *tmp = malloc(sizeof *tmp);
+    if (!tmp) {
+        out[0] = 0;
+        return;
+    }
+    position_copy(tmp, before);
+    size_t o = (size_t)snprintf(out, size, "(");
+    for (int i = 0; i < p->line_len && o < size; i++) {
+        char san[SAN_STRING_SIZE];
+        int full = 1 + tmp->game_ply / 2;
+        if (tmp->side == WHITE)
+            o += (size_t)snprintf(out + o, size - o, "%s%d. ", i ? " " : "", full);
+        else if (i == 0)
+            o += (size_t)snprintf(out + o, size - o, "%d... ", full);
+        else
+            o += (size_t)snprintf(out + o, size - o, " ");
+        if (o >= size)
+            break;
+        o += (size_t)snprintf(out + o, size - o, "%s", san_write(tmp, p->line[i], san));
+        position_make_move(tmp, p->line[i]);
+    }
+    if (o < size)
+        snprintf(out + o, size - o, ")");
+    free(tmp);
+}
+
+static char *join(const char *a, const char *sep, const char *b)
+{
+    size_t n = strlen(a) + strlen(sep) + strlen(b) + 1;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s%s%s", a, sep, b);
+    return s;
+}
+
+static const char *status_text(const Position *end, const char *result)
+{
+    if (movegen_count(end) == 0)
+        return in_check(end) ? (end->side == WHITE ? "Black wins by checkmate." : "White wins by checkmate.")
+                             : "Draw by stalemate.";
+    if (!strcmp(result, "1-0"))
+        return "White wins.";
+    if (!strcmp(result, "0-1"))
+        return "Black wins.";
+    if (!strcmp(result, "1/2-1/2"))
+        return "The game is a draw.";
+    return NULL;
+}
+
+bool review_annotate(const Review *r, const PgnGame *game, PgnGame *out, char *err, size_t err_size)
+{
+    memset(out, 0, sizeof *out);
+    if (game->move_count != r->plies) {
+        snprintf(err, err_size, "the review has %d plies, the game %d", r->plies, game->move_count);
+        return false;
+    }
+    for (int i = 0; i < game->tag_count; i++)
+        if (strcmp(game->tags[i].name, "Annotator"))
+            pgn_game_add_tag(out, game->tags[i].name, game->tags[i].value);
+    pgn_game_add_tag(out, "Annotator", "feelfish");
+    out->start_fen = game->start_fen ? strdup(game->start_fen) : NULL;
+    out->comment = game->comment ? strdup(game->comment) : NULL;
+    snprintf(out->result, sizeof out->result, "%s", game->result);
+    out->lichess_style = true;
+    Position *pos = malloc(sizeof *pos);
+    char msg[128];
+    if (!pos || !pgn_start_position(game, pos, msg, sizeof msg)) {
+        free(pos);
+        snprintf(err, err_size, "the game's start: %s", pos ? msg : "out of memory");
+        pgn_game_free(out);
+        return false;
+    }
+    for (int i = 0; i < game->move_count; i++) {
+        const PgnMove *src = &game->moves[i];
+        const ReviewPly *p = &r->ply[i];
+        PgnMove *m = pgn_game_add_move(out);
+        m->move = src->move;
+        snprintf(m->san, sizeof m->san, "%s", src->san);
+        char text[600] = "", evaltext[32] = "";
+        if (p->has_info && p->eval.has)
+            review_pgn_eval(&p->eval, evaltext, sizeof evaltext);
+        if (p->judgment) {
+            m->nags[m->nag_count++] = JudgementNags[p->judgment];
+            review_comment(r, i, pos, true, text, sizeof text);
+            char line[700];
+            line_text(p, pos, line, sizeof line);
+            m->variations = src->variations ? join(line, " ", src->variations) : strdup(line);
+        } else if (src->variations)
+            m->variations = strdup(src->variations);
+        /* the judgement's comment, then the eval, in blocks of their own ("} {"), as Lichess */
+        char *c = strdup(text);
+        if (c && evaltext[0]) {
+            char *next = join(c, c[0] ? " } { " : "", evaltext);
+            free(c);
+            c = next;
+        }
+        position_make_move(pos, src->move);
+        if (i == game->move_count - 1) {
+            const char *status = status_text(pos, game->result);
+            if (c && status) {
+                char *next = join(c, c[0] ? " } { " : "", status);
+                free(c);
+                c = next;
+            }
+        }
+        if (c && src->comment) {
+            char *next = join(c, c[0] ? " } { " : "", src->comment);
+            free(c);
+            c = next;
+        }
+        if (c && c[0])
+            m->comment = c;
+        else
+            free(c);
+        if (pos->stack_len > 200)
+            position_trim_history(pos);
+    }
+    free(pos);
+    return true;
+}
