@@ -166,6 +166,8 @@ static int qsearch(SearchThread *t, Stack *ss, int alpha, int beta, int depth)
         atomic_store_explicit(&t->nodes, atomic_load_explicit(&t->nodes, memory_order_relaxed) + 1,
                               memory_order_relaxed);
         position_make_move(p, m);
+        if (pv_node) /* the child's line starts empty: a child searched as a non-PV node (a window */
+            t->pv_length[ply + 1] = ply + 1; /* narrowed to one point) leaves none, not a stale one */
         int v = -qsearch(t, ss + 1, -beta, -alpha, depth - 1);
         position_unmake_move(p);
         if (atomic_load_explicit(&s->stop, memory_order_relaxed))
@@ -405,6 +407,8 @@ moves_loop:;
         atomic_store_explicit(&t->nodes, atomic_load_explicit(&t->nodes, memory_order_relaxed) + 1,
                               memory_order_relaxed);
         position_make_move(p, m);
+        if (pv_node) /* the child's line starts empty (see qsearch) */
+            t->pv_length[ply + 1] = ply + 1;
 
         int new_depth = depth - 1 + ext, v = 0;
         if (depth >= 3 && move_count > 1 + root && (!noisy || !pv_node)) {
