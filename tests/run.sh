@@ -45,6 +45,7 @@ runner "engine command-line tests" tests/cli/engine.sh
 runner "UCI session" tests/cli/uci.sh
 runner "match (engine-vs-engine games)" tests/cli/match.sh
 runner "Bayesian model tools (learn, bayes, UCI)" tests/cli/learn.sh
+runner "annotate: whole-game analysis of a PGN file, SIGTERM and resume" python3 tests/cli/test_annotate.py
 # The server's integration tests: one file per API area (tests/integration/test_AREA.py), each ending
 # with its own summary line; every HTTP area against the release and the ASan+UBSan binaries.
 ASAN_SERVER=(env FEELFISH=build/feelfish-asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1)

@@ -57,14 +57,34 @@ Judgement review_judge(const ReviewEval *prev, const ReviewEval *info, Color mov
     return JUDGE_NONE;
 }
 
+/* How many moves of the line are legal one after the other from p (the rest is dropped). */
+static int legal_prefix(const Position *p, const Move *line, int len, Position *tmp)
+{
+    position_copy(tmp, p);
+    int k = 0;
+    while (k < len && movegen_is_legal(tmp, line[k]))
+        position_make_move(tmp, line[k++]);
+    return k;
+}
+
 bool review_build(Review *r, const Position *start, const Move *moves, int n, const ReviewPosition *pos)
 {
     memset(r, 0, sizeof *r);
+    Position *here = malloc(sizeof *here), *tmp = malloc(sizeof *tmp);
+    if (!here || !tmp) {
+        free(here);
+        free(tmp);
+        return false;
+    }
+    position_copy(here, start);
     r->plies = n;
     r->first_mover = start->side;
     r->ply = calloc((size_t)(n > 0 ? n : 1), sizeof *r->ply);
-    if (!r->ply)
+    if (!r->ply) {
+        free(here);
+        free(tmp);
         return false;
+    }
     Color mover = start->side;
     ReviewEval initial = {true, false, REVIEW_CP_INITIAL, 0};
     const ReviewEval *prev = &initial;
@@ -73,12 +93,21 @@ bool review_build(Review *r, const Position *start, const Move *moves, int n, co
         p->mover = mover;
         p->played = moves[i];
         const ReviewPosition *after = &pos[i + 1], *before = &pos[i];
+        if (!movegen_is_legal(here, moves[i])) { /* not this game: nothing more is reviewed */
+            r->plies = i;
+            break;
+        }
+        int line_len = legal_prefix(here, before->line,
+                                    before->line_len < REVIEW_LINE_MAX ? before->line_len : REVIEW_LINE_MAX, tmp);
+        if (here->stack_len > POSITION_STACK_SIZE / 2)
+            position_trim_history(here);
+        position_make_move(here, moves[i]);
         p->has_info = !(after->has && after->is_mate && after->mate == 0); /* checkmate: dropped */
         if (!p->has_info)
             continue;
         p->eval = white_view(after, !mover);
-        if (before->line_len > 0 && before->line[0] != moves[i]) {
-            p->line_len = before->line_len < REVIEW_LINE_MAX ? before->line_len : REVIEW_LINE_MAX;
+        if (line_len > 0 && before->line[0] != moves[i]) {
+            p->line_len = line_len;
             memcpy(p->line, before->line, sizeof p->line[0] * (size_t)p->line_len);
         }
         if (p->eval.has) {
@@ -97,6 +126,9 @@ bool review_build(Review *r, const Position *start, const Move *moves, int n, co
         pl->blunder += p->judgment == JUDGE_BLUNDER;
         prev = &p->eval;
     }
+    free(here);
+    free(tmp);
+    n = r->plies;
     /* ACPL over the infos (missing evals allowed); accuracy over the evals that exist. */
     ReviewEval *evals = calloc((size_t)(n > 0 ? n : 1), sizeof *evals);
     double *cps = calloc((size_t)(n > 0 ? n : 1), sizeof *cps);

@@ -32,7 +32,7 @@ static struct {
     Decliner decliners[DECLINERS];
     json_t *perfs;
     /* what the challenge in flight was about, for the decline's fine filter */
-    char opponent[64], speed[24], variant[24], mode[8];
+    char opponent[64], speed[24], variant[32], mode[16];
 } M;
 
 static const BotConfig *cfg(void) { return &B.cfg; }

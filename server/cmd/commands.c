@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "analyse.h"
+#include "annotate.h"
 #include "bayes.h"
 #include "bot.h"
 #include "db.h"
@@ -16,6 +17,9 @@ const Command ServerCommands[] = {
      "--algorithm minimax|alphabeta|negascout|mtdf|all --depth D [--fen FEN]",
      "one analysis as JSON (scores from White's view)\nthe search lab: textbook algorithms, value and nodes",
      analyse_command},
+    {"annotate", NULL,
+     "IN.pgn [--nodes N|--depth D|--movetime MS] [--mode M] [--threads N] [--out OUT.pgn] [--json F]",
+     "whole-game analysis of a PGN file as Lichess's (resumable)", annotate_command},
     {"learn", NULL, "--games N [--concurrency C] [--nodes N | --tc S+I] [--db FILE]",
      "self-play for the Bayesian model (learn --help)", learn_command},
     {"bot", NULL, "--config FILE [--print-config] [serve options]",

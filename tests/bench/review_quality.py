@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Whole-game analysis against a reference: the same games of ../shared/data/pgn analysed by feelfish
+and by Stockfish (/usr/games/stockfish over UCI) through the same pipeline (`feelfish annotate
+--engine`), the same nodes per position. Prints, per issue #16:
+  - the per-player accuracy correlation (goal >= 0.85),
+  - the share of Stockfish's blunders that feelfish calls a mistake or blunder (goal >= 80 %),
+  - the share of feelfish's blunders that Stockfish calls no error (goal <= 10 %),
+  - speed: one 40-move game at --speed-nodes per position with 2 workers, feelfish beside Stockfish.
+Targets are printed, not asserted (shared machines are noisy; the numbers are the product).
+
+    python3 tests/bench/review_quality.py [--games 20] [--nodes 200000] [--speed-nodes 1000000]"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+FF = os.path.join(ROOT, os.environ.get("FEELFISH", "feelfish"))
+DATA = os.environ.get("FEELFISH_DATA", os.path.join(ROOT, "..", "shared", "data"))
+SF = os.environ.get("STOCKFISH", "/usr/games/stockfish")
+
+
+def annotate(pgn, games, nodes, engine, out_dir, tag, threads=2):
+    js = os.path.join(out_dir, tag + ".ndjson")
+    cmd = [FF, "annotate", pgn, "--games", str(games), "--nodes", str(nodes), "--threads", str(threads),
+           "--out", os.path.join(out_dir, tag + ".pgn"), "--json", js]
+    if engine:
+        cmd += ["--engine", engine]
+    t0 = time.monotonic()
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    secs = time.monotonic() - t0
+    if r.returncode:
+        sys.exit("annotate failed (%s): %s" % (tag, r.stderr[-800:]))
+    return [json.loads(x) for x in open(js)], secs
+
+
+def pearson(xs, ys):
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    sx = math.sqrt(sum((x - mx) ** 2 for x in xs))
+    sy = math.sqrt(sum((y - my) ** 2 for y in ys))
+    return sxy / (sx * sy) if sx and sy else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--games", type=int, default=20)
+    ap.add_argument("--nodes", type=int, default=200000)
+    ap.add_argument("--speed-nodes", type=int, default=1000000)
+    ap.add_argument("--pgn", default=os.path.join(DATA, "pgn", "Kasparov.pgn"))
+    a = ap.parse_args()
+    if not os.access(SF, os.X_OK):
+        print("review-quality: Stockfish not found at %s" % SF)
+        return 1
+    tmp = tempfile.mkdtemp(prefix="feelfish-review-quality-")
+    ff, t_ff = annotate(a.pgn, a.games, a.nodes, None, tmp, "feelfish")
+    sf, t_sf = annotate(a.pgn, a.games, a.nodes, "cmd=" + SF, tmp, "stockfish")
+    xs, ys = [], []
+    sf_blunders = sf_caught = ff_blunders = ff_false = plies = 0
+    for g_ff, g_sf in zip(ff, sf):
+        for side in ("white", "black"):
+            pf, ps = g_ff["players"][side], g_sf["players"][side]
+            if "accuracy" in pf and "accuracy" in ps:
+                xs.append(pf["accuracy"])
+                ys.append(ps["accuracy"])
+        for p_ff, p_sf in zip(g_ff["analysis"], g_sf["analysis"]):
+            plies += 1
+            j_ff = p_ff.get("judgment", {}).get("name")
+            j_sf = p_sf.get("judgment", {}).get("name")
+            if j_sf == "Blunder":
+                sf_blunders += 1
+                sf_caught += j_ff in ("Mistake", "Blunder")
+            if j_ff == "Blunder":
+                ff_blunders += 1
+                ff_false += j_sf is None
+    corr = pearson(xs, ys)
+    print("review quality: %d games (%d plies) of %s at %d nodes per position, 2 workers each"
+          % (len(ff), plies, os.path.basename(a.pgn), a.nodes))
+    print("  time: feelfish %.1f s, Stockfish %.1f s" % (t_ff, t_sf))
+    print("  per-player accuracy correlation: %.3f over %d players (goal >= 0.85)" % (corr, len(xs)))
+    print("  Stockfish's blunders feelfish calls a mistake or blunder: %d of %d = %.0f %% (goal >= 80 %%)"
+          % (sf_caught, sf_blunders, 100.0 * sf_caught / sf_blunders if sf_blunders else float("nan")))
+    print("  feelfish's blunders Stockfish calls no error: %d of %d = %.0f %% (goal <= 10 %%)"
+          % (ff_false, ff_blunders, 100.0 * ff_false / ff_blunders if ff_blunders else float("nan")))
+    mean_ff, mean_sf = sum(xs) / len(xs), sum(ys) / len(ys)
+    print("  mean accuracy: feelfish %.1f, Stockfish %.1f" % (mean_ff, mean_sf))
+
+    # Speed: the first game of at least 80 plies, at speed-nodes per position, 2 workers.
+    long_game = next((i for i, g in enumerate(ff) if len(g["analysis"]) >= 80), 0)
+    sub = os.path.join(tmp, "one.pgn")
+    with open(a.pgn, errors="replace") as f:
+        text = f.read()
+    import re
+    games = re.split(r"\n(?=\[Event )", text)
+    with open(sub, "w") as f:
+        f.write(games[long_game] + "\n")
+    one_ff, s_ff = annotate(sub, 1, a.speed_nodes, None, tmp, "speed-ff")
+    one_sf, s_sf = annotate(sub, 1, a.speed_nodes, "cmd=" + SF, tmp, "speed-sf")
+    n = len(one_ff[0]["analysis"])
+    print("  speed: a %d-ply game at %d nodes per position, 2 workers: feelfish %.1f s, Stockfish %.1f s "
+          "(ratio %.2f)" % (n, a.speed_nodes, s_ff, s_sf, s_ff / s_sf if s_sf else float("nan")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
