@@ -16,6 +16,7 @@
 #include "search/search.h"
 #include "search/lab.h"
 #include "search/perft.h"
+#include "review/review.h"
 #include "uci/uci.h"
 
 /* Builds every read-only table; attacks: "pext", "magic" or NULL to let the CPU decide. */

@@ -3,7 +3,6 @@
  * an id. Scores from White's point of view; the lab's `value` is the side to move's. */
 #include "analyse.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,19 +12,7 @@
 #include "../../engine/search/lab.h"
 #include "../api/encode.h"
 #include "../api/reply.h"
-
-static bool parse_long(const char *flag, const char *s, long min, long max, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = s ? strtol(s, &end, 10) : 0;
-    if (!s || errno || end == s || *end || v < min || v > max) {
-        fprintf(stderr, "analyse: %s takes a number from %ld to %ld\n", flag, min, max);
-        return false;
-    }
-    *out = v;
-    return true;
-}
+#include "args.h"
 
 static void print_json(FILE *out, json_t *o)
 {
@@ -60,17 +47,17 @@ int analyse_command(int argc, char **argv, FILE *out)
         else if (!strcmp(a, "--style-model") && v)
             style_path = v;
         else if (!strcmp(a, "--depth"))
-            ok = parse_long(a, v, 1, MAX_PLY - 1, &depth);
+            ok = args_long("analyse", a, v, 1, MAX_PLY - 1, &depth);
         else if (!strcmp(a, "--movetime"))
-            ok = parse_long(a, v, 1, 1L << 31, &movetime);
+            ok = args_long("analyse", a, v, 1, 1L << 31, &movetime);
         else if (!strcmp(a, "--nodes"))
-            ok = parse_long(a, v, 1, 1L << 40, &nodes);
+            ok = args_long("analyse", a, v, 1, 1L << 40, &nodes);
         else if (!strcmp(a, "--multipv"))
-            ok = parse_long(a, v, 1, MAX_MULTIPV, &multipv);
+            ok = args_long("analyse", a, v, 1, MAX_MULTIPV, &multipv);
         else if (!strcmp(a, "--threads"))
-            ok = parse_long(a, v, 1, MAX_THREADS, &threads);
+            ok = args_long("analyse", a, v, 1, MAX_THREADS, &threads);
         else if (!strcmp(a, "--hash"))
-            ok = parse_long(a, v, 1, 32768, &hash);
+            ok = args_long("analyse", a, v, 1, 32768, &hash);
         else {
             fprintf(stderr,
                     "analyse: unknown or incomplete argument '%s'\n"

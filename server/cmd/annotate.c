@@ -22,6 +22,7 @@
 #include "../../engine/tools/match/match_engine.h"
 #include "../api/encode_review.h"
 #include "../api/reply.h"
+#include "args.h"
 
 #define MAX_PLIES 300 /* Lichess analyses the first 300 plies */
 #define MAX_WORKERS 64
@@ -273,19 +274,6 @@ static int usage(const char *why)
     return 2;
 }
 
-static bool number(const char *flag, const char *v, long min, long max, long *out)
-{
-    char *end;
-    errno = 0;
-    long n = v ? strtol(v, &end, 10) : 0;
-    if (!v || errno || end == v || *end || n < min || n > max) {
-        fprintf(stderr, "annotate: %s takes a number from %ld to %ld\n", flag, min, max);
-        return false;
-    }
-    *out = n;
-    return true;
-}
-
 int annotate_command(int argc, char **argv, FILE *unused)
 {
     (void)unused; /* the outputs are files, the progress goes to stderr */
@@ -303,19 +291,19 @@ int annotate_command(int argc, char **argv, FILE *unused)
         }
         i++;
         if (!strcmp(a, "--nodes"))
-            ok = number(a, v, 1, 1L << 40, &o.nodes);
+            ok = args_long("annotate", a, v, 1, 1L << 40, &o.nodes);
         else if (!strcmp(a, "--depth"))
-            ok = number(a, v, 1, MAX_PLY - 1, &o.depth);
+            ok = args_long("annotate", a, v, 1, MAX_PLY - 1, &o.depth);
         else if (!strcmp(a, "--movetime"))
-            ok = number(a, v, 1, 1L << 31, &o.movetime);
+            ok = args_long("annotate", a, v, 1, 1L << 31, &o.movetime);
         else if (!strcmp(a, "--threads"))
-            ok = number(a, v, 1, MAX_WORKERS, &o.threads);
+            ok = args_long("annotate", a, v, 1, MAX_WORKERS, &o.threads);
         else if (!strcmp(a, "--hash"))
-            ok = number(a, v, 1, 32768, &o.hash);
+            ok = args_long("annotate", a, v, 1, 32768, &o.hash);
         else if (!strcmp(a, "--games"))
-            ok = number(a, v, 1, 100000000, &o.games);
+            ok = args_long("annotate", a, v, 1, 100000000, &o.games);
         else if (!strcmp(a, "--max-plies"))
-            ok = number(a, v, 1, 2000, &o.max_plies);
+            ok = args_long("annotate", a, v, 1, 2000, &o.max_plies);
         else if (!strcmp(a, "--mode") && v)
             o.mode = v;
         else if (!strcmp(a, "--temperament") && v)
