@@ -753,8 +753,18 @@ char *pgn_write(const PgnGame *g)
             snprintf(num, sizeof num, "$%d", m->nags[k]);
             write_token(&w, num);
         }
-        if (m->comment) {
-            write_words(&w, g->lichess_style ? "{ " : "{", m->comment, g->lichess_style ? " }" : "}");
+        if (m->comment && g->lichess_style) {
+            /* one token: a line never breaks inside a comment (nor inside "[%eval 0.85]") */
+            size_t n = strlen(m->comment) + 5;
+            char *c = malloc(n);
+            if (c) {
+                snprintf(c, n, "{ %s }", m->comment);
+                write_token(&w, c);
+                free(c);
+            }
+            need_number = true;
+        } else if (m->comment) {
+            write_words(&w, "{", m->comment, "}");
             need_number = true;
         }
         if (m->variations) {

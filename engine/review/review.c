@@ -17,6 +17,31 @@ const char *const MateSequenceTexts[] = {"", "Checkmate is now unavoidable", "Lo
 
 static const uint8_t JudgementNags[] = {0, 6, 2, 4};
 
+void review_position_from_search(ReviewPosition *r, const Position *p, const SearchResult *res)
+{
+    memset(r, 0, sizeof *r);
+    r->has = true;
+    if (movegen_count(p) == 0) {
+        r->is_mate = in_check(p);
+        return;
+    }
+    if (!res || res->lines < 1) {
+        r->has = false;
+        return;
+    }
+    const SearchInfo *best = &res->line[0];
+    int mate = search_mate_in(best->score);
+    r->is_mate = mate != 0;
+    r->mate = mate;
+    r->cp = mate ? 0 : best->score;
+    r->line_len = best->pv_length < REVIEW_LINE_MAX ? best->pv_length : REVIEW_LINE_MAX;
+    memcpy(r->line, best->pv, sizeof r->line[0] * (size_t)r->line_len);
+    if (!r->line_len && res->best) {
+        r->line[0] = res->best;
+        r->line_len = 1;
+    }
+}
+
 /* The position's score from White's view. */
 static ReviewEval white_view(const ReviewPosition *p, Color to_move)
 {

@@ -9,6 +9,7 @@
 
 #include "../core/position.h"
 #include "../notation/pgn.h"
+#include "../search/search.h"
 #include "accuracy.h"
 
 #define REVIEW_LINE_MAX 12 /* lila's Info.LineMaxPlies */
@@ -22,6 +23,10 @@ typedef struct {
     Move line[REVIEW_LINE_MAX];
     int line_len;
 } ReviewPosition;
+
+/* A search's view of p as a review position: its first line's score and moves; a position without a
+ * legal move is mate 0 (checkmated) or 0 cp (stalemate), as lila's engines report them. */
+void review_position_from_search(ReviewPosition *r, const Position *p, const SearchResult *res);
 
 typedef enum { JUDGE_NONE, JUDGE_INACCURACY, JUDGE_MISTAKE, JUDGE_BLUNDER } Judgement;
 typedef enum { MATE_NONE, MATE_CREATED, MATE_LOST } MateSequence;

@@ -7,6 +7,7 @@
 #include "../store/store.h"
 #include "api.h"
 #include "auth.h"
+#include "game_analysis.h"
 #include "encode.h"
 #include "quota.h"
 #include "reply.h"
@@ -219,6 +220,10 @@ void analysis_forget_waiting(void)
 static void resume_job(const char *id, const char *owner, const char *request, long long created_ms, void *user)
 {
     int *count = user;
+    if (game_analysis_resume(id, owner, request, created_ms)) { /* a whole game's, not one position's */
+        (*count)++;
+        return;
+    }
     ApiError e;
     json_t *body = request ? json_loads(request, 0, NULL) : NULL;
     Job *job = body ? request_analysis(&e, body, false) : NULL;

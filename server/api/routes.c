@@ -16,6 +16,7 @@
 #include "../store/store.h"
 #include "api.h"
 #include "auth.h"
+#include "game_analysis.h"
 #include "quota.h"
 #include "reply.h"
 #include "request.h"
@@ -96,6 +97,12 @@ const Route Routes[] = {
     {"POST", "/api/jobs", analysis_job_create, "Queue an analysis; answers 202 with its id at once", ANALYSE, false},
     {"GET", "/api/jobs/{id}", analysis_job_get, "A job's status, and its result when done (its owner's)", 0, false},
     {"DELETE", "/api/jobs/{id}", analysis_job_delete, "Cancel a queued or running job (its owner's)", 0, false},
+    {"POST", "/api/game-analysis", game_analysis_create,
+     "Analyse a whole game (PGN, or fen and moves) as Lichess does; answers 202 with its id", ANALYSE, false},
+    {"GET", "/api/game-analysis/{id}", game_analysis_get,
+     "A game analysis: status, progress, and when done the per-ply analysis and players", 0, false},
+    {"GET", "/api/game-analysis/{id}/pgn", game_analysis_pgn, "A finished game analysis as annotated PGN", 0, false},
+    {"DELETE", "/api/game-analysis/{id}", game_analysis_delete, "Cancel a game analysis (its owner's)", 0, false},
     {"GET", "/api/cloud-eval", analysis_cloud_eval, "Analysis in Lichess's cloud-eval shape (?fen=&multiPv=)",
      ANALYSE, false},
     {"POST", "/api/games", games_route_create,
@@ -355,6 +362,7 @@ static void on_retry(uv_timer_t *t)
     (void)t;
     analysis_retry_waiting();
     games_retry_stalled();
+    game_analysis_retry();
 }
 
 void api_resume(uv_loop_t *loop)
@@ -377,6 +385,7 @@ void api_stop(void)
     uv_timer_stop(&RetryTimer);
     uv_close((uv_handle_t *)&RetryTimer, NULL);
     analysis_forget_waiting();
+    game_analysis_shutdown();
     auth_stop();
     retention_stop();
 }

@@ -7,6 +7,7 @@
 #include "api.h"
 #include "auth.h"
 #include "encode.h"
+#include "game_analysis.h"
 #include "quota.h"
 #include "reply.h"
 #include "request.h"
@@ -157,6 +158,12 @@ static void op_stop(Conn *c, json_t *msg)
 static void op_subscribe(Conn *c, json_t *msg)
 {
     ApiError e;
+    json_t *ga = json_object_get(msg, "gameAnalysis");
+    if (ga) { /* a whole game's analysis: progress frames, then the result */
+        if (!game_analysis_subscribe(c->ws, json_string_value(ga), &c->who, &e))
+            send_error(c, NULL, &e);
+        return;
+    }
     json_t *jid = json_object_get(msg, "job");
     const char *id = json_is_string(jid) ? json_string_value(jid) : NULL;
     Job *job = id ? jobs_find(id) : NULL;
@@ -289,6 +296,7 @@ static void on_close(WsSession *s)
     Conn *c = ws_user(s);
     if (!c)
         return;
+    game_analysis_forget_session(s);
     while (c->search_count) {
         WsSearch *w = &c->searches[0];
         job_remove_listener(w->job, on_job_event, c);

@@ -144,7 +144,7 @@ static void evaluate_position(Worker *w, int k)
     } else
         evaluator_classical(&eval);
     if (movegen_count(p) == 0) { /* checkmate (mate 0) or stalemate: nothing to search */
-        r->is_mate = in_check(p);
+        review_position_from_search(r, p, NULL);
         free(p);
         return;
     }
@@ -165,17 +165,7 @@ static void evaluate_position(Worker *w, int k)
         search_clear(w->search);
         SearchResult res;
         search_run(w->search, p, &l, &eval, NULL, &res);
-        const SearchInfo *best = &res.line[0];
-        int mate = search_mate_in(best->score);
-        r->is_mate = mate != 0;
-        r->mate = mate;
-        r->cp = mate ? 0 : best->score;
-        r->line_len = best->pv_length < REVIEW_LINE_MAX ? best->pv_length : REVIEW_LINE_MAX;
-        memcpy(r->line, best->pv, sizeof r->line[0] * (size_t)r->line_len);
-        if (!r->line_len && res.best) {
-            r->line[0] = res.best;
-            r->line_len = 1;
-        }
+        review_position_from_search(r, p, &res);
         nodes = res.nodes;
     }
     pthread_mutex_lock(&g->lock);

@@ -8,7 +8,7 @@ import os, posixpath, re, sys, tempfile
 # specific matching pattern wins. A file may include files of its own tree with rank <= its own.
 RULES = {
     'engine': {
-        'ranks': {'engine/core/**': 0, 'engine/notation/**': 1, 'engine/eval/**': 2, 'engine/review/**': 2,
+        'ranks': {'engine/core/**': 0, 'engine/notation/**': 1, 'engine/eval/**': 2, 'engine/review/**': 4,
                   'engine/search/**': 3,
                   'engine/adapt/**': 4, 'engine/uci/**': 5, 'engine': 6, 'engine/tools/**': 7},
         'never': ('server/', 'tests/'),          # path prefixes this tree may never include

@@ -1,0 +1,645 @@
+/* Whole-game analysis over the API: see game_analysis.h. */
+#include "game_analysis.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../engine/engine.h"
+#include "../base/clock.h"
+#include "../base/ids.h"
+#include "../base/log.h"
+#include "../store/store.h"
+#include "encode.h"
+#include "encode_review.h"
+#include "reply.h"
+#include "request.h"
+#include "saves.h"
+
+#define MAX_PLIES 300         /* Lichess analyses the first 300 plies */
+#define IN_FLIGHT 4           /* positions of one analysis searched (or queued) at once */
+#define KEPT 256              /* analyses in memory; finished ones beyond are read back from storage */
+#define PER_CLIENT 4          /* unfinished analyses per client */
+#define SUBSCRIBERS 16        /* WebSocket sessions following one analysis */
+#define DEFAULT_NODES 1000000 /* Lichess's budget for a requested analysis */
+
+typedef struct GameAnalysis GameAnalysis;
+
+typedef struct {
+    GameAnalysis *ga;
+    int index; /* the position: 0 the start, k after k plies */
+    Job *job;  /* held; released once its final event came (`ended`) */
+    bool ended;
+} Slot;
+
+struct GameAnalysis {
+    char id[24], owner[48];
+    JobStatus status;
+    json_t *request;  /* the client's body, as stored */
+    json_t *position; /* what each position's analysis request has besides its fen */
+    PgnGame game;     /* tags and the first MAX_PLIES moves */
+    Position *start;
+    int total, done, next; /* positions: plies + 1 */
+    ReviewPosition *pos;
+    Emotion *emotions; /* affective: each position's, else NULL */
+    Slot slots[IN_FLIGHT];
+    int in_flight;
+    json_t *result; /* done: {analysis, players} */
+    char *pgn;      /* done: the annotated PGN */
+    int64_t created_ms, finished_ms;
+    WsSession *subs[SUBSCRIBERS];
+    int sub_count;
+    GameAnalysis *next_in_list;
+};
+
+static GameAnalysis *List;
+static int Count;
+
+static const char *const TopKeys[] = {"pgn", "fen", "moves", "mode", "limits", "affective", "bayesian", "kind", NULL};
+
+static GameAnalysis *find(const char *id)
+{
+    for (GameAnalysis *ga = List; ga; ga = ga->next_in_list)
+        if (!strcmp(ga->id, id))
+            return ga;
+    return NULL;
+}
+
+static bool unfinished(const GameAnalysis *ga) { return ga->status == JOB_QUEUED || ga->status == JOB_RUNNING; }
+
+static void free_analysis(GameAnalysis *ga)
+{
+    json_decref(ga->request);
+    json_decref(ga->position);
+    json_decref(ga->result);
+    pgn_game_free(&ga->game);
+    free(ga->start);
+    free(ga->pos);
+    free(ga->emotions);
+    free(ga->pgn);
+    free(ga);
+}
+
+/* The oldest finished analysis leaves memory when there are too many (storage has it). */
+static void evict(void)
+{
+    while (Count > KEPT) {
+        GameAnalysis **oldest = NULL;
+        for (GameAnalysis **at = &List; *at; at = &(*at)->next_in_list)
+            if (!unfinished(*at) && !(*at)->in_flight)
+                oldest = at;
+        if (!oldest)
+            return;
+        GameAnalysis *ga = *oldest;
+        *oldest = ga->next_in_list;
+        Count--;
+        free_analysis(ga);
+    }
+}
+
+/* ---- the JSON it is seen as ---- */
+
+static json_t *status_json(const GameAnalysis *ga)
+{
+    json_t *o = json_pack("{s:s, s:s, s:{s:i, s:i}}", "id", ga->id, "status", JobStatusNames[ga->status], "progress",
+                          "done", ga->done, "total", ga->total);
+    json_t *mode = json_object_get(ga->position, "mode");
+    json_object_set_new(o, "mode", json_string(mode ? json_string_value(mode) : "classical"));
+    if (ga->result) {
+        json_object_set(o, "analysis", json_object_get(ga->result, "analysis"));
+        json_object_set(o, "players", json_object_get(ga->result, "players"));
+    }
+    return o;
+}
+
+static void send_to(GameAnalysis *ga, json_t *frame, bool progress)
+{
+    char *text = api_dumps(frame, false);
+    json_decref(frame);
+    for (int i = 0; text && i < ga->sub_count; i++) /* progress frames may be coalesced (the latest wins) */
+        ws_send(ga->subs[i], text, strlen(text), progress, ga->id, 0);
+    free(text);
+}
+
+static void send_final(GameAnalysis *ga)
+{
+    json_t *o = status_json(ga);
+    json_object_set_new(o, "type", json_string("gameAnalysis"));
+    send_to(ga, o, false);
+    ga->sub_count = 0;
+}
+
+/* ---- storage ---- */
+
+/* Its row: the request while it runs ("queued"), then what GET shows plus the PGN. */
+static void store_final(GameAnalysis *ga)
+{
+    json_t *o = status_json(ga);
+    if (ga->pgn)
+        json_object_set_new(o, "pgn", json_string(ga->pgn));
+    char *text = api_dumps(o, false);
+    json_decref(o);
+    if (text)
+        store_save_job(ga->id, ga->owner, JobStatusNames[ga->status], ga->created_ms, ga->finished_ms, text, saves_done,
+                       saves_begin(ga->id));
+}
+
+/* ---- the positions ---- */
+
+static void pump(GameAnalysis *ga);
+
+static void finish(GameAnalysis *ga)
+{
+    Move *moves = malloc(sizeof *moves * (size_t)(ga->total > 1 ? ga->total - 1 : 1));
+    Review r;
+    bool ok = moves != NULL;
+    for (int i = 0; ok && i < ga->game.move_count; i++)
+        moves[i] = ga->game.moves[i].move;
+    ok = ok && review_build(&r, ga->start, moves, ga->game.move_count, ga->pos);
+    free(moves);
+    if (ok) {
+        json_t *affective = json_object_get(ga->position, "mode");
+        bool feelings = affective && !strcmp(json_string_value(affective), "affective") && ga->emotions;
+        ga->result = encode_review(&r, ga->start, feelings ? ga->emotions : NULL);
+        PgnGame annotated;
+        char err[200];
+        if (review_annotate(&r, &ga->game, &annotated, err, sizeof err)) {
+            ga->pgn = pgn_write(&annotated);
+            pgn_game_free(&annotated);
+        }
+        review_free(&r);
+    }
+    ga->status = ga->result ? JOB_DONE : JOB_FAILED;
+    ga->finished_ms = clock_wall_ms();
+    store_final(ga);
+    send_final(ga);
+    log_msg(LOG_INFO, "game analysis %s %s: %d positions", ga->id, JobStatusNames[ga->status], ga->total);
+}
+
+static void on_job(Job *job, const JobEvent *ev, void *user)
+{
+    Slot *s = user;
+    GameAnalysis *ga = s->ga;
+    if (ev->kind == JOB_EVENT_STARTED && ga->status == JOB_QUEUED)
+        ga->status = JOB_RUNNING;
+    if (ev->kind != JOB_EVENT_FINAL || s->ended)
+        return;
+    s->ended = true;
+    if (ev->stopping || !unfinished(ga))
+        return; /* shutting down (stored as queued: it runs again) or cancelled */
+    ReviewPosition *rp = &ga->pos[s->index];
+    if (ev->status == JOB_DONE && ev->result) {
+        review_position_from_search(rp, job->pos, ev->result);
+        if (ga->emotions && job->has_emotion)
+            ga->emotions[s->index] = job->emotion;
+    } else
+        rp->has = false; /* failed (timeout): the position has no eval, as lila's empty Info */
+    ga->done++;
+    if (ga->sub_count) {
+        json_t *f = json_pack("{s:s, s:s, s:i, s:i, s:i}", "type", "progress", "gameAnalysis", ga->id, "done", ga->done,
+                              "total", ga->total, "ply", s->index);
+        if (rp->has) {
+            int sign = job->pos->side == WHITE ? 1 : -1; /* White's view */
+            json_object_set_new(f, rp->is_mate ? "mate" : "eval",
+                                json_integer(sign * (rp->is_mate ? rp->mate : rp->cp)));
+        }
+        send_to(ga, f, true);
+    }
+    pump(ga);
+}
+
+/* Releases the slots whose job ended, then starts positions while there is room. A slot's address
+ * is its job listener's user, so slots never move: a free one (no job) is taken. */
+static void pump(GameAnalysis *ga)
+{
+    for (int i = 0; i < IN_FLIGHT; i++)
+        if (ga->slots[i].job && ga->slots[i].ended) {
+            job_release(ga->slots[i].job);
+            ga->slots[i].job = NULL;
+            ga->in_flight--;
+        }
+    if (unfinished(ga) && ga->done == ga->total && !ga->in_flight) {
+        finish(ga);
+        return;
+    }
+    static Position p;
+    while (unfinished(ga) && ga->next < ga->total && ga->in_flight < IN_FLIGHT) {
+        position_copy(&p, ga->start);
+        for (int i = 0; i < ga->next; i++) {
+            if (p.stack_len > POSITION_STACK_SIZE / 2)
+                position_trim_history(&p);
+            position_make_move(&p, ga->game.moves[i].move);
+        }
+        if (movegen_count(&p) == 0) { /* checkmate or stalemate: nothing to search */
+            review_position_from_search(&ga->pos[ga->next++], &p, NULL);
+            ga->done++;
+            continue;
+        }
+        char fen[FEN_BUFFER_SIZE];
+        fen_write(&p, fen);
+        json_t *body = json_deep_copy(ga->position);
+        json_object_set_new(body, "fen", json_string(fen));
+        ApiError e;
+        Job *job = request_analysis(&e, body, false);
+        json_decref(body);
+        if (!job) { /* cannot happen after the check at creation; counted as a position without eval */
+            ga->pos[ga->next++].has = false;
+            ga->done++;
+            continue;
+        }
+        snprintf(job->client, sizeof job->client, "%s", ga->owner); /* served fairly among its jobs */
+        if (ga->emotions && job->has_emotion)
+            ga->emotions[ga->next] = job->emotion;
+        if (!jobs_submit(job)) {
+            job_release(job);
+            break; /* the queue is full: game_analysis_retry tries again */
+        }
+        Slot *s = NULL;
+        for (int i = 0; !s && i < IN_FLIGHT; i++)
+            if (!ga->slots[i].job)
+                s = &ga->slots[i];
+        *s = (Slot){ga, ga->next++, job, false};
+        ga->in_flight++;
+        job_add_listener(job, on_job, s);
+    }
+    if (unfinished(ga) && ga->done == ga->total && !ga->in_flight)
+        finish(ga);
+}
+
+void game_analysis_retry(void)
+{
+    for (GameAnalysis *ga = List; ga; ga = ga->next_in_list)
+        if (unfinished(ga))
+            pump(ga);
+}
+
+/* ---- a new analysis ---- */
+
+/* The game from the request: "pgn" (its first game), or "fen" and "moves" (UCI, an array or one
+ * string); the first MAX_PLIES moves kept. False with e set. */
+static bool read_game(json_t *body, PgnGame *g, Position *start, ApiError *e)
+{
+    memset(g, 0, sizeof *g);
+    json_t *pgn = json_object_get(body, "pgn"), *fen = json_object_get(body, "fen"),
+           *moves = json_object_get(body, "moves");
+    char err[300];
+    if (pgn) {
+        if (!json_is_string(pgn) || fen || moves) {
+            api_error_set(e, 400, json_is_string(pgn) ? "position_ambiguous" : "bad_type", "pgn",
+                          json_is_string(pgn) ? "give 'pgn', or 'fen' and 'moves', not both"
+                                              : "'pgn' must be a string");
+            return false;
+        }
+        PgnGame full = {0};
+        PgnReader *rd = pgn_reader_open_string(json_string_value(pgn));
+        PgnResult res = rd ? pgn_read_game(rd, &full, err, sizeof err) : PGN_END;
+        if (rd)
+            pgn_reader_close(rd);
+        if (res != PGN_GAME || !pgn_start_position(&full, start, err, sizeof err)) {
+            api_error_set(e, 400, "bad_pgn", "pgn", "%s", res == PGN_END ? "the PGN has no game" : err);
+            pgn_game_free(&full);
+            return false;
+        }
+        for (int i = 0; i < full.tag_count; i++)
+            pgn_game_add_tag(g, full.tags[i].name, full.tags[i].value);
+        g->start_fen = full.start_fen ? strdup(full.start_fen) : NULL;
+        snprintf(g->result, sizeof g->result, "%s", full.result);
+        for (int i = 0; i < full.move_count && i < MAX_PLIES; i++) {
+            PgnMove *m = pgn_game_add_move(g);
+            m->move = full.moves[i].move;
+            snprintf(m->san, sizeof m->san, "%s", full.moves[i].san);
+        }
+        pgn_game_free(&full);
+    } else {
+        if (fen && !json_is_string(fen)) {
+            api_error_set(e, 400, "bad_type", "fen", "'fen' must be a string");
+            return false;
+        }
+        FenError fe = fen_read(start, fen ? json_string_value(fen) : FEN_STARTPOS, err, sizeof err);
+        if (fe != FEN_OK) {
+            api_error_set(e, 400, fen_error_code(fe), "fen", "%s", err);
+            return false;
+        }
+        if (!moves || (!json_is_array(moves) && !json_is_string(moves))) {
+            api_error_set(e, 400, moves ? "bad_type" : "game_missing", "moves",
+                          "give the game: 'pgn', or 'moves' (UCI, an array or a space-separated string) with an "
+                          "optional 'fen'");
+            return false;
+        }
+        if (fen)
+            g->start_fen = strdup(json_string_value(fen));
+        snprintf(g->result, sizeof g->result, "*");
+        static Position p;
+        position_copy(&p, start);
+        char *text = json_is_string(moves) ? strdup(json_string_value(moves)) : NULL;
+        char *save = NULL, *tok = text ? strtok_r(text, " ", &save) : NULL;
+        for (size_t i = 0;; i++) {
+            const char *uci = text ? tok : json_string_value(json_array_get(moves, i));
+            if (text ? !tok : i >= json_array_size(moves))
+                break;
+            Move m = uci ? move_from_uci(&p, uci) : MOVE_NONE;
+            if (!m) {
+                api_error_set(e, 400, "bad_move", "moves", "move %zu '%.12s' is not a legal move in UCI notation here",
+                              i + 1, uci ? uci : "?");
+                free(text);
+                pgn_game_free(g);
+                return false;
+            }
+            if (g->move_count < MAX_PLIES) {
+                PgnMove *pm = pgn_game_add_move(g);
+                pm->move = m;
+                san_write(&p, m, pm->san);
+            }
+            if (p.stack_len > POSITION_STACK_SIZE / 2)
+                position_trim_history(&p);
+            position_make_move(&p, m);
+            if (text)
+                tok = strtok_r(NULL, " ", &save);
+        }
+        free(text);
+    }
+    return true;
+}
+
+/* A new analysis from a request body, inserted (not started); NULL with e set. */
+static GameAnalysis *build(json_t *body, const char *owner, ApiError *e)
+{
+    if (!request_check_keys(e, body, TopKeys, ""))
+        return NULL;
+    GameAnalysis *ga = calloc(1, sizeof *ga);
+    if (!ga || !(ga->start = malloc(sizeof *ga->start))) {
+        free(ga);
+        api_error_set(e, 503, "out_of_memory", NULL, "the server is out of memory");
+        return NULL;
+    }
+    if (!read_game(body, &ga->game, ga->start, e)) {
+        free(ga->start);
+        free(ga);
+        return NULL;
+    }
+    /* What each position's analysis request carries: the analysis keys, with Lichess's budget by
+     * default; checked once here on the start position (bad mode, limits, ... refused now). */
+    ga->position = json_object();
+    static const char *const Pass[] = {"mode", "limits", "affective", "bayesian"};
+    for (size_t i = 0; i < sizeof Pass / sizeof Pass[0]; i++)
+        if (json_object_get(body, Pass[i]))
+            json_object_set(ga->position, Pass[i], json_object_get(body, Pass[i]));
+    if (!json_object_get(ga->position, "limits"))
+        json_object_set_new(ga->position, "limits", json_pack("{s:i}", "nodes", DEFAULT_NODES));
+    json_t *check = json_deep_copy(ga->position);
+    char fen[FEN_BUFFER_SIZE];
+    fen_write(ga->start, fen);
+    json_object_set_new(check, "fen", json_string(fen));
+    Job *probe = request_analysis(e, check, false);
+    json_decref(check);
+    if (!probe) {
+        free_analysis(ga);
+        return NULL;
+    }
+    job_release(probe);
+    ga->total = ga->game.move_count + 1;
+    ga->pos = calloc((size_t)ga->total, sizeof *ga->pos);
+    json_t *mode = json_object_get(ga->position, "mode");
+    if (mode && !strcmp(json_string_value(mode), "affective"))
+        ga->emotions = calloc((size_t)ga->total, sizeof *ga->emotions);
+    if (!ga->pos) {
+        free_analysis(ga);
+        api_error_set(e, 503, "out_of_memory", NULL, "the server is out of memory");
+        return NULL;
+    }
+    ga->request = json_deep_copy(body);
+    json_object_set_new(ga->request, "kind", json_string("game-analysis"));
+    snprintf(ga->owner, sizeof ga->owner, "%s", owner);
+    ga->status = JOB_QUEUED;
+    ga->created_ms = clock_wall_ms();
+    ids_random_hex(ga->id, 16);
+    ga->next_in_list = List;
+    List = ga;
+    Count++;
+    evict();
+    return ga;
+}
+
+static void answer_created(Request *r, bool ok, void *arg)
+{
+    GameAnalysis *ga = find(arg);
+    free(arg);
+    if (!ga)
+        api_reply_fail(r, 404, "unknown_analysis", NULL, "the analysis is gone");
+    else if (!ok) {
+        ga->status = JOB_CANCELLED; /* not acknowledged: it does not run either */
+        saves_reply_unavailable(r);
+    } else {
+        api_reply_json(r, 202, status_json(ga));
+        pump(ga);
+    }
+}
+
+void game_analysis_create(Request *r, const char *param)
+{
+    (void)param;
+    json_t *body = api_parse_body(r);
+    if (!body)
+        return;
+    Identity who = auth_of(r);
+    int mine = 0;
+    for (GameAnalysis *ga = List; ga; ga = ga->next_in_list)
+        mine += unfinished(ga) && !strcmp(ga->owner, who.who);
+    ApiError e;
+    if (mine >= PER_CLIENT) {
+        json_decref(body);
+        api_reply_fail(r, 429, "too_many_analyses", NULL,
+                       "you have %d game analyses under way (the limit): wait for one, or cancel one", mine);
+        return;
+    }
+    GameAnalysis *ga = build(body, who.who, &e);
+    json_decref(body);
+    if (!ga) {
+        api_reply_error(r, &e);
+        return;
+    }
+    char *request = api_dumps(ga->request, false);
+    store_save_job(ga->id, ga->owner, "queued", ga->created_ms, 0, request, saves_done, saves_begin(ga->id));
+    saves_wait(r, ga->id, answer_created, strdup(ga->id), free);
+}
+
+bool game_analysis_resume(const char *id, const char *owner, const char *request, long long created_ms)
+{
+    json_t *body = request ? json_loads(request, 0, NULL) : NULL;
+    const char *kind = json_string_value(json_object_get(body, "kind"));
+    if (!kind || strcmp(kind, "game-analysis") || strlen(id) >= 24) {
+        json_decref(body);
+        return false;
+    }
+    ApiError e;
+    GameAnalysis *ga = build(body, owner, &e);
+    json_decref(body);
+    if (!ga) {
+        log_msg(LOG_WARN, "game analysis %s could not be resumed: %s", id, e.message);
+        return true;
+    }
+    snprintf(ga->id, sizeof ga->id, "%s", id);
+    ga->created_ms = created_ms;
+    pump(ga);
+    return true;
+}
+
+/* ---- reading, cancelling, following ---- */
+
+static bool valid_id(const char *id)
+{
+    size_t n = strlen(id);
+    return n > 0 && n < 24 && strspn(id, "0123456789abcdef") == n;
+}
+
+static bool asks_pgn(const Request *r)
+{
+    size_t n = strlen(r->path);
+    return n > 4 && !strcmp(r->path + n - 4, "/pgn");
+}
+
+static void loaded(char *text, const char *owner, void *user)
+{
+    Request *r = user; /* NULL once the client has gone */
+    bool want_pgn = r && asks_pgn(r);
+    json_t *o = r && text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    if (!r) {
+        json_decref(o);
+        return;
+    }
+    ApiError e;
+    Identity who = auth_of(r);
+    const char *pgn = json_string_value(json_object_get(o, "pgn"));
+    if (!o || !json_object_get(o, "progress"))
+        api_reply_fail(r, 404, "unknown_analysis", NULL, "no game analysis with that id");
+    else if (!auth_sees_job(owner, &who, &e))
+        api_reply_error(r, &e);
+    else if (want_pgn && !pgn)
+        api_reply_fail(r, 409, "not_done", NULL, "the analysis is %s: it has no annotated PGN",
+                       json_string_value(json_object_get(o, "status")));
+    else if (want_pgn)
+        http_reply(r, 200, "application/x-chess-pgn", pgn, strlen(pgn));
+    else {
+        json_object_del(o, "pgn");
+        api_reply_json(r, 200, json_incref(o));
+    }
+    json_decref(o);
+    http_resume(r);
+}
+
+static void forget_load(Request *r) { store_load_forget(r->waiter); }
+
+/* In memory, or read back from storage (finished, or from before a restart). */
+static void lookup(Request *r, const char *id, bool pgn)
+{
+    if (!valid_id(id)) {
+        api_reply_fail(r, 404, "unknown_analysis", NULL, "no game analysis with id '%.40s'", id);
+        return;
+    }
+    GameAnalysis *ga = find(id);
+    ApiError e;
+    Identity who = auth_of(r);
+    if (ga) {
+        if (!auth_sees_job(ga->owner, &who, &e))
+            api_reply_error(r, &e);
+        else if (pgn && !ga->pgn)
+            api_reply_fail(r, 409, "not_done", NULL, "the analysis is %s: it has no annotated PGN yet",
+                           JobStatusNames[ga->status]);
+        else if (pgn)
+            http_reply(r, 200, "application/x-chess-pgn", ga->pgn, strlen(ga->pgn));
+        else
+            api_reply_json(r, 200, status_json(ga));
+        return;
+    }
+    StoreLoad *load = store_load_job(id, loaded, r);
+    if (!load) {
+        api_reply_fail(r, 404, "unknown_analysis", NULL, "no game analysis with id '%.40s'", id);
+        return;
+    }
+    http_suspend(r, load, forget_load);
+}
+
+void game_analysis_get(Request *r, const char *id) { lookup(r, id, false); }
+void game_analysis_pgn(Request *r, const char *id) { lookup(r, id, true); }
+
+void game_analysis_delete(Request *r, const char *id)
+{
+    GameAnalysis *ga = valid_id(id) ? find(id) : NULL;
+    ApiError e;
+    Identity who = auth_of(r);
+    if (!ga) {
+        api_reply_fail(r, 404, "unknown_analysis", NULL, "no game analysis under way with id '%.40s'", id);
+        return;
+    }
+    if (!auth_owns_job(ga->owner, &who, &e)) {
+        api_reply_error(r, &e);
+        return;
+    }
+    if (unfinished(ga)) {
+        ga->status = JOB_CANCELLED;
+        ga->finished_ms = clock_wall_ms();
+        for (int i = 0; i < IN_FLIGHT; i++)
+            if (ga->slots[i].job && !ga->slots[i].ended)
+                jobs_cancel(ga->slots[i].job);
+        store_final(ga);
+        send_final(ga);
+    }
+    api_reply_json(r, 200, status_json(ga));
+}
+
+bool game_analysis_subscribe(WsSession *ws, const char *id, const Identity *who, ApiError *e)
+{
+    GameAnalysis *ga = id ? find(id) : NULL;
+    if (!ga) {
+        api_error_set(e, 404, "unknown_analysis", "gameAnalysis", "no game analysis with id '%.40s' in memory",
+                      id ? id : "");
+        return false;
+    }
+    if (!auth_sees_job(ga->owner, who, e))
+        return false;
+    if (!unfinished(ga)) {
+        json_t *o = status_json(ga);
+        json_object_set_new(o, "type", json_string("gameAnalysis"));
+        char *text = api_dumps(o, false);
+        json_decref(o);
+        if (text)
+            ws_send(ws, text, strlen(text), false, ga->id, 0);
+        free(text);
+        return true;
+    }
+    for (int i = 0; i < ga->sub_count; i++)
+        if (ga->subs[i] == ws)
+            return true;
+    if (ga->sub_count == SUBSCRIBERS) {
+        api_error_set(e, 429, "too_many_subscribers", "gameAnalysis", "%d connections follow this analysis already",
+                      SUBSCRIBERS);
+        return false;
+    }
+    ga->subs[ga->sub_count++] = ws;
+    return true;
+}
+
+void game_analysis_forget_session(WsSession *ws)
+{
+    for (GameAnalysis *ga = List; ga; ga = ga->next_in_list)
+        for (int i = 0; i < ga->sub_count;)
+            if (ga->subs[i] == ws)
+                ga->subs[i] = ga->subs[--ga->sub_count];
+            else
+                i++;
+}
+
+void game_analysis_shutdown(void)
+{
+    while (List) {
+        GameAnalysis *ga = List;
+        List = ga->next_in_list;
+        for (int i = 0; i < IN_FLIGHT; i++)
+            if (ga->slots[i].job) {
+                job_remove_listener(ga->slots[i].job, on_job, &ga->slots[i]);
+                job_release(ga->slots[i].job); /* stored as queued if unfinished: the next start runs it */
+            }
+        free_analysis(ga);
+    }
+    Count = 0;
+}

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Whole-game analysis through the real server (POST /api/game-analysis ...): a master game of
+../shared/data/pgn at fixed nodes; the result in Lichess's export shape (spec §8); progress frames over
+WebSocket; the annotated PGN read back by feelfish's PGN reader and by chessops (web/node_modules)
+with the same evaluations; a restart keeps the result, and one during the analysis runs it again;
+DELETE cancels; bad input gets its code. Prints 'game-analysis: N passed, N failed'."""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from harness import FF, ROOT, SERVERS, Server, Suite, check, poll  # noqa: E402
+from wsclient import WebSocket  # noqa: E402
+
+DATA = os.environ.get("FEELFISH_DATA", os.path.join(ROOT, "..", "shared", "data"))
+with open(os.path.join(DATA, "pgn", "Kasparov.pgn"), errors="replace") as f:
+    GAMES = re.split(r"\n(?=\[Event )", f.read())
+MASTER = GAMES[0]  # Chandler - Kasparov, 82 plies
+NODES = 20000
+suite = Suite("game-analysis", lambda: Server("--workers", "2"))
+state = {}
+
+
+def analysed(s, body, timeout=120):
+    st, j, _ = s.request("POST", "/api/game-analysis", body)
+    if st != 202:
+        return st, j, None
+    g = poll(lambda: s.request("GET", "/api/game-analysis/" + j["id"])[1],
+             lambda g: g.get("status") not in ("queued", "running"), tries=int(timeout / 0.1), delay=0.1)
+    return st, j, g
+
+
+@suite.test("created_202", "progress_over_websocket", "result_lichess_shape", "judgements_with_lines")
+def master_game():
+    s = suite.server()
+    st, j, _ = s.request("POST", "/api/game-analysis", {"pgn": MASTER, "limits": {"nodes": NODES}})
+    check("created_202", st == 202 and j.get("status") == "queued" and j.get("progress", {}).get("total") == 83, (st, j))
+    ws = WebSocket(s.ws_port)
+    ws.send({"op": "subscribe", "gameAnalysis": j["id"]})
+    t0 = time.monotonic()
+    final, seen = ws.until(lambda m: m.get("type") == "gameAnalysis", timeout=120)
+    ws.close()
+    progress = [m for m in seen if m.get("type") == "progress"]
+    dones = [m["done"] for m in progress]
+    print("    %d positions at %d nodes in %.1f s; %d progress frames" % (83, NODES, time.monotonic() - t0, len(progress)))
+    check("progress_over_websocket", final and final["status"] == "done" and len(progress) >= 10
+          and dones == sorted(dones) and progress[-1]["done"] <= 83 and all(m["total"] == 83 for m in progress)
+          and all("eval" in m or "mate" in m for m in progress), (len(progress), progress[:2], final and final["status"]))
+    st, g, _ = s.request("GET", "/api/game-analysis/" + j["id"])
+    state["master"] = g
+    a = g.get("analysis", [])
+    bad = []
+    if len(a) != 82:
+        bad.append("%d plies, want 82" % len(a))
+    for p in a:
+        if not ("eval" in p or "mate" in p) or not isinstance(p.get("winPercent"), (int, float)):
+            bad.append(("no eval", p))
+        if "judgment" in p and not ("best" in p and "variation" in p):
+            bad.append(("judgment without line", p))
+    for side in ("white", "black"):
+        pl = g.get("players", {}).get(side, {})
+        if sorted(pl) != ["accuracy", "acpl", "blunder", "inaccuracy", "mistake"]:
+            bad.append((side, pl))
+    check("result_lichess_shape", st == 200 and g.get("status") == "done" and not bad, bad[:4])
+    judged = [p for p in a if "judgment" in p]
+    wrong = [p for p in judged if p["judgment"]["name"] not in ("Inaccuracy", "Mistake", "Blunder")
+             or not re.fullmatch(r"(Inaccuracy|Mistake|Blunder|Checkmate is now unavoidable|Lost forced checkmate "
+                                 r"sequence)\. \S+ was best\.", p["judgment"]["comment"])]
+    print("    players: %s" % g.get("players"))
+    check("judgements_with_lines", judged and not wrong, wrong[:3])
+
+
+@suite.test("pgn_read_back_by_feelfish", "pgn_read_back_by_chessops")
+def pgn_read_back():
+    s = suite.server()
+    g = state.get("master") or {}
+    st, text, _ = s.request("GET", "/api/game-analysis/%s/pgn" % g.get("id"))
+    text = text if isinstance(text, str) else ""
+    path = os.path.join(s.dir, "annotated.pgn")
+    with open(path, "w") as f:
+        f.write(text)
+    r = subprocess.run([FF, "pgn", path, "--check"], cwd=ROOT, capture_output=True, text=True)
+    ours = []
+    for p in g.get("analysis", []):
+        if "mate" in p:
+            ours.append("#%d" % p["mate"])
+        elif "eval" in p:
+            ours.append(p["eval"])
+    evals = re.findall(r"\[%eval (#?-?[\d.]+)\]", text)
+    as_cp = [e if e.startswith("#") else round(float(e) * 100) for e in evals]
+    check("pgn_read_back_by_feelfish", st == 200 and "games: 1 read, 0 skipped" in r.stdout and as_cp == ours
+          and '[Annotator "feelfish"]' in text, (st, r.stdout[-200:], as_cp[:5], ours[:5]))
+    script = r"""
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+const { parsePgn } = await import(pathToFileURL(join(process.cwd(), 'node_modules/chessops/dist/esm/pgn.js')).href);
+const games = parsePgn(readFileSync(process.argv[2], 'utf8'));
+const out = [];
+for (const node of games[0].moves.mainline()) {
+  const m = (node.comments || []).join(' ').match(/\[%eval (#?-?[\d.]+)\]/);
+  out.push([node.san, m ? m[1] : null, node.nags || []]);
+}
+console.log(JSON.stringify({ n: games.length, moves: out }));
+"""
+    js = os.path.join(s.dir, "read.mjs")
+    with open(js, "w") as f:
+        f.write(script)
+    r = subprocess.run(["node", js, path], cwd=os.path.join(ROOT, "web"), capture_output=True, text=True)
+    try:
+        got = json.loads(r.stdout)
+    except ValueError:
+        got = {"n": 0, "moves": []}
+    theirs = [m[1] for m in got["moves"] if m[1] is not None]
+    theirs = [e if e.startswith("#") else round(float(e) * 100) for e in theirs]
+    check("pgn_read_back_by_chessops", got["n"] == 1 and len(got["moves"]) == 82 and theirs == ours,
+          (got["n"], len(got["moves"]), theirs[:5], ours[:5], r.stderr[-300:]))
+
+
+@suite.test()
+def mate_judgement_and_mating_move():
+    # a miniature: 4. Qxf7# is the mating move (no eval, as Lichess), 3... Nf6?? lets it happen
+    st, j, g = analysed(suite.server(), {"moves": "e2e4 e7e5 f1c4 b8c6 d1h5 g8f6 h5f7", "limits": {"nodes": NODES}})
+    a = (g or {}).get("analysis", [])
+    nf6 = a[5] if len(a) == 7 else {}
+    check("mate_judgement_and_mating_move",
+          g and g["status"] == "done" and len(a) == 7 and "eval" not in a[6] and "mate" not in a[6]
+          and nf6.get("mate") == 1 and nf6.get("judgment", {}).get("comment", "").startswith(
+              "Checkmate is now unavoidable.") and g["players"]["black"]["blunder"] >= 1, a[4:])
+
+
+@suite.test("restart_keeps_result", "restart_mid_analysis_runs_again")
+def restarts():
+    s = Server("--workers", "2")
+    g = None
+    try:
+        st, j, g = analysed(s, {"moves": "e2e4 e7e5 g1f3 b8c6 f1b5 a7a6", "limits": {"nodes": 5000}})
+        st2, slow, _ = s.request("POST", "/api/game-analysis", {"pgn": GAMES[1], "limits": {"nodes": 400000}})
+        time.sleep(1.0)
+        s.stop(signal.SIGKILL)
+        SERVERS.remove(s)  # killed on purpose: not a clean exit to check
+        s2 = Server("--workers", "2", db=s.db)
+        st3, again, _ = s2.request("GET", "/api/game-analysis/" + j["id"])
+        st4, pgn, _ = s2.request("GET", "/api/game-analysis/%s/pgn" % j["id"])
+        check("restart_keeps_result", st3 == 200 and again == g and st4 == 200 and "[%eval" in str(pgn),
+              (st3, again == g, st4))
+        t0 = time.monotonic()
+        later = poll(lambda: s2.request("GET", "/api/game-analysis/" + slow["id"])[1],
+                     lambda x: x.get("status") == "done", tries=1800, delay=0.1)
+        print("    killed mid-analysis; after the restart it ran again: %s in %.1f s"
+              % (later.get("status"), time.monotonic() - t0))
+        check("restart_mid_analysis_runs_again", st2 == 202 and later.get("status") == "done"
+              and len(later.get("analysis", [])) > 20, (st2, later.get("status"), later.get("progress")))
+        s2.stop()
+    finally:
+        if s.running():
+            s.stop(signal.SIGKILL)
+
+
+@suite.test()
+def delete_cancels():
+    s = suite.server()
+    st, j, _ = s.request("POST", "/api/game-analysis", {"pgn": GAMES[2], "limits": {"nodes": 2000000}})
+    time.sleep(0.5)
+    std, d, _ = s.request("DELETE", "/api/game-analysis/" + j["id"])
+    time.sleep(0.3)
+    st2, g, _ = s.request("GET", "/api/game-analysis/" + j["id"])
+    st3, _, _ = s.request("GET", "/api/game-analysis/%s/pgn" % j["id"])
+    health = s.request("GET", "/api/health")[1]
+    check("delete_cancels", std == 200 and d["status"] == "cancelled" and g["status"] == "cancelled" and st3 == 409
+          and g["progress"]["done"] < g["progress"]["total"], (std, d, g.get("status"), st3, health.get("queue")))
+
+
+@suite.test()
+def bad_input_codes():
+    s = suite.server()
+    cases = [
+        ({}, "game_missing"),
+        ({"pgn": "1. e4 Kxe8 *"}, "bad_pgn"),
+        ({"pgn": 3}, "bad_type"),
+        ({"moves": ["e2e4", "e2e4"]}, "bad_move"),
+        ({"moves": "e2e4", "fen": "8/8/8 w - - 0 1"}, None),
+        ({"moves": "e2e4", "mode": "psychic"}, "bad_mode"),
+        ({"moves": "e2e4", "limits": {"nodes": "many"}}, None),
+        ({"moves": "e2e4", "pgn": MASTER}, "position_ambiguous"),
+        ({"moves": "e2e4", "colour": "white"}, "unknown_field"),
+    ]
+    wrong = []
+    for body, code in cases:
+        st, j, _ = s.request("POST", "/api/game-analysis", body)
+        got = (j or {}).get("error", {}).get("code") if isinstance(j, dict) else None
+        if st != 400 or (code and got != code) or not (j or {}).get("error", {}).get("message"):
+            wrong.append((body, st, got, code))
+    st, j, _ = s.request("GET", "/api/game-analysis/0123456789abcdef")
+    st2, j2, _ = s.request("GET", "/api/game-analysis/../../etc")
+    check("bad_input_codes", not wrong and st == 404 and st2 == 404 and s.request("GET", "/api/health")[0] == 200,
+          (wrong, st, st2))
+
+
+if __name__ == "__main__":
+    sys.exit(suite.main())
