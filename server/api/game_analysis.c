@@ -43,6 +43,9 @@ struct GameAnalysis {
     Emotion *emotions; /* affective: each position's, else NULL */
     Slot slots[IN_FLIGHT];
     int in_flight;
+    bool *cached; /* the position came from the evaluation cache */
+    int cache_hits;
+    bool looking;   /* the cache is being read: nothing is searched until it answers */
     json_t *result; /* done: {analysis, players} */
     char *pgn;      /* done: the annotated PGN */
     int64_t created_ms, finished_ms;
@@ -75,6 +78,7 @@ static void free_analysis(GameAnalysis *ga)
     free(ga->start);
     free(ga->pos);
     free(ga->emotions);
+    free(ga->cached);
     free(ga->pgn);
     free(ga);
 }
@@ -85,7 +89,7 @@ static void evict(void)
     while (Count > KEPT) {
         GameAnalysis **oldest = NULL;
         for (GameAnalysis **at = &List; *at; at = &(*at)->next_in_list)
-            if (!unfinished(*at) && !(*at)->in_flight)
+            if (!unfinished(*at) && !(*at)->in_flight && !(*at)->looking)
                 oldest = at;
         if (!oldest)
             return;
@@ -104,6 +108,7 @@ static json_t *status_json(const GameAnalysis *ga)
                           "done", ga->done, "total", ga->total);
     json_t *mode = json_object_get(ga->position, "mode");
     json_object_set_new(o, "mode", json_string(mode ? json_string_value(mode) : "classical"));
+    json_object_set_new(json_object_get(o, "progress"), "cached", json_integer(ga->cache_hits));
     if (ga->result) {
         json_object_set(o, "analysis", json_object_get(ga->result, "analysis"));
         json_object_set(o, "players", json_object_get(ga->result, "players"));
@@ -146,6 +151,147 @@ static void store_final(GameAnalysis *ga)
 /* ---- the positions ---- */
 
 static void pump(GameAnalysis *ga);
+
+/* The position after k plies. */
+static void position_at(const GameAnalysis *ga, int k, Position *p)
+{
+    position_copy(p, ga->start);
+    for (int i = 0; i < k; i++) {
+        if (p->stack_len > POSITION_STACK_SIZE / 2)
+            position_trim_history(p);
+        position_make_move(p, ga->game.moves[i].move);
+    }
+}
+
+/* The evaluation cache's key: the position (FEN without the move counters), then what its search
+ * was asked (mode, limits, temperament or target) as canonical JSON. */
+static char *cache_key(const GameAnalysis *ga, const Position *p)
+{
+    char fen[FEN_BUFFER_SIZE];
+    fen_write(p, fen);
+    for (int spaces = 0, i = 0; fen[i]; i++)
+        if (fen[i] == ' ' && ++spaces == 4) {
+            fen[i] = 0;
+            break;
+        }
+    char *how = json_dumps(ga->position, JSON_COMPACT | JSON_SORT_KEYS);
+    size_t n = strlen(fen) + (how ? strlen(how) : 0) + 2;
+    char *key = malloc(n);
+    if (key)
+        snprintf(key, n, "%s %s", fen, how ? how : "");
+    free(how);
+    return key;
+}
+
+/* A cached value: "cp 31 e2e4 e7e5 ..." or "mate -2 ...". */
+static char *cache_value(const ReviewPosition *r)
+{
+    char *v = malloc(32 + REVIEW_LINE_MAX * 6);
+    if (!v)
+        return NULL;
+    int n = sprintf(v, "%s %d", r->is_mate ? "mate" : "cp", r->is_mate ? r->mate : r->cp);
+    for (int i = 0; i < r->line_len; i++) {
+        char uci[MOVE_STRING_SIZE];
+        n += sprintf(v + n, " %s", move_to_uci(r->line[i], uci));
+    }
+    return v;
+}
+
+static bool cache_parse(const char *v, const Position *p, ReviewPosition *r)
+{
+    char kind[8];
+    int value, used = 0;
+    if (sscanf(v, "%7s %d%n", kind, &value, &used) != 2 || (strcmp(kind, "cp") && strcmp(kind, "mate")))
+        return false;
+    memset(r, 0, sizeof *r);
+    r->has = true;
+    r->is_mate = kind[0] == 'm';
+    r->mate = r->is_mate ? value : 0;
+    r->cp = r->is_mate ? 0 : value;
+    static Position tmp;
+    position_copy(&tmp, p);
+    char uci[8];
+    for (const char *c = v + used; r->line_len < REVIEW_LINE_MAX && sscanf(c, " %7s%n", uci, &used) == 1; c += used) {
+        Move m = move_from_uci(&tmp, uci);
+        if (!m)
+            break;
+        r->line[r->line_len++] = m;
+        position_make_move(&tmp, m);
+    }
+    return true;
+}
+
+typedef struct {
+    char id[24];
+    char **keys, **values;
+    int n;
+} CacheRead;
+
+static void cache_read(void *arg)
+{
+    CacheRead *c = arg;
+    GameAnalysis *ga = find(c->id);
+    if (ga && ga->looking) {
+        ga->looking = false;
+        const char *temper =
+            json_string_value(json_object_get(json_object_get(ga->position, "affective"), "temperament"));
+        const Temperament *t = temperament_find(temper ? temper : "neutral");
+        static Position p;
+        for (int k = 0; k < c->n; k++)
+            if (c->values[k] && unfinished(ga)) {
+                position_at(ga, k, &p);
+                if (!cache_parse(c->values[k], &p, &ga->pos[k]))
+                    continue;
+                if (ga->emotions && t)
+                    affective_emotion(&p, NULL, t, &ga->emotions[k]);
+                ga->cached[k] = true;
+                ga->cache_hits++;
+                ga->done++;
+            }
+        pump(ga);
+    }
+    for (int k = 0; k < c->n; k++) {
+        free(c->keys[k]);
+        free(c->values[k]);
+    }
+    free(c->keys);
+    free(c->values);
+    free(c);
+}
+
+/* Reads the cache for every position before anything is searched. */
+static void look_up(GameAnalysis *ga)
+{
+    CacheRead *c = calloc(1, sizeof *c);
+    if (c) {
+        c->keys = calloc((size_t)ga->total, sizeof *c->keys);
+        c->values = calloc((size_t)ga->total, sizeof *c->values);
+    }
+    if (!c || !c->keys || !c->values) {
+        if (c) {
+            free(c->keys);
+            free(c->values);
+        }
+        free(c);
+        return;
+    }
+    snprintf(c->id, sizeof c->id, "%s", ga->id);
+    c->n = ga->total;
+    static Position p;
+    for (int k = 0; k < ga->total; k++) {
+        position_at(ga, k, &p);
+        c->keys[k] = cache_key(ga, &p);
+    }
+    ga->looking = true;
+    if (!store_cache_get(c->keys, c->values, c->n, cache_read, c)) {
+        ga->looking = false;
+        for (int k = 0; k < c->n; k++)
+            free(c->keys[k]);
+        free(c->keys);
+        free(c->values);
+        free(c);
+    }
+}
 
 static void finish(GameAnalysis *ga)
 {
@@ -191,6 +337,13 @@ static void on_job(Job *job, const JobEvent *ev, void *user)
         review_position_from_search(rp, job->pos, ev->result);
         if (ga->emotions && job->has_emotion)
             ga->emotions[s->index] = job->emotion;
+        char *key = cache_key(ga, job->pos), *value = cache_value(rp);
+        if (key && value)
+            store_cache_put(key, value);
+        else {
+            free(key);
+            free(value);
+        }
     } else
         rp->has = false; /* failed (timeout): the position has no eval, as lila's empty Info */
     ga->done++;
@@ -217,18 +370,19 @@ static void pump(GameAnalysis *ga)
             ga->slots[i].job = NULL;
             ga->in_flight--;
         }
+    if (ga->looking)
+        return; /* the cache answers first */
     if (unfinished(ga) && ga->done == ga->total && !ga->in_flight) {
         finish(ga);
         return;
     }
     static Position p;
     while (unfinished(ga) && ga->next < ga->total && ga->in_flight < IN_FLIGHT) {
-        position_copy(&p, ga->start);
-        for (int i = 0; i < ga->next; i++) {
-            if (p.stack_len > POSITION_STACK_SIZE / 2)
-                position_trim_history(&p);
-            position_make_move(&p, ga->game.moves[i].move);
+        if (ga->cached[ga->next]) {
+            ga->next++;
+            continue;
         }
+        position_at(ga, ga->next, &p);
         if (movegen_count(&p) == 0) { /* checkmate or stalemate: nothing to search */
             review_position_from_search(&ga->pos[ga->next++], &p, NULL);
             ga->done++;
@@ -361,7 +515,7 @@ static bool read_game(json_t *body, PgnGame *g, Position *start, ApiError *e)
 }
 
 /* A new analysis from a request body, inserted (not started); NULL with e set. */
-static GameAnalysis *build(json_t *body, const char *owner, ApiError *e)
+static GameAnalysis *build(json_t *body, const char *owner, const char *id, ApiError *e)
 {
     if (!request_check_keys(e, body, TopKeys, ""))
         return NULL;
@@ -398,10 +552,11 @@ static GameAnalysis *build(json_t *body, const char *owner, ApiError *e)
     job_release(probe);
     ga->total = ga->game.move_count + 1;
     ga->pos = calloc((size_t)ga->total, sizeof *ga->pos);
+    ga->cached = calloc((size_t)ga->total, sizeof *ga->cached);
     json_t *mode = json_object_get(ga->position, "mode");
     if (mode && !strcmp(json_string_value(mode), "affective"))
         ga->emotions = calloc((size_t)ga->total, sizeof *ga->emotions);
-    if (!ga->pos) {
+    if (!ga->pos || !ga->cached) {
         free_analysis(ga);
         api_error_set(e, 503, "out_of_memory", NULL, "the server is out of memory");
         return NULL;
@@ -411,11 +566,15 @@ static GameAnalysis *build(json_t *body, const char *owner, ApiError *e)
     snprintf(ga->owner, sizeof ga->owner, "%s", owner);
     ga->status = JOB_QUEUED;
     ga->created_ms = clock_wall_ms();
-    ids_random_hex(ga->id, 16);
+    if (id)
+        snprintf(ga->id, sizeof ga->id, "%s", id); /* resumed: the id it was stored with */
+    else
+        ids_random_hex(ga->id, 16);
     ga->next_in_list = List;
     List = ga;
     Count++;
     evict();
+    look_up(ga);
     return ga;
 }
 
@@ -451,7 +610,7 @@ void game_analysis_create(Request *r, const char *param)
                        "you have %d game analyses under way (the limit): wait for one, or cancel one", mine);
         return;
     }
-    GameAnalysis *ga = build(body, who.who, &e);
+    GameAnalysis *ga = build(body, who.who, NULL, &e);
     json_decref(body);
     if (!ga) {
         api_reply_error(r, &e);
@@ -471,13 +630,12 @@ bool game_analysis_resume(const char *id, const char *owner, const char *request
         return false;
     }
     ApiError e;
-    GameAnalysis *ga = build(body, owner, &e);
+    GameAnalysis *ga = build(body, owner, id, &e);
     json_decref(body);
     if (!ga) {
         log_msg(LOG_WARN, "game analysis %s could not be resumed: %s", id, e.message);
         return true;
     }
-    snprintf(ga->id, sizeof ga->id, "%s", id);
     ga->created_ms = created_ms;
     pump(ga);
     return true;

@@ -82,7 +82,7 @@ int db_command(int argc, char **argv, FILE *out)
     }
     int rc = 0;
     if (!strcmp(verb, "prune")) {
-        StorePruned total = {0, 0}, step;
+        StorePruned total = {0, 0, 0}, step;
         bool ok = true;
         do { /* in batches, each its own transaction, so a running server's writes interleave */
             ok = store_exec(db, "BEGIN IMMEDIATE", err, sizeof err) &&
@@ -91,15 +91,17 @@ int db_command(int argc, char **argv, FILE *out)
             if (ok) {
                 total.jobs += step.jobs;
                 total.games += step.games;
+                total.evals += step.evals;
             }
-        } while (ok && (step.jobs || step.games));
+        } while (ok && (step.jobs || step.games || step.evals));
         if (!ok) {
             char ignored[64];
             store_exec(db, "ROLLBACK", ignored, sizeof ignored);
             fprintf(stderr, "feelfish db prune: %s\n", err);
             rc = 1;
         } else
-            fprintf(out, "deleted %lld finished jobs and %lld games\n", total.jobs, total.games);
+            fprintf(out, "deleted %lld finished jobs, %lld games and %lld cached evaluations\n", total.jobs,
+                    total.games, total.evals);
         if (ok && vacuum && !store_exec(db, "VACUUM", err, sizeof err)) {
             fprintf(stderr, "feelfish db prune --vacuum: %s\n", err);
             rc = 1;

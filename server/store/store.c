@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <sys/stat.h>
 
+#include "../base/clock.h"
 #include "../base/log.h"
 
 typedef struct Pending {
@@ -102,6 +103,11 @@ static const char *const Migrations[STORE_SCHEMA_VERSION] = {
     "  created_ms INTEGER NOT NULL);"
     "ALTER TABLE jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';"
     "CREATE INDEX games_updated ON games(updated_ms);",
+    /* 6: the evaluation cache (a position, mode and limits -> what the search found). */
+    "CREATE TABLE evals ("
+    "  key TEXT PRIMARY KEY,"
+    "  value TEXT NOT NULL,"
+    "  created_ms INTEGER NOT NULL);",
 };
 
 bool store_exec(sqlite3 *db, const char *sql, char *err, size_t size)
@@ -251,11 +257,10 @@ static void *writer_main(void *arg)
 {
     (void)arg;
     sqlite3_stmt *insert = NULL, *insert_game = NULL;
-    sqlite3_prepare_v2(
-        S.writer_db,
-        "INSERT OR REPLACE INTO jobs(id, status, created_ms, finished_ms, result, request, owner) "
-        "VALUES (?,?,?,?,?,?,?)", -1,
-        &insert, NULL);
+    sqlite3_prepare_v2(S.writer_db,
+                       "INSERT OR REPLACE INTO jobs(id, status, created_ms, finished_ms, result, request, owner) "
+                       "VALUES (?,?,?,?,?,?,?)",
+                       -1, &insert, NULL);
     sqlite3_prepare_v2(S.writer_db,
                        "INSERT OR REPLACE INTO games(id, updated_ms, data, engine_to_move) VALUES (?,?,?,?)", -1,
                        &insert_game, NULL);
@@ -454,8 +459,8 @@ void store_save_game(const char *id, long long updated_ms, char *game, bool engi
     enqueue(p);
 }
 
-void store_save_job(const char *id, const char *owner, const char *status, long long created_ms,
-                    long long finished_ms, char *text, StoreSaved saved, void *user)
+void store_save_job(const char *id, const char *owner, const char *status, long long created_ms, long long finished_ms,
+                    char *text, StoreSaved saved, void *user)
 {
     Pending *p = row(id, status, created_ms, finished_ms, text, saved, user);
     if (!p)
@@ -464,8 +469,8 @@ void store_save_job(const char *id, const char *owner, const char *status, long 
     enqueue(p);
 }
 
-void store_scan_unfinished(void (*job)(const char *id, const char *owner, const char *request,
-                                       long long created_ms, void *user),
+void store_scan_unfinished(void (*job)(const char *id, const char *owner, const char *request, long long created_ms,
+                                       void *user),
                            void (*game)(const char *data, void *user), void *user)
 {
     sqlite3_stmt *st = NULL;
@@ -594,7 +599,8 @@ static int prune_rows(sqlite3 *db, const char *table, const char *select, long l
                       char *err, size_t size)
 {
     char sql[512];
-    snprintf(sql, sizeof sql, "DELETE FROM %s WHERE id IN (%s LIMIT %d)", table, select, limit);
+    snprintf(sql, sizeof sql, "DELETE FROM %s WHERE %s IN (%s LIMIT %d)", table, strcmp(table, "evals") ? "id" : "key",
+             select, limit);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, size, "%s", sqlite3_errmsg(db));
@@ -615,14 +621,14 @@ bool store_prune_db(sqlite3 *db, const StoreRetention *r, long long now_ms, int 
     memset(out, 0, sizeof *out);
     long long cutoff = r->days > 0 ? now_ms - r->days * 86400000LL : 0;
     /* A job that is queued or running is never pruned: a restart runs it again. */
-    static const char Old_jobs[] =
-        "SELECT id FROM jobs WHERE status NOT IN ('queued', 'running') AND finished_ms < ?1";
+    static const char Old_jobs[] = "SELECT id FROM jobs WHERE status NOT IN ('queued', 'running') AND finished_ms < ?1";
     static const char Extra_jobs[] =
         "SELECT id FROM (SELECT id FROM jobs WHERE status NOT IN ('queued', 'running') ORDER BY finished_ms DESC "
         "LIMIT -1 OFFSET ?2)";
     static const char Old_games[] = "SELECT id FROM games WHERE updated_ms < ?1";
     static const char Extra_games[] =
         "SELECT id FROM (SELECT id FROM games ORDER BY updated_ms DESC LIMIT -1 OFFSET ?2)";
+    static const char Old_evals[] = "SELECT key FROM evals WHERE created_ms < ?1"; /* the cache ages too */
     const struct {
         bool on;
         const char *table, *select;
@@ -630,7 +636,8 @@ bool store_prune_db(sqlite3 *db, const StoreRetention *r, long long now_ms, int 
     } Steps[] = {{cutoff > 0, "jobs", Old_jobs, &out->jobs},
                  {r->jobs > 0, "jobs", Extra_jobs, &out->jobs},
                  {cutoff > 0, "games", Old_games, &out->games},
-                 {r->games > 0, "games", Extra_games, &out->games}};
+                 {r->games > 0, "games", Extra_games, &out->games},
+                 {cutoff > 0, "evals", Old_evals, &out->evals}};
     for (size_t i = 0; i < sizeof Steps / sizeof Steps[0]; i++) {
         long long keep = !strcmp(Steps[i].table, "jobs") ? r->jobs : r->games;
         int n = Steps[i].on ? prune_rows(db, Steps[i].table, Steps[i].select, cutoff, keep, limit, err, size) : 0;
@@ -639,4 +646,88 @@ bool store_prune_db(sqlite3 *db, const StoreRetention *r, long long now_ms, int 
         *Steps[i].count += n;
     }
     return true;
+}
+
+/* ---- the evaluation cache ---- */
+
+typedef struct {
+    char **keys, **values;
+    int n;
+    void (*done)(void *arg);
+    void *arg;
+} CacheGet;
+
+static void cache_read(sqlite3 *db, void *arg)
+{
+    CacheGet *g = arg;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT value FROM evals WHERE key = ?", -1, &st, NULL) != SQLITE_OK)
+        return;
+    for (int i = 0; i < g->n; i++) {
+        sqlite3_bind_text(st, 1, g->keys[i], -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            const char *v = (const char *)sqlite3_column_text(st, 0);
+            g->values[i] = v ? strdup(v) : NULL;
+        }
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+}
+
+static void cache_read_done(void *arg)
+{
+    CacheGet *g = arg;
+    g->done(g->arg);
+    free(g);
+}
+
+bool store_cache_get(char **keys, char **values, int n, void (*done)(void *arg), void *arg)
+{
+    CacheGet *g = malloc(sizeof *g);
+    if (!g)
+        return false;
+    *g = (CacheGet){keys, values, n, done, arg};
+    if (!store_read(cache_read, cache_read_done, g)) {
+        free(g);
+        return false;
+    }
+    return true;
+}
+
+typedef struct {
+    char *key, *value;
+} CachePut;
+
+static void cache_write(sqlite3 *db, void *arg)
+{
+    CachePut *p = arg;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO evals (key, value, created_ms) VALUES (?, ?, ?)", -1, &st,
+                           NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_text(st, 1, p->key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, p->value, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, clock_wall_ms());
+    sqlite3_step(st);
+    sqlite3_finalize(st);
+}
+
+static void cache_put_done(void *arg)
+{
+    CachePut *p = arg;
+    free(p->key);
+    free(p->value);
+    free(p);
+}
+
+void store_cache_put(char *key, char *value)
+{
+    CachePut *p = malloc(sizeof *p);
+    if (!p) {
+        free(key);
+        free(value);
+        return;
+    }
+    *p = (CachePut){key, value};
+    store_write(cache_write, cache_put_done, p);
 }

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <uv.h>
 
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 
 /* Opens (creating and migrating) a database file on the calling thread, for the command-line tools
  * that share the server's file (learn, bayes). NULL with a message in err on failure. */
@@ -70,13 +70,20 @@ bool store_read(void (*read)(sqlite3 *db, void *arg), void (*done)(void *arg), v
 /* Runs `read` now on the calling thread (at start, before serving). */
 void store_read_now(void (*read)(sqlite3 *db, void *arg), void *arg);
 
+/* The evaluation cache: values (text) by key (a position, mode and limits; the caller makes
+ * both). store_cache_get fills values[i] (malloc'd, or NULL when not cached) for keys[0..n-1], on
+ * the thread pool, then calls done on the loop thread (NULL-safe as store_read: false when
+ * storage is closed). store_cache_put queues one entry for writing (taken over). */
+bool store_cache_get(char **keys, char **values, int n, void (*done)(void *arg), void *arg);
+void store_cache_put(char *key, char *value);
+
 /* Retention: finished jobs and games untouched for `days` (0: no limit) go, and beyond the newest
  * `jobs` finished jobs and `games` games (0: no cap). Jobs queued or running are kept. */
 typedef struct {
     long days, jobs, games;
 } StoreRetention;
 typedef struct {
-    long long jobs, games;
+    long long jobs, games, evals;
 } StorePruned;
 /* Deletes up to `limit` rows of each kind that the retention lets go, on `db` (inside the caller's
  * transaction, if any); false with SQLite's message. */

@@ -109,7 +109,7 @@ def main():
           stats.stdout + stats.stderr)
     pruned = subprocess.run([FEELFISH, "db", "prune", "--retention-jobs", "1", "--retention-games", "0",
                              "--retention-days", "0", "--vacuum", "--db", s.db], capture_output=True, text=True)
-    check("db_prune_by_hand", pruned.returncode == 0 and "deleted 3 finished jobs and 0 games" in pruned.stdout
+    check("db_prune_by_hand", pruned.returncode == 0 and "deleted 3 finished jobs, 0 games and 0 cached evaluations" in pruned.stdout
           and counts(s.db) == (1, 1), (pruned.stdout, pruned.stderr, counts(s.db)))
     bad = subprocess.run([FEELFISH, "db", "prune", "--retention-days", "-3", "--db", s.db], capture_output=True,
                          text=True)

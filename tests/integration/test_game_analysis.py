@@ -122,6 +122,27 @@ console.log(JSON.stringify({ n: games.length, moves: out }));
           (got["n"], len(got["moves"]), theirs[:5], ours[:5], r.stderr[-300:]))
 
 
+@suite.test("second_analysis_from_cache", "cache_keyed_by_limits")
+def cache():
+    s = suite.server()
+    game = GAMES[3]
+    t0 = time.monotonic()
+    st, j, first = analysed(s, {"pgn": game, "limits": {"nodes": 60000}})
+    t1 = time.monotonic()
+    st2, j2, second = analysed(s, {"pgn": game, "limits": {"nodes": 60000}})
+    t2 = time.monotonic()
+    print("    the same game twice at 60k nodes: %.2f s, then %.2f s (%s of %s positions from the cache)"
+          % (t1 - t0, t2 - t1, (second or {}).get("progress", {}).get("cached"), (second or {}).get("progress", {}).get("total")))
+    same = first and second and [(p.get("eval"), p.get("mate"), p.get("best")) for p in first["analysis"]] == \
+        [(p.get("eval"), p.get("mate"), p.get("best")) for p in second["analysis"]]
+    check("second_analysis_from_cache", second and second["status"] == "done" and same
+          and second["progress"]["cached"] >= second["progress"]["total"] - 1 and t2 - t1 < 1.0
+          and second["players"] == first["players"], ((second or {}).get("progress"), t2 - t1, same))
+    st3, j3, third = analysed(s, {"pgn": game, "limits": {"nodes": 3000}})
+    check("cache_keyed_by_limits", third and third["status"] == "done" and third["progress"]["cached"] == 0,
+          (third or {}).get("progress"))
+
+
 @suite.test()
 def mate_judgement_and_mating_move():
     # a miniature: 4. Qxf7# is the mating move (no eval, as Lichess), 3... Nf6?? lets it happen
