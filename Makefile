@@ -114,7 +114,7 @@ build/unit-server-asan: $(ASAN_ENGINE_OBJ) $(patsubst %.c,build/asan/%.o,$(SERVE
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS) $(SERVER_LIBS)
 
 # The browser page: npm ci when web/node_modules is missing or older than the lock, then esbuild.
-WEB_SRC := $(wildcard web/src/*.js web/public/*) web/index.html web/bot.html web/style.css web/build.mjs
+WEB_SRC := $(wildcard web/src/*.js web/public/*) web/index.html web/bot.html web/review.html web/style.css web/build.mjs
 
 web: web/dist/index.html
 

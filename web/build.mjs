@@ -23,7 +23,7 @@ const common = {
 
 function writeIndex() {
   const hash = (f) => createHash('sha256').update(readFileSync(join(dist, f))).digest('hex').slice(0, 10);
-  for (const [page, script] of [['index.html', 'app.js'], ['bot.html', 'bot.js']]) {
+  for (const [page, script] of [['index.html', 'app.js'], ['bot.html', 'bot.js'], ['review.html', 'review.js']]) {
     const html = readFileSync(join(here, page), 'utf8')
       .replace('href="app.css"', `href="app.css?v=${hash('app.css')}"`)
       .replace(`src="${script}"`, `src="${script}?v=${hash(script)}"`);
@@ -37,16 +37,17 @@ if (existsSync(join(here, 'public'))) cpSync(join(here, 'public'), dist, { recur
 
 const js = { ...common, entryPoints: [join(here, 'src/main.js')], outfile: join(dist, 'app.js'), format: 'iife' };
 const botJs = { ...common, entryPoints: [join(here, 'src/bot.js')], outfile: join(dist, 'bot.js'), format: 'iife' };
+const reviewJs = { ...common, entryPoints: [join(here, 'src/review.js')], outfile: join(dist, 'review.js'), format: 'iife' };
 const css = { ...common, entryPoints: [join(here, 'style.css')], outfile: join(dist, 'app.css'), loader: { '.svg': 'dataurl' } };
 
 if (watch) {
-  const ready = () => ['app.js', 'bot.js', 'app.css'].every((f) => existsSync(join(dist, f)));
+  const ready = () => ['app.js', 'bot.js', 'review.js', 'app.css'].every((f) => existsSync(join(dist, f)));
   const done = { name: 'index', setup: (b) => b.onEnd(() => ready() && writeIndex()) };
-  const contexts = await Promise.all([js, botJs, css].map((o) => esbuild.context({ ...o, plugins: [done] })));
+  const contexts = await Promise.all([js, botJs, reviewJs, css].map((o) => esbuild.context({ ...o, plugins: [done] })));
   await Promise.all(contexts.map((c) => c.watch()));
   console.log('watching web/ (rebuilds web/dist; restart feelfish serve to load it)');
 } else {
-  await Promise.all([esbuild.build(js), esbuild.build(botJs), esbuild.build(css)]);
+  await Promise.all([esbuild.build(js), esbuild.build(botJs), esbuild.build(reviewJs), esbuild.build(css)]);
   writeIndex();
   console.log('web/dist built');
 }

@@ -288,6 +288,11 @@ test('resign shows the game-over banner', async ({ page: newPage, server }) => {
   assert.equal(await page.locator('#board').getAttribute('data-movable'), 'no');
   assert.equal(await page.locator('#resign').isDisabled(), true);
   await screenshot(page, '15-resigned');
+  // "Request analysis" at the game's end: the game analysed on review.html.
+  await page.click('#request-analysis');
+  await page.waitForURL(/review\.html\?/);
+  await page.waitForFunction(() => document.body.dataset.review === 'done', null, { timeout: 120000 });
+  assert.ok((await page.$$eval('#review-moves .rmove', (els) => els.length)) >= 2, 'the moves of the game are listed');
 });
 
 test('a checkmate ends the game with its banner', async ({ page: newPage, server }) => {
@@ -494,6 +499,45 @@ test('the bot page: a Lichess game watched live (serve --bot, fake Lichess)', as
     rmSync(dir, { recursive: true, force: true });
     if (server) server.cleanup();
   }
+});
+
+// Analyse a game (review.html): a master game pasted; the progress bar advances; the Win% graph is
+// drawn with the judged moves marked; a click on the graph moves the board; a judged move shows
+// its comment and better line; accuracy per player.
+test('analyse a game: progress, the eval graph, click to jump, judgements', async ({ page: newPage, server }) => {
+  const games = readFileSync(join(process.env.FEELFISH_DATA || join(ROOT, '..', 'shared', 'data'), 'pgn', 'Kasparov.pgn'), 'utf8').split(/\n(?=\[Event )/);
+  const pgn = games[0];
+  const page = await newPage();
+  await page.goto(`${server.url}review.html`);
+  await page.waitForSelector('#conn[data-state="open"]');
+  await page.fill('#review-pgn', pgn);
+  await page.selectOption('#review-nodes', '100000');
+  await page.click('#review-go');
+  await page.waitForSelector('#review-progress:not([hidden])');
+  await page.waitForFunction(() => Number(document.querySelector('#review-progress').dataset.done) > 0, null, { timeout: 30000 });
+  await screenshot(page, '40-review-progress');
+  await page.waitForFunction(() => document.body.dataset.review === 'done', null, { timeout: 120000 });
+  const marks = await page.$$eval('#review-graph .graph-mark', (els) => els.length);
+  assert.ok(marks > 0, 'the graph marks the judged moves');
+  assert.equal(await page.$$eval('#review-graph polygon', (els) => els.length), 1);
+  const acc = await page.$$eval('#review-players td.accuracy', (els) => els.map((e) => e.textContent));
+  assert.equal(acc.length, 2);
+  for (const a of acc) assert.match(a, /^\d+%$/);
+  // A click in the graph's middle moves the board to that ply.
+  const before = await page.$$eval('#board piece', (els) => els.map((e) => e.className + e.style.transform).join());
+  const box = await page.locator('#review-graph').boundingBox();
+  await page.mouse.click(box.x + box.width * 0.5, box.y + box.height * 0.5);
+  await page.waitForFunction(() => document.querySelector('#review-moves .rmove.active'));
+  const ply = Number(await page.locator('#review-moves .rmove.active').getAttribute('data-ply'));
+  assert.ok(ply > 30 && ply < 55, `the click at mid-graph chose ply ${ply}`);
+  await sleep(300);
+  const after = await page.$$eval('#board piece', (els) => els.map((e) => e.className + e.style.transform).join());
+  assert.notEqual(after, before, 'the board moved');
+  // A judged move: its comment and the better line.
+  await page.click('#review-moves .rmove.inaccuracy, #review-moves .rmove.mistake, #review-moves .rmove.blunder');
+  await page.waitForFunction(() => /was best\./.test(document.querySelector('#review-comment').textContent));
+  assert.match(await page.locator('#review-comment').textContent(), /(Inaccuracy|Mistake|Blunder|Checkmate is now unavoidable|Lost forced checkmate sequence)\. \S+ was best\.Best line: /);
+  await screenshot(page, '41-review-done');
 });
 
 await run();

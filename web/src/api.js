@@ -58,6 +58,9 @@ export const api = {
   takeback: (id) => request('POST', `/api/games/${encodeURIComponent(id)}/takeback`, {}),
   openapi: () => request('GET', '/api/openapi.json'),
   bot: () => request('GET', '/api/bot'),
+  analyseGame: (body) => request('POST', '/api/game-analysis', body),
+  gameAnalysis: (id) => request('GET', `/api/game-analysis/${encodeURIComponent(id)}`),
+  gameAnalysisPgn: (id) => request('GET', `/api/game-analysis/${encodeURIComponent(id)}/pgn`, undefined, 'text'),
 };
 
 // Whether the server has a route (from its OpenAPI document, asked once): lets the page use newer

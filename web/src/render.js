@@ -140,6 +140,7 @@ function renderBanner() {
     el('div.banner-title', {}, r.title),
     el('div.banner-sub', {}, r.sub),
     el('button.button.small.primary', { type: 'button' }, 'New game'), // opens the dialog: bound by main.js
+    el('a.button.small', { href: `review.html?game=${encodeURIComponent(S.game.id)}`, id: 'request-analysis' }, 'Request analysis'),
   );
 }
 
