@@ -49,7 +49,7 @@ runner "annotate: whole-game analysis of a PGN file, SIGTERM and resume" python3
 # The server's integration tests: one file per API area (tests/integration/test_AREA.py), each ending
 # with its own summary line; every HTTP area against the release and the ASan+UBSan binaries.
 ASAN_SERVER=(env FEELFISH=build/feelfish-asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1)
-HTTP_AREAS="health_config analyse affective jobs games game_analysis"
+HTTP_AREAS="health_config analyse affective jobs games game_analysis play_lab"
 for area in $HTTP_AREAS; do
     runner "server integration: $area (HTTP)" python3 tests/integration/test_$area.py
 done

@@ -44,6 +44,9 @@ void games_route_move(Request *r, const char *id);
 void games_route_pgn(Request *r, const char *id);
 void games_route_resign(Request *r, const char *id);
 void games_route_takeback(Request *r, const char *id);
+/* play_routes.c: POST /api/play; lab_routes.c: POST /api/lab */
+void play_route(Request *r, const char *param);
+void lab_route(Request *r, const char *param);
 /* models_routes.c */
 void models_route_bayes(Request *r, const char *param);
 void models_route_style(Request *r, const char *param);

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""POST /api/play (stateless play at a level or limits) and POST /api/lab (the textbook algorithms
+side by side) through the real server. Prints 'play-lab: N passed, N failed'."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Server, Suite, check  # noqa: E402
+
+suite = Suite("play-lab", lambda: Server("--workers", "2"))
+START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+
+
+@suite.test()
+def play_level_move():
+    st, j, _ = suite.server().request("POST", "/api/play", {"fen": START, "level": 8})
+    check("play_level_move", st == 200 and len(j.get("move", "")) >= 4 and j.get("san") and j.get("status") == "started"
+          and j.get("fen", "").split()[1] == "b" and j.get("level") == 8 and ("eval" in j or "mate" in j), (st, j))
+
+
+@suite.test()
+def play_weak_levels_vary():
+    moves = set()
+    for _ in range(12):
+        st, j, _ = suite.server().request("POST", "/api/play", {"moves": ["e2e4", "e7e5"], "level": 1})
+        if st == 200:
+            moves.add(j["move"])
+    check("play_weak_levels_vary", len(moves) >= 2, "level 1 played %s in 12 tries (it chooses among close lines)" % moves)
+
+
+@suite.test()
+def play_finds_mate_and_says_so():
+    st, j, _ = suite.server().request("POST", "/api/play", {"fen": "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1",
+                                                            "limits": {"depth": 6}})
+    check("play_finds_mate_and_says_so", st == 200 and j.get("move") == "a1a8" and j.get("san") == "Ra8#"
+          and j.get("status") == "mate", (st, j))
+
+
+@suite.test()
+def play_draw_has_reason():
+    st, j, _ = suite.server().request("POST", "/api/play", {"fen": "8/8/8/8/8/8/1r6/K6k w - - 0 1", "level": 3})
+    check("play_draw_has_reason", st == 200 and j.get("move") == "a1b2" and j.get("status") == "draw"
+          and j.get("reason") == "insufficient material", (st, j))
+
+
+@suite.test()
+def play_refusals():
+    s = suite.server()
+    cases = [({"fen": "R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1", "level": 4}, 409, "game_over"),
+             ({"fen": START, "level": 9}, 400, "bad_level"),
+             ({"fen": START, "level": "hard"}, 400, "bad_level"),
+             ({"fen": START, "level": 3, "limits": {"depth": 3}}, 400, "level_and_limits"),
+             ({"fen": "nonsense", "level": 3}, 400, None),
+             ({"moves": ["e2e5"], "level": 3}, 400, "bad_move")]
+    wrong = []
+    for body, want_st, code in cases:
+        st, j, _ = s.request("POST", "/api/play", body)
+        got = (j or {}).get("error", {}).get("code") if isinstance(j, dict) else None
+        if st != want_st or (code and got != code):
+            wrong.append((body, st, got))
+    check("play_refusals", not wrong and s.request("GET", "/api/health")[0] == 200, wrong)
+
+
+@suite.test("lab_algorithms_agree", "lab_work_differs")
+def lab():
+    st, j, _ = suite.server().request("POST", "/api/lab", {"fen": START, "depth": 4})
+    algos = {a["algorithm"]: a for a in (j or {}).get("algorithms", [])}
+    values = {a["value"] for a in algos.values()}
+    print("    depth 4 from the start: %s" % {k: (v["value"], v["nodes"], v["timeMs"]) for k, v in algos.items()})
+    check("lab_algorithms_agree", st == 200 and len(algos) == 4 and len(values) == 1, (st, j))
+    check("lab_work_differs", st == 200 and len(algos) == 4 and algos["minimax"]["nodes"] > 10 * algos["alphabeta"]["nodes"]
+          and algos["mtdf"].get("passes", 0) >= 1, algos)
+
+
+@suite.test()
+def lab_refusals():
+    s = suite.server()
+    cases = [({"fen": START, "depth": 6}, "bad_depth"),  # with minimax (all algorithms)
+             ({"fen": START, "depth": 9, "algorithms": ["alphabeta"]}, "bad_depth"),
+             ({"fen": START, "depth": 2, "algorithms": ["bogo"]}, "bad_algorithm"),
+             ({"fen": START, "depth": 2, "algorithms": []}, "bad_type"),
+             ({"fen": START, "depth": 2, "colour": 1}, "unknown_field")]
+    wrong = []
+    for body, code in cases:
+        st, j, _ = s.request("POST", "/api/lab", body)
+        if st != 400 or j.get("error", {}).get("code") != code:
+            wrong.append((body, st, j))
+    st, j, _ = s.request("POST", "/api/lab", {"fen": START, "depth": 6, "algorithms": ["alphabeta", "mtdf"]})
+    check("lab_refusals", not wrong and st == 200 and len(j["algorithms"]) == 2, (wrong, st))
+
+
+if __name__ == "__main__":
+    sys.exit(suite.main())
