@@ -464,15 +464,8 @@ static bool read_game(json_t *body, PgnGame *g, Position *start, ApiError *e)
         }
         pgn_game_free(&full);
     } else {
-        if (fen && !json_is_string(fen)) {
-            api_error_set(e, 400, "bad_type", "fen", "'fen' must be a string");
+        if (!request_read_fen(e, fen, start))
             return false;
-        }
-        FenError fe = fen_read(start, fen ? json_string_value(fen) : FEN_STARTPOS, err, sizeof err);
-        if (fe != FEN_OK) {
-            api_error_set(e, 400, fen_error_code(fe), "fen", "%s", err);
-            return false;
-        }
         if (!moves || (!json_is_array(moves) && !json_is_string(moves))) {
             api_error_set(e, 400, moves ? "bad_type" : "game_missing", "moves",
                           "give the game: 'pgn', or 'moves' (UCI, an array or a space-separated string) with an "

@@ -80,6 +80,21 @@ bool request_check_keys(ApiError *r, json_t *obj, const char *const *allowed, co
 /* The position of a request: exactly one of fen (+ moves), moves alone, or pgn. With `start` and
  * `played` (room for 2000), also the start position and the moves played from it (the game so far,
  * which the Bayesian mode's style recognition reads). */
+bool request_read_fen(ApiError *e, json_t *fen, Position *p)
+{
+    char msg[200];
+    if (fen && !json_is_string(fen)) {
+        api_error_set(e, 400, "bad_type", "fen", "'fen' must be a string");
+        return false;
+    }
+    FenError fe = fen_read(p, fen ? json_string_value(fen) : FEN_STARTPOS, msg, sizeof msg);
+    if (fe != FEN_OK) {
+        api_error_set(e, 400, fen_error_code(fe), "fen", "%s", msg);
+        return false;
+    }
+    return true;
+}
+
 static bool parse_position(ApiError *r, json_t *body, Position *p, Position *start, Move *played, int *count)
 {
     *count = 0;
@@ -124,15 +139,8 @@ static bool parse_position(ApiError *r, json_t *body, Position *p, Position *sta
         }
         return true;
     }
-    if (fen && !json_is_string(fen)) {
-        api_error_set(r, 400, "bad_type", "fen", "'fen' must be a string");
+    if (!request_read_fen(r, fen, p))
         return false;
-    }
-    FenError e = fen_read(p, fen ? json_string_value(fen) : FEN_STARTPOS, msg, sizeof msg);
-    if (e != FEN_OK) {
-        api_error_set(r, 400, fen_error_code(e), "fen", "%s", msg);
-        return false;
-    }
     if (!fen && !moves) {
         api_error_set(r, 400, "position_missing", "fen", "give a position: 'fen', 'moves' or 'pgn'");
         return false;

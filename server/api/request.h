@@ -17,6 +17,8 @@ Job *request_analysis(ApiError *e, json_t *body, bool allow_infinite);
  * counted against its quotas: NULL with e set, among others 429 too_many_jobs, 429
  * too_many_infinite and 503 queue_full. */
 Job *request_start(ApiError *e, json_t *body, bool allow_infinite, const char *client);
+/* The "fen" of a request (NULL: the standard start) into p; false with e set (bad_type, fen_*). */
+bool request_read_fen(ApiError *e, json_t *fen, Position *p);
 /* Rejects keys not in `allowed` (NULL-terminated), suggesting the nearest one. */
 bool request_check_keys(ApiError *e, json_t *obj, const char *const *allowed, const char *prefix);
 
