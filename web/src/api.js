@@ -58,6 +58,7 @@ export const api = {
   takeback: (id) => request('POST', `/api/games/${encodeURIComponent(id)}/takeback`, {}),
   openapi: () => request('GET', '/api/openapi.json'),
   bot: () => request('GET', '/api/bot'),
+  lab: (body) => request('POST', '/api/lab', body),
   analyseGame: (body) => request('POST', '/api/game-analysis', body),
   gameAnalysis: (id) => request('GET', `/api/game-analysis/${encodeURIComponent(id)}`),
   gameAnalysisPgn: (id) => request('GET', `/api/game-analysis/${encodeURIComponent(id)}/pgn`, undefined, 'text'),

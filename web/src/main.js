@@ -11,6 +11,7 @@ import { Board } from './board.js';
 import { Ceval } from './ceval.js';
 import { EmotionPanel } from './emotion.js';
 import { onBoardMove, refreshGame, resign, setGame, submitSan, takeback } from './game.js';
+import { initLab } from './lab.js';
 import { exitPreview, goTo, preview } from './movelist.js';
 import { analysePaste, openNewGame, submitNewGame, syncDialog } from './newgame.js';
 import { OpponentPanel } from './opponent.js';
@@ -97,6 +98,7 @@ function bind() {
     $('#san-input').classList.remove('invalid');
   });
   $('#pgn-copy').addEventListener('click', copyPgn);
+  initLab();
   $('#pgn-download').addEventListener('click', downloadPgn);
   $('#new-game').addEventListener('click', () => openNewGame());
   $('#banner').addEventListener('click', (e) => {
