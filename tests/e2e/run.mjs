@@ -483,7 +483,8 @@ test('the bot page: a Lichess game watched live (serve --bot, fake Lichess)', as
     await page.waitForFunction(() => /connected to/.test(document.querySelector('#bot-account').textContent));
     assert.match(await page.locator('#bot-account').textContent(), /FeelBot · connected to .* · affective mode/);
     await page.waitForSelector('#bot-games button[aria-pressed="true"]', { timeout: 20000 });
-    assert.match(await page.locator('#bot-games button[aria-pressed="true"]').textContent(), /^vs Opp · white · \d+ plies · started$/);
+    // its stream may still be opening ("connecting", no opponent yet): the next poll has the game
+    await page.waitForFunction(() => /^vs Opp · white · \d+ plies · started$/.test(document.querySelector('#bot-games button[aria-pressed="true"]').textContent), null, { timeout: 20000 });
     // The board follows the game, and the engine's thinking arrives over the WebSocket.
     await page.waitForFunction(() => document.querySelectorAll('#board piece').length >= 30);
     await page.waitForFunction(() => /depth \d+ · [+-]\d/.test(document.querySelector('#bot-thinking').textContent), null, { timeout: 20000 });

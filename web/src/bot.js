@@ -66,7 +66,7 @@ function render(st) {
   if (!st.games.length) list.append(text('p', 'No game now: challenge the bot on Lichess.'));
   if (!chosen || !st.games.some((g) => g.id === chosen)) chosen = st.games.length ? st.games[0].id : null;
   for (const g of st.games) {
-    const b = text('button', `vs ${g.opponent}${g.opponentBot ? ' (BOT)' : ''} · ${g.color} · ${g.plies} plies · ${g.status}`, 'button small');
+    const b = text('button', `vs ${g.opponent || '…'}${g.opponentBot ? ' (BOT)' : ''} · ${g.color} · ${g.plies} plies · ${g.status}`, 'button small');
     b.type = 'button';
     b.setAttribute('aria-pressed', String(g.id === chosen));
     b.onclick = () => {
