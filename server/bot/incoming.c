@@ -16,18 +16,11 @@
 #define QUEUE_MAX 32
 #define RECENT_MAX 64
 
-static struct {
-    char id[16];
-    int64_t at;
-} Pending[PENDING_MAX];
-
-static json_t *Queue[QUEUE_MAX]; /* best first */
+static BotStamp Pending[PENDING_MAX]; /* challenges accepted whose game has not started, by id */
+static json_t *Queue[QUEUE_MAX];      /* best first */
 static int Queued;
 
-static struct {
-    char who[64];
-    int64_t at;
-} Recent[RECENT_MAX]; /* challenges taken from bots, for recent_bot_challenge_age */
+static BotStamp Recent[RECENT_MAX]; /* challenges taken from bots, by challenger, for recent_bot_challenge_age */
 
 static const char *text(json_t *o, const char *key)
 {
@@ -37,55 +30,16 @@ static const char *text(json_t *o, const char *key)
 
 static const char *challenger_of(json_t *ch) { return text(json_object_get(ch, "challenger"), "id"); }
 
-int incoming_pending(void)
-{
-    int n = 0;
-    for (int i = 0; i < PENDING_MAX; i++)
-        n += Pending[i].id[0] && clock_wall_ms() - Pending[i].at < PENDING_MS;
-    return n;
-}
+int incoming_pending(void) { return bot_stamps(Pending, PENDING_MAX, NULL, clock_wall_ms() - PENDING_MS); }
 
-static void note_pending(const char *id)
-{
-    int slot = 0;
-    for (int i = 0; i < PENDING_MAX; i++)
-        if (!Pending[i].id[0] || Pending[i].at < Pending[slot].at)
-            slot = i;
-    snprintf(Pending[slot].id, sizeof Pending[slot].id, "%s", id);
-    Pending[slot].at = clock_wall_ms();
-}
-
-void incoming_started(const char *id)
-{
-    for (int i = 0; i < PENDING_MAX; i++)
-        if (!strcmp(Pending[i].id, id))
-            Pending[i].id[0] = 0;
-}
-
-static int recent_from(const char *who)
-{
-    double age = B.cfg.challenge.recent_bot_challenge_age;
-    int n = 0;
-    for (int i = 0; i < RECENT_MAX; i++)
-        n += Recent[i].who[0] && !strcasecmp(Recent[i].who, who) && clock_wall_ms() - Recent[i].at < age * 1000;
-    return n;
-}
-
-static void note_recent(const char *who)
-{
-    int slot = 0;
-    for (int i = 0; i < RECENT_MAX; i++)
-        if (!Recent[i].who[0] || Recent[i].at < Recent[slot].at)
-            slot = i;
-    snprintf(Recent[slot].who, sizeof Recent[slot].who, "%s", who);
-    Recent[slot].at = clock_wall_ms();
-}
+void incoming_started(const char *id) { bot_unstamp(Pending, PENDING_MAX, id); }
 
 static BotLoad load_for(const char *who)
 {
     BotLoad load = {0, 0, 0, 0};
     load.games_now = bot_games_now(&load.bot_games_now, who, &load.games_with_user) + incoming_pending();
-    load.recent_from_user = recent_from(who);
+    load.recent_from_user = bot_stamps(Recent, RECENT_MAX, who,
+                                       clock_wall_ms() - (int64_t)(B.cfg.challenge.recent_bot_challenge_age * 1000));
     return load;
 }
 
@@ -105,7 +59,7 @@ static void answer(const char *id, const char *who, const char *reason)
 {
     char path[96], form[64];
     if (!reason) {
-        note_pending(id);
+        bot_stamp(Pending, PENDING_MAX, id, clock_wall_ms());
         B.counts.challenges_accepted++;
         log_msg(LOG_INFO, "bot: accepting challenge %s from %s", id, who);
         snprintf(path, sizeof path, "api/challenge/%s/accept", id);
@@ -164,9 +118,8 @@ void incoming_challenge(json_t *ch)
     for (int i = 0; i < Queued; i++)
         if (!strcmp(text(Queue[i], "id"), id))
             return; /* replayed after a reconnection: already waiting */
-    for (int i = 0; i < PENDING_MAX; i++)
-        if (!strcmp(Pending[i].id, id))
-            return; /* already accepted */
+    if (bot_stamps(Pending, PENDING_MAX, id, 0))
+        return; /* already accepted */
     BotLoad load = load_for(who);
     const char *reason = bot_challenge_verdict(&B.cfg, ch, &load);
     if (!reason && Queued == QUEUE_MAX)
@@ -176,7 +129,7 @@ void incoming_challenge(json_t *ch)
         return;
     }
     if (bot_challenge_from_bot(ch) && B.cfg.challenge.recent_bot_challenge_age >= 0)
-        note_recent(who);
+        bot_stamp(Recent, RECENT_MAX, who, clock_wall_ms());
     int at = Queued;
     while (at > 0 && bot_challenge_before(&B.cfg, ch, Queue[at - 1]))
         at--;

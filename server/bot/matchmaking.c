@@ -18,18 +18,13 @@
 #define DECLINERS 64
 #define ONLINE_NB 100
 
-typedef struct {
-    char who[64], aspect[32]; /* aspect "": the bot as a whole */
-    int64_t until;
-} Decliner;
-
 static struct {
     int64_t idle_since, last_sent, held_until;
     char waiting[16]; /* our challenge's id while it waits for an answer */
     int64_t waiting_since;
     bool asking; /* the online list, or the challenge, is on its way */
     int sent;
-    Decliner decliners[DECLINERS];
+    BotStamp decliners[DECLINERS]; /* "who|aspect" (aspect "": the bot as a whole) */
     json_t *perfs;
     /* what the challenge in flight was about, for the decline's fine filter */
     char opponent[64], speed[24], variant[32], mode[16];
@@ -55,13 +50,18 @@ int matchmaking_sent(const char **waiting)
     return M.sent;
 }
 
+static void decliner_key(const char *who, const char *aspect, char *out, size_t size)
+{
+    snprintf(out, size, "%s|%s", who, aspect);
+}
+
 static bool declined(const char *who, const char *speed, const char *variant, const char *mode)
 {
-    int64_t now = clock_wall_ms();
-    for (int i = 0; i < DECLINERS; i++) {
-        const Decliner *d = &M.decliners[i];
-        if (d->until > now && !strcasecmp(d->who, who) &&
-            (!d->aspect[0] || !strcmp(d->aspect, speed) || !strcmp(d->aspect, variant) || !strcmp(d->aspect, mode)))
+    const char *aspects[] = {"", speed, variant, mode};
+    char key[96];
+    for (size_t i = 0; i < sizeof aspects / sizeof aspects[0]; i++) {
+        decliner_key(who, aspects[i], key, sizeof key);
+        if (bot_stamps(M.decliners, DECLINERS, key, clock_wall_ms() - DECLINED_MS))
             return true;
     }
     return false;
@@ -69,13 +69,9 @@ static bool declined(const char *who, const char *speed, const char *variant, co
 
 static void remember_decliner(const char *who, const char *aspect)
 {
-    int slot = 0;
-    for (int i = 0; i < DECLINERS; i++)
-        if (M.decliners[i].until < M.decliners[slot].until)
-            slot = i;
-    snprintf(M.decliners[slot].who, sizeof M.decliners[slot].who, "%s", who);
-    snprintf(M.decliners[slot].aspect, sizeof M.decliners[slot].aspect, "%s", aspect);
-    M.decliners[slot].until = clock_wall_ms() + DECLINED_MS;
+    char key[96];
+    decliner_key(who, aspect, key, sizeof key);
+    bot_stamp(M.decliners, DECLINERS, key, clock_wall_ms());
 }
 
 /* lila's speed of a clock: base + 40 × increment. */

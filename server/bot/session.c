@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../base/log.h"
 
@@ -27,4 +28,34 @@ void bot_note(int level, const char *text)
     snprintf(c->errors[0], sizeof c->errors[0], "%s", text);
     if (c->error_count < BOT_ERRORS)
         c->error_count++;
+}
+
+void bot_stamp(BotStamp *ring, int n, const char *key, int64_t at)
+{
+    int slot = 0; /* the first free one, else the oldest */
+    for (int i = 0; i < n; i++) {
+        if (!ring[i].key[0]) {
+            slot = i;
+            break;
+        }
+        if (ring[i].at < ring[slot].at)
+            slot = i;
+    }
+    snprintf(ring[slot].key, sizeof ring[slot].key, "%s", key);
+    ring[slot].at = at;
+}
+
+int bot_stamps(const BotStamp *ring, int n, const char *key, int64_t since)
+{
+    int count = 0;
+    for (int i = 0; i < n; i++)
+        count += ring[i].key[0] && ring[i].at >= since && (!key || !strcasecmp(ring[i].key, key));
+    return count;
+}
+
+void bot_unstamp(BotStamp *ring, int n, const char *key)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcasecmp(ring[i].key, key))
+            ring[i].key[0] = 0;
 }

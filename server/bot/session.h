@@ -28,6 +28,19 @@ typedef struct {
 
 extern Bot B;
 
+/* A bounded set of marks (a key and a moment), for what the bot counts over time: challenges
+ * accepted whose game has not started, bots' recent challenges, the bots that declined ours. When
+ * full, the oldest mark gives way. Keys compare without case (Lichess ids). */
+typedef struct {
+    char key[96];
+    int64_t at;
+} BotStamp;
+void bot_stamp(BotStamp *ring, int n, const char *key, int64_t at);
+/* How many marks of `key` (NULL: any) are at or after `since`. */
+int bot_stamps(const BotStamp *ring, int n, const char *key, int64_t since);
+/* Forgets every mark of key. */
+void bot_unstamp(BotStamp *ring, int n, const char *key);
+
 /* An error worth showing in GET /api/bot (and the log); the token never reaches it. */
 void bot_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The same with its log level (a LogLevel). */
