@@ -8,6 +8,7 @@
 #include "api.h"
 #include "auth.h"
 #include "game_analysis.h"
+#include "job_wait.h"
 #include "encode.h"
 #include "quota.h"
 #include "reply.h"
@@ -30,10 +31,10 @@ static void on_job_event(Job *job, const JobEvent *ev)
 {
     if (ev->kind == JOB_EVENT_FINAL && job->counted)
         quota_job_ended(job->client, job->limits.infinite);
-    /* A finished result is stored; so is the end of a queued job that was cancelled (DELETE, its
-     * timeout), which must not run again at the next start. One cut short by a shutdown stays
-     * queued: the next start runs it again. */
-    bool ended = ev->kind == JOB_EVENT_FINAL &&
+    /* A finished result is stored (unless nobody can ask for it); so is the end of a queued job that was cancelled
+     * (DELETE, its timeout), which must not run again at the next start. One cut short by a shutdown stays queued: the
+     * next start runs it again. */
+    bool ended = ev->kind == JOB_EVENT_FINAL && !job->unlisted &&
                  (job->status == JOB_DONE || (job->status == JOB_CANCELLED && job->durable && !ev->stopping));
     if (ended)
         store_save_job(job->id, job->client, JobStatusNames[job->status], job->created_ms, job->finished_ms,
@@ -46,67 +47,55 @@ const JobHooks ApiJobHooks = {render_info, render_result, free_rendered, on_job_
 
 typedef void (*Shape)(Request *r, Job *job, json_t *result);
 
+/* How a finished analysis is answered (the job_wait argument). */
 typedef struct {
-    Request *r;
+    Shape shape;
+} Answer;
+
+typedef struct {
     Job *job;
-    Shape shape; /* how the result is answered */
-} JobWait;
+    Shape shape;
+} Saving;
 
-static void wait_listener(Job *job, const JobEvent *ev, void *user);
-
-static void release_wait(void *arg)
+static void release_saving(void *arg)
 {
-    JobWait *w = arg;
-    job_release(w->job);
-    free(w);
+    Saving *s = arg;
+    job_release(s->job);
+    free(s);
 }
 
 /* The result is committed (or could not be): the request gets it in its shape. */
 static void answer_saved(Request *r, bool ok, void *arg)
 {
-    JobWait *w = arg;
+    Saving *s = arg;
     if (ok)
-        w->shape(r, w->job, w->job->result);
+        s->shape(r, s->job, s->job->result);
     else
         saves_reply_unavailable(r);
-    release_wait(w);
+    release_saving(s);
 }
 
 /* The end of a job: a finished result is answered once it is stored, anything else with a 503. */
-static void end_wait(JobWait *w)
+static void analysed(Request *r, Job *job, const JobEvent *final, void *arg)
 {
-    Request *r = w->r;
-    job_remove_listener(w->job, wait_listener, w);
-    http_end_wait(r);
-    if (w->job->status == JOB_DONE) {
-        saves_wait(r, w->job->id, answer_saved, w, release_wait);
+    (void) final;
+    const Answer *how = arg;
+    if (job->status == JOB_DONE) {
+        Saving *s = malloc(sizeof *s);
+        if (!s)
+            abort();
+        *s = (Saving){job, how->shape};
+        job_retain(job);
+        saves_wait(r, job->id, answer_saved, s, release_saving);
         return;
     }
     api_reply_fail(r, 503, "cancelled", NULL, "the analysis was stopped before it finished (server shutting down?)");
     http_resume(r);
-    release_wait(w);
-}
-
-static void wait_listener(Job *job, const JobEvent *ev, void *user)
-{
-    (void)job;
-    if (ev->kind == JOB_EVENT_FINAL)
-        end_wait(user);
-}
-
-/* The client left before the answer: stop its search, the worker is freed for others. */
-static void wait_gone(Request *r)
-{
-    JobWait *w = r->waiter;
-    job_remove_listener(w->job, wait_listener, w);
-    jobs_cancel(w->job);
-    job_release(w->job);
-    free(w);
 }
 
 /* Validates body (consumed) into a job and queues it; NULL when the request already has its error
  * answer. With `shape`, the request then waits, suspended, for the job's final event. */
-static Job *start_analysis(Request *r, json_t *body, Shape shape)
+static Job *start_analysis(Request *r, json_t *body, Answer *how)
 {
     ApiError e;
     Job *job = request_start(&e, body, false, r->client);
@@ -117,15 +106,8 @@ static Job *start_analysis(Request *r, json_t *body, Shape shape)
         api_reply_error(r, &e);
         return NULL;
     }
-    if (shape) {
-        JobWait *w = malloc(sizeof *w);
-        if (!w)
-            abort();
-        *w = (JobWait){r, job, shape};
-        job_retain(job);
-        job_add_listener(job, wait_listener, w);
-        http_suspend(r, w, wait_gone);
-    }
+    if (how)
+        job_wait(r, job, analysed, how);
     return job;
 }
 
@@ -135,12 +117,14 @@ static void answer_result(Request *r, Job *job, json_t *result)
     api_reply_json(r, 200, json_incref(result));
 }
 
+static Answer AsResult = {answer_result};
+
 void analysis_analyse(Request *r, const char *param)
 {
     (void)param;
     json_t *body = api_parse_body(r);
     if (body)
-        start_analysis(r, body, answer_result);
+        start_analysis(r, body, &AsResult);
 }
 
 static void answer_queued(Request *r, bool ok, void *arg)
@@ -372,6 +356,8 @@ static void answer_cloud_eval(Request *r, Job *job, json_t *result)
                              json_object_get(result, "depth"), "pvs", pvs));
 }
 
+static Answer AsCloudEval = {answer_cloud_eval};
+
 void analysis_cloud_eval(Request *r, const char *param)
 {
     (void)param;
@@ -391,5 +377,5 @@ void analysis_cloud_eval(Request *r, const char *param)
         }
         json_object_set_new(body, "multiPv", json_integer(n));
     }
-    start_analysis(r, body, answer_cloud_eval);
+    start_analysis(r, body, &AsCloudEval);
 }

@@ -401,6 +401,7 @@ static void pump(GameAnalysis *ga)
             continue;
         }
         snprintf(job->client, sizeof job->client, "%s", ga->owner); /* served fairly among its jobs */
+        job->unlisted = true; /* its result goes to the analysis and the evaluation cache, not to a job row */
         if (ga->emotions && job->has_emotion)
             ga->emotions[ga->next] = job->emotion;
         if (!jobs_submit(job)) {

@@ -204,6 +204,13 @@ int games_close_lines(int level, const SearchResult *r)
     return close;
 }
 
+const SearchInfo *games_pick_line(int level, const SearchResult *r, Move *move)
+{
+    const SearchInfo *line = &r->line[rand() % games_close_lines(level, r)];
+    *move = line->pv_length ? line->pv[0] : r->best;
+    return line;
+}
+
 void games_level_limits(int level, SearchLimits *l)
 {
     search_limits_init(l);
@@ -245,8 +252,8 @@ static void engine_done(Job *job, const JobEvent *ev, void *user)
     bool searched = ev->status == JOB_DONE || ev->status == JOB_CANCELLED;
     bool current = g->move_count == g->think_ply; /* an external game may have moved on meanwhile */
     if (r && searched && current && r->lines && r->best && !games_over(g) && games_position(g, &p)) {
-        const SearchInfo *line = &r->line[rand() % games_close_lines(g->level, r)];
-        Move m = line->pv_length ? line->pv[0] : r->best;
+        Move m;
+        const SearchInfo *line = games_pick_line(g->level, r, &m);
         if (movegen_is_legal(&p, m) && g->move_count < GAMES_MAX_MOVES) {
             g->last_score = line->score;
             g->last_depth = line->depth;
@@ -501,7 +508,7 @@ bool games_sync(Game *g, const char *const *uci, int count, ApiError *e)
     if (g->engine_move_ply >= count)
         g->engine_move_ply = -1;
     if (g->thinking && g->job) {
-        g->think_ply = -1; /* whatever it finds is not played */
+        g->think_ply = -1;   /* whatever it finds is not played */
         jobs_cancel(g->job); /* its move is for a position gone: the worker is freed at once */
     }
     changed(g);
@@ -612,8 +619,8 @@ static char *move_comment(const Game *g, int ply)
         if (g->emotions[i].ply == ply) {
             const Emotion *e = &g->emotions[i].emotion;
             double relief = e->c[CONCEPT_RELIEF];
-            snprintf(text, sizeof text, "%s %.2f, goal %s, intensity %.2f",
-                     affective_label(CONCEPT_RELIEF, relief), relief, Goals[e->goal].name, e->intensity);
+            snprintf(text, sizeof text, "%s %.2f, goal %s, intensity %.2f", affective_label(CONCEPT_RELIEF, relief),
+                     relief, Goals[e->goal].name, e->intensity);
         }
     for (int i = 0; i < g->choice_count; i++)
         if (g->choices[i].ply == ply) {

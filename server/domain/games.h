@@ -59,15 +59,15 @@ struct Game {
      * engine moves only when told (games_think) with the limits it is given, and the game ends
      * as the other side says (games_end). */
     bool external;
-    SearchLimits think_limits; /* external: the limits of the move being (or to be) searched */
-    int think_ply;             /* the move count when the engine's search started */
-    Job *job;                  /* the engine's search while thinking (the game holds a reference) */
+    SearchLimits think_limits;  /* external: the limits of the move being (or to be) searched */
+    int think_ply;              /* the move count when the engine's search started */
+    Job *job;                   /* the engine's search while thinking (the game holds a reference) */
     int last_score, last_depth; /* the engine's last move: its score (its own view, cp) and depth */
     int engine_move_ply;        /* the index of the move the engine's last search played, -1 if none */
     bool pinned;                /* someone outside holds it (the bot): it never leaves memory */
-    char white[64], black[64]; /* players' names for the PGN (external games) */
+    char white[64], black[64];  /* players' names for the PGN (external games) */
     char white_title[8], black_title[8], time_control[48], event[64]; /* PGN tags (external games) */
-    char site[300];            /* where it was played (external games), e.g. its Lichess URL */
+    char site[300]; /* where it was played (external games), e.g. its Lichess URL */
     long long created_ms, updated_ms;
     GameListener listener; /* hears the engine's reply (one at a time) */
     void *listener_user;
@@ -157,6 +157,9 @@ void games_level_limits(int level, SearchLimits *l);
  * or at the weaker levels those within the level's margin of the best (scores are the engine's
  * view; a mate score is never "close"). */
 int games_close_lines(int level, const SearchResult *r);
+/* The line a level plays (a random one of the close lines; the best without a level) and its
+ * move. r has at least one line. */
+const SearchInfo *games_pick_line(int level, const SearchResult *r, Move *move);
 
 /* Waits for the engine's reply (the listener is called once, when the game has changed). */
 void games_listen(Game *g, GameListener fn, void *user);

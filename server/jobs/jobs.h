@@ -44,6 +44,8 @@ struct Job {
     bool has_bayes; /* bayesian mode: phase, target and why, chosen at the root */
     BayesChoice bayes;
     bool durable;    /* the layer above stored it as queued, so its end is stored too (REST jobs) */
+    bool unlisted;   /* its id is never given out (a game analysis's positions, a stateless play): its
+                      * result is not stored, nobody could ask for it */
     char client[48]; /* who asked for it (a token's name or an address): its owner, served fairly */
     bool counted;    /* counted against its client's quotas by the layer above */
     int64_t created_ms, started_ms, finished_ms; /* wall clock (clock_wall_ms) */
