@@ -7,6 +7,7 @@
 #include "../../engine/engine.h"
 #include "../base/clock.h"
 #include "../base/ids.h"
+#include "../base/list.h"
 #include "../base/log.h"
 #include "../store/store.h"
 #include "encode.h"
@@ -38,7 +39,8 @@ struct GameAnalysis {
     json_t *position; /* what each position's analysis request has besides its fen */
     PgnGame game;     /* tags and the first MAX_PLIES moves */
     Position *start;
-    int total, done, next; /* positions: plies + 1 */
+    char (*fens)[FEN_BUFFER_SIZE]; /* each position's (0: the start), replayed once */
+    int total, done, next;         /* positions: plies + 1 */
     ReviewPosition *pos;
     Emotion *emotions; /* affective: each position's, else NULL */
     Slot slots[IN_FLIGHT];
@@ -51,7 +53,7 @@ struct GameAnalysis {
     int64_t created_ms, finished_ms;
     WsSession *subs[SUBSCRIBERS];
     int sub_count;
-    GameAnalysis *next_in_list;
+    GameAnalysis *list_prev, *list_next; /* the analyses in memory, newest first */
 };
 
 static GameAnalysis *List;
@@ -61,7 +63,7 @@ static const char *const TopKeys[] = {"pgn", "fen", "moves", "mode", "limits", "
 
 static GameAnalysis *find(const char *id)
 {
-    for (GameAnalysis *ga = List; ga; ga = ga->next_in_list)
+    for (GameAnalysis *ga = List; ga; ga = ga->list_next)
         if (!strcmp(ga->id, id))
             return ga;
     return NULL;
@@ -76,6 +78,7 @@ static void free_analysis(GameAnalysis *ga)
     json_decref(ga->result);
     pgn_game_free(&ga->game);
     free(ga->start);
+    free(ga->fens);
     free(ga->pos);
     free(ga->emotions);
     free(ga->cached);
@@ -87,16 +90,15 @@ static void free_analysis(GameAnalysis *ga)
 static void evict(void)
 {
     while (Count > KEPT) {
-        GameAnalysis **oldest = NULL;
-        for (GameAnalysis **at = &List; *at; at = &(*at)->next_in_list)
-            if (!unfinished(*at) && !(*at)->in_flight && !(*at)->looking)
-                oldest = at;
+        GameAnalysis *oldest = NULL;
+        for (GameAnalysis *ga = List; ga; ga = ga->list_next)
+            if (!unfinished(ga) && !ga->in_flight && !ga->looking)
+                oldest = ga;
         if (!oldest)
             return;
-        GameAnalysis *ga = *oldest;
-        *oldest = ga->next_in_list;
+        LIST_UNLINK(List, oldest, list_prev, list_next);
         Count--;
-        free_analysis(ga);
+        free_analysis(oldest);
     }
 }
 
@@ -152,23 +154,12 @@ static void store_final(GameAnalysis *ga)
 
 static void pump(GameAnalysis *ga);
 
-/* The position after k plies. */
-static void position_at(const GameAnalysis *ga, int k, Position *p)
-{
-    position_copy(p, ga->start);
-    for (int i = 0; i < k; i++) {
-        if (p->stack_len > POSITION_STACK_SIZE / 2)
-            position_trim_history(p);
-        position_make_move(p, ga->game.moves[i].move);
-    }
-}
-
 /* The evaluation cache's key: the position (FEN without the move counters), then what its search
  * was asked (mode, limits, temperament or target) as canonical JSON. */
-static char *cache_key(const GameAnalysis *ga, const Position *p)
+static char *cache_key(const GameAnalysis *ga, int k)
 {
     char fen[FEN_BUFFER_SIZE];
-    fen_write(p, fen);
+    snprintf(fen, sizeof fen, "%s", ga->fens[k]);
     for (int spaces = 0, i = 0; fen[i]; i++)
         if (fen[i] == ' ' && ++spaces == 4) {
             fen[i] = 0;
@@ -181,6 +172,14 @@ static char *cache_key(const GameAnalysis *ga, const Position *p)
         snprintf(key, n, "%s %s", fen, how ? how : "");
     free(how);
     return key;
+}
+
+/* What the analysis request of position k is: the shared keys and its FEN. */
+static json_t *position_request(const GameAnalysis *ga, int k)
+{
+    json_t *body = json_deep_copy(ga->position);
+    json_object_set_new(body, "fen", json_string(ga->fens[k]));
+    return body;
 }
 
 /* A cached value: "cp 31 e2e4 e7e5 ..." or "mate -2 ...". */
@@ -197,7 +196,7 @@ static char *cache_value(const ReviewPosition *r)
     return v;
 }
 
-static bool cache_parse(const char *v, const Position *p, ReviewPosition *r)
+static bool cache_parse(const char *v, const char *fen, ReviewPosition *r)
 {
     char kind[8];
     int value, used = 0;
@@ -209,7 +208,8 @@ static bool cache_parse(const char *v, const Position *p, ReviewPosition *r)
     r->mate = r->is_mate ? value : 0;
     r->cp = r->is_mate ? 0 : value;
     static Position tmp;
-    position_copy(&tmp, p);
+    if (fen_read(&tmp, fen, NULL, 0) != FEN_OK)
+        return false;
     char uci[8];
     for (const char *c = v + used; r->line_len < REVIEW_LINE_MAX && sscanf(c, " %7s%n", uci, &used) == 1; c += used) {
         Move m = move_from_uci(&tmp, uci);
@@ -233,17 +233,18 @@ static void cache_read(void *arg)
     GameAnalysis *ga = find(c->id);
     if (ga && ga->looking) {
         ga->looking = false;
-        const char *temper =
-            json_string_value(json_object_get(json_object_get(ga->position, "affective"), "temperament"));
-        const Temperament *t = temperament_find(temper ? temper : "neutral");
-        static Position p;
         for (int k = 0; k < c->n; k++)
-            if (c->values[k] && unfinished(ga)) {
-                position_at(ga, k, &p);
-                if (!cache_parse(c->values[k], &p, &ga->pos[k]))
-                    continue;
-                if (ga->emotions && t)
-                    affective_emotion(&p, NULL, t, &ga->emotions[k]);
+            if (c->values[k] && unfinished(ga) && cache_parse(c->values[k], ga->fens[k], &ga->pos[k])) {
+                if (ga->emotions) { /* the emotion is appraised as for a search (request_analysis) */
+                    ApiError e;
+                    json_t *body = position_request(ga, k);
+                    Job *probe = request_analysis(&e, body, false);
+                    json_decref(body);
+                    if (probe && probe->has_emotion)
+                        ga->emotions[k] = probe->emotion;
+                    if (probe)
+                        job_release(probe);
+                }
                 ga->cached[k] = true;
                 ga->cache_hits++;
                 ga->done++;
@@ -277,11 +278,8 @@ static void look_up(GameAnalysis *ga)
     }
     snprintf(c->id, sizeof c->id, "%s", ga->id);
     c->n = ga->total;
-    static Position p;
-    for (int k = 0; k < ga->total; k++) {
-        position_at(ga, k, &p);
-        c->keys[k] = cache_key(ga, &p);
-    }
+    for (int k = 0; k < ga->total; k++)
+        c->keys[k] = cache_key(ga, k);
     ga->looking = true;
     if (!store_cache_get(c->keys, c->values, c->n, cache_read, c)) {
         ga->looking = false;
@@ -335,9 +333,7 @@ static void on_job(Job *job, const JobEvent *ev, void *user)
     ReviewPosition *rp = &ga->pos[s->index];
     if (ev->status == JOB_DONE && ev->result) {
         review_position_from_search(rp, job->pos, ev->result);
-        if (ga->emotions && job->has_emotion)
-            ga->emotions[s->index] = job->emotion;
-        char *key = cache_key(ga, job->pos), *value = cache_value(rp);
+        char *key = cache_key(ga, s->index), *value = cache_value(rp);
         if (key && value)
             store_cache_put(key, value);
         else {
@@ -382,16 +378,13 @@ static void pump(GameAnalysis *ga)
             ga->next++;
             continue;
         }
-        position_at(ga, ga->next, &p);
+        fen_read(&p, ga->fens[ga->next], NULL, 0);
         if (movegen_count(&p) == 0) { /* checkmate or stalemate: nothing to search */
             review_position_from_search(&ga->pos[ga->next++], &p, NULL);
             ga->done++;
             continue;
         }
-        char fen[FEN_BUFFER_SIZE];
-        fen_write(&p, fen);
-        json_t *body = json_deep_copy(ga->position);
-        json_object_set_new(body, "fen", json_string(fen));
+        json_t *body = position_request(ga, ga->next);
         ApiError e;
         Job *job = request_analysis(&e, body, false);
         json_decref(body);
@@ -422,7 +415,7 @@ static void pump(GameAnalysis *ga)
 
 void game_analysis_retry(void)
 {
-    for (GameAnalysis *ga = List; ga; ga = ga->next_in_list)
+    for (GameAnalysis *ga = List; ga; ga = ga->list_next)
         if (unfinished(ga))
             pump(ga);
 }
@@ -533,10 +526,23 @@ static GameAnalysis *build(json_t *body, const char *owner, const char *id, ApiE
             json_object_set(ga->position, Pass[i], json_object_get(body, Pass[i]));
     if (!json_object_get(ga->position, "limits"))
         json_object_set_new(ga->position, "limits", json_pack("{s:i}", "nodes", DEFAULT_NODES));
-    json_t *check = json_deep_copy(ga->position);
-    char fen[FEN_BUFFER_SIZE];
-    fen_write(ga->start, fen);
-    json_object_set_new(check, "fen", json_string(fen));
+    ga->total = ga->game.move_count + 1;
+    ga->fens = malloc(sizeof *ga->fens * (size_t)ga->total);
+    if (!ga->fens) {
+        free_analysis(ga);
+        api_error_set(e, 503, "out_of_memory", NULL, "the server is out of memory");
+        return NULL;
+    }
+    static Position p; /* the game replayed once: every position's FEN */
+    position_copy(&p, ga->start);
+    fen_write(&p, ga->fens[0]);
+    for (int i = 0; i < ga->game.move_count; i++) {
+        if (p.stack_len > POSITION_STACK_SIZE / 2)
+            position_trim_history(&p);
+        position_make_move(&p, ga->game.moves[i].move);
+        fen_write(&p, ga->fens[i + 1]);
+    }
+    json_t *check = position_request(ga, 0);
     Job *probe = request_analysis(e, check, false);
     json_decref(check);
     if (!probe) {
@@ -544,7 +550,6 @@ static GameAnalysis *build(json_t *body, const char *owner, const char *id, ApiE
         return NULL;
     }
     job_release(probe);
-    ga->total = ga->game.move_count + 1;
     ga->pos = calloc((size_t)ga->total, sizeof *ga->pos);
     ga->cached = calloc((size_t)ga->total, sizeof *ga->cached);
     json_t *mode = json_object_get(ga->position, "mode");
@@ -564,8 +569,7 @@ static GameAnalysis *build(json_t *body, const char *owner, const char *id, ApiE
         snprintf(ga->id, sizeof ga->id, "%s", id); /* resumed: the id it was stored with */
     else
         ids_random_hex(ga->id, 16);
-    ga->next_in_list = List;
-    List = ga;
+    LIST_PUSH(List, ga, list_prev, list_next);
     Count++;
     evict();
     look_up(ga);
@@ -595,7 +599,7 @@ void game_analysis_create(Request *r, const char *param)
         return;
     Identity who = auth_of(r);
     int mine = 0;
-    for (GameAnalysis *ga = List; ga; ga = ga->next_in_list)
+    for (GameAnalysis *ga = List; ga; ga = ga->list_next)
         mine += unfinished(ga) && !strcmp(ga->owner, who.who);
     ApiError e;
     if (mine >= PER_CLIENT) {
@@ -773,7 +777,7 @@ bool game_analysis_subscribe(WsSession *ws, const char *id, const Identity *who,
 
 void game_analysis_forget_session(WsSession *ws)
 {
-    for (GameAnalysis *ga = List; ga; ga = ga->next_in_list)
+    for (GameAnalysis *ga = List; ga; ga = ga->list_next)
         for (int i = 0; i < ga->sub_count;)
             if (ga->subs[i] == ws)
                 ga->subs[i] = ga->subs[--ga->sub_count];
@@ -785,7 +789,7 @@ void game_analysis_shutdown(void)
 {
     while (List) {
         GameAnalysis *ga = List;
-        List = ga->next_in_list;
+        LIST_UNLINK(List, ga, list_prev, list_next);
         for (int i = 0; i < IN_FLIGHT; i++)
             if (ga->slots[i].job) {
                 job_remove_listener(ga->slots[i].job, on_job, &ga->slots[i]);

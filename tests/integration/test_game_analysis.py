@@ -122,7 +122,7 @@ console.log(JSON.stringify({ n: games.length, moves: out }));
           (got["n"], len(got["moves"]), theirs[:5], ours[:5], r.stderr[-300:]))
 
 
-@suite.test("second_analysis_from_cache", "cache_keyed_by_limits")
+@suite.test("second_analysis_from_cache", "cache_keyed_by_limits", "cached_emotions_as_searched")
 def cache():
     s = suite.server()
     game = GAMES[3]
@@ -141,6 +141,13 @@ def cache():
     st3, j3, third = analysed(s, {"pgn": game, "limits": {"nodes": 3000}})
     check("cache_keyed_by_limits", third and third["status"] == "done" and third["progress"]["cached"] == 0,
           (third or {}).get("progress"))
+    # affective mode: a position read from the cache has the emotion a search of it would have had
+    body = {"moves": "e2e4 e7e5 g1f3 b8c6 f1c4 f8c5", "mode": "affective", "limits": {"nodes": 4000}}
+    st4, j4, a = analysed(s, body)
+    st5, j5, b = analysed(s, body)
+    feel = lambda g: [p.get("emotion") for p in (g or {}).get("analysis", [])]  # noqa: E731
+    check("cached_emotions_as_searched", b and b["progress"]["cached"] == b["progress"]["total"] and feel(a) == feel(b)
+          and all(e and "label" in e for e in feel(b)), ((b or {}).get("progress"), feel(a)[:2], feel(b)[:2]))
 
 
 @suite.test()
