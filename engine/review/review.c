@@ -85,7 +85,7 @@ Judgement review_judge(const ReviewEval *prev, const ReviewEval *info, Color mov
 /* How many moves of the line are legal one after the other from p (the rest is dropped). */
 static int legal_prefix(const Position *p, const Move *line, int len, Position *tmp)
 {
-    position_copy(tmp, p);
+    position_copy_root(tmp, p);
     int k = 0;
     while (k < len && movegen_is_legal(tmp, line[k]))
         position_make_move(tmp, line[k++]);
@@ -237,49 +237,58 @@ void review_comment(const Review *r, int ply, const Position *before, bool with_
         Position *tmp = malloc(sizeof *tmp);
         char san[SAN_STRING_SIZE];
         if (tmp) {
-            position_copy(tmp, before);
+            position_copy_root(tmp, before);
             snprintf(out + o, size - o, " %s was best.", san_write(tmp, p->line[0], san));
             free(tmp);
         }
     }
 }
 
-/* The better line as PGN text, "(4... dxe4 5. Nxe4 Bb4+)", from the position before the move. */
-static void line_text(const ReviewPly *p, const Position *before, char *out, size_t size)
+void review_line_san(const ReviewPly *p, const Position *before, bool numbered, char *out, size_t size)
 {
     Position *tmp = malloc(sizeof *tmp);
-    if (!tmp) {
-        out[0] = 0;
+    out[0] = 0;
+    if (!tmp)
         return;
-    }
-    position_copy(tmp, before);
-    size_t o = (size_t)snprintf(out, size, "(");
+    position_copy_root(tmp, before);
+    size_t o = 0;
     for (int i = 0; i < p->line_len && o < size; i++) {
         char san[SAN_STRING_SIZE];
         int full = 1 + tmp->game_ply / 2;
-        if (tmp->side == WHITE)
-            o += (size_t)snprintf(out + o, size - o, "%s%d. ", i ? " " : "", full);
-        else if (i == 0)
+        const char *sep = i ? " " : "";
+        if (numbered && tmp->side == WHITE)
+            o += (size_t)snprintf(out + o, size - o, "%s%d. ", sep, full);
+        else if (numbered && i == 0)
             o += (size_t)snprintf(out + o, size - o, "%d... ", full);
         else
-            o += (size_t)snprintf(out + o, size - o, " ");
+            o += (size_t)snprintf(out + o, size - o, "%s", sep);
         if (o >= size)
             break;
         o += (size_t)snprintf(out + o, size - o, "%s", san_write(tmp, p->line[i], san));
         position_make_move(tmp, p->line[i]);
     }
-    if (o < size)
-        snprintf(out + o, size - o, ")");
     free(tmp);
 }
 
-static char *join(const char *a, const char *sep, const char *b)
+/* The non-empty parts as one comment of Lichess's blocks: "a } { b } { c" (the writer adds the
+ * outer braces). */
+static char *blocks(const char *const *parts, int n)
 {
-    size_t n = strlen(a) + strlen(sep) + strlen(b) + 1;
-    char *s = malloc(n);
-    if (s)
-        snprintf(s, n, "%s%s%s", a, sep, b);
-    return s;
+    size_t len = 1;
+    for (int i = 0; i < n; i++)
+        len += parts[i] && *parts[i] ? strlen(parts[i]) + 5 : 0;
+    char *c = malloc(len), *at = c;
+    if (!c)
+        return NULL;
+    *c = 0;
+    for (int i = 0; i < n; i++)
+        if (parts[i] && *parts[i])
+            at += sprintf(at, "%s%s", at == c ? "" : " } { ", parts[i]);
+    if (!*c) {
+        free(c);
+        return NULL;
+    }
+    return c;
 }
 
 static const char *status_text(const Position *end, const char *result)
@@ -328,39 +337,29 @@ bool review_annotate(const Review *r, const PgnGame *game, PgnGame *out, char *e
         char text[600] = "", evaltext[32] = "";
         if (p->has_info && p->eval.has)
             review_pgn_eval(&p->eval, evaltext, sizeof evaltext);
+        char line[700] = "";
         if (p->judgment) {
             m->nags[m->nag_count++] = JudgementNags[p->judgment];
             review_comment(r, i, pos, true, text, sizeof text);
-            char line[700];
-            line_text(p, pos, line, sizeof line);
-            m->variations = src->variations ? join(line, " ", src->variations) : strdup(line);
-        } else if (src->variations)
-            m->variations = strdup(src->variations);
-        /* the judgement's comment, then the eval, in blocks of their own ("} {"), as Lichess */
-        char *c = strdup(text);
-        if (c && evaltext[0]) {
-            char *next = join(c, c[0] ? " } { " : "", evaltext);
-            free(c);
-            c = next;
+            line[0] = '(';
+            review_line_san(p, pos, true, line + 1, sizeof line - 2);
+            strcat(line, ")");
         }
-        position_make_move(pos, src->move);
-        if (i == game->move_count - 1) {
-            const char *status = status_text(pos, game->result);
-            if (c && status) {
-                char *next = join(c, c[0] ? " } { " : "", status);
-                free(c);
-                c = next;
+        const char *vars[] = {line, src->variations};
+        for (int k = 0; k < 2; k++) /* the better line first, then the game's own variations */
+            if (vars[k] && *vars[k]) {
+                char *joined = malloc(strlen(vars[k]) + (m->variations ? strlen(m->variations) + 1 : 0) + 1);
+                if (joined)
+                    sprintf(joined, "%s%s%s", m->variations ? m->variations : "", m->variations ? " " : "", vars[k]);
+                free(m->variations);
+                m->variations = joined;
             }
-        }
-        if (c && src->comment) {
-            char *next = join(c, c[0] ? " } { " : "", src->comment);
-            free(c);
-            c = next;
-        }
-        if (c && c[0])
-            m->comment = c;
-        else
-            free(c);
+        position_make_move(pos, src->move);
+        /* the judgement's comment, the eval, the game's end, the game's own comment: each in a
+         * block of its own ("} {"), as Lichess writes them */
+        const char *parts[] = {text, evaltext, i == game->move_count - 1 ? status_text(pos, game->result) : NULL,
+                               src->comment};
+        m->comment = blocks(parts, 4);
         if (pos->stack_len > 200)
             position_trim_history(pos);
     }

@@ -77,6 +77,9 @@ Judgement review_judge(const ReviewEval *prev, const ReviewEval *info, Color mov
 void review_eval_text(const ReviewEval *e, char *out, size_t size);
 void review_pgn_eval(const ReviewEval *e, char *out, size_t size);
 void review_comment(const Review *r, int ply, const Position *before, bool with_eval, char *out, size_t size);
+/* The ply's better line in SAN from the position before it: "dxe4 Nxe4 Bb4+", or numbered as in a
+ * PGN variation, "4... dxe4 5. Nxe4 Bb4+". */
+void review_line_san(const ReviewPly *p, const Position *before, bool numbered, char *out, size_t size);
 
 /* The game annotated: a copy of `game` (tags, moves) with [%eval] on every move that has an eval,
  * the glyph, judgement comment and better line on judged moves, [Annotator "feelfish"]. The

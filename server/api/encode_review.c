@@ -20,12 +20,9 @@ static json_t *player(const ReviewPlayer *p)
 
 json_t *encode_review(const Review *r, const Position *start, const Emotion *emotions)
 {
-    Position *pos = malloc(sizeof *pos), *tmp = malloc(sizeof *tmp);
-    if (!pos || !tmp) {
-        free(pos);
-        free(tmp);
+    Position *pos = malloc(sizeof *pos);
+    if (!pos)
         return NULL;
-    }
     position_copy(pos, start);
     json_t *plies = json_array();
     for (int i = 0; i < r->plies; i++) {
@@ -42,13 +39,8 @@ json_t *encode_review(const Review *r, const Position *start, const Emotion *emo
             json_object_set_new(o, "accuracy", json_real(round(p->accuracy * 100) / 100));
         if (p->line_len) {
             json_object_set_new(o, "best", json_string(move_to_uci(p->line[0], uci)));
-            char line[REVIEW_LINE_MAX * (SAN_STRING_SIZE + 1)] = "";
-            size_t n = 0;
-            position_copy(tmp, pos);
-            for (int k = 0; k < p->line_len; k++) {
-                n += (size_t)snprintf(line + n, sizeof line - n, "%s%s", k ? " " : "", san_write(tmp, p->line[k], san));
-                position_make_move(tmp, p->line[k]);
-            }
+            char line[REVIEW_LINE_MAX * (SAN_STRING_SIZE + 1)];
+            review_line_san(p, pos, false, line, sizeof line);
             json_object_set_new(o, "variation", json_string(line));
         }
         if (p->judgment) {
@@ -65,7 +57,6 @@ json_t *encode_review(const Review *r, const Position *start, const Emotion *emo
             position_trim_history(pos);
     }
     free(pos);
-    free(tmp);
     return json_pack("{s:o, s:{s:o, s:o}}", "analysis", plies, "players", "white", player(&r->player[WHITE]), "black",
                      player(&r->player[BLACK]));
 }
