@@ -247,6 +247,44 @@ static void format_time(double s, char *out, size_t size)
         snprintf(out, size, "%dm%02ds", (int)(s / 60), (int)s % 60);
 }
 
+/* A searched game reviewed and written: the annotated PGN to out, its JSON line to json (if any). The
+ * game's moves past `plies` (--max-plies) are left out, as Lichess does. */
+static bool write_game(FILE *out, FILE *json, const PgnGame *g, int plies, int index, const GameWork *work, char *err,
+                       size_t err_size)
+{
+    PgnGame head = *g; /* the game cut at plies (a view: g keeps its moves) */
+    head.move_count = plies;
+    Review r;
+    PgnGame annotated;
+    if (!review_build(&r, work->start, work->moves, plies, work->result)) {
+        snprintf(err, err_size, "out of memory");
+        return false;
+    }
+    if (!review_annotate(&r, &head, &annotated, err, err_size)) {
+        review_free(&r);
+        return false;
+    }
+    char *text = pgn_write(&annotated);
+    fprintf(out, "%s\n", text ? text : "");
+    free(text);
+    pgn_game_free(&annotated);
+    if (json) {
+        json_t *o = encode_review(&r, work->start, work->emotions);
+        json_object_set_new(o, "game", json_integer(index + 1));
+        static const char *const Tags[][2] = {
+            {"White", "white"}, {"Black", "black"}, {"Result", "result"}, {"Event", "event"}, {"Date", "date"}};
+        for (size_t t = 0; t < sizeof Tags / sizeof Tags[0]; t++)
+            if (pgn_tag(g, Tags[t][0]))
+                json_object_set_new(o, Tags[t][1], json_string(pgn_tag(g, Tags[t][0])));
+        char *line = api_dumps(o, false);
+        json_decref(o);
+        fprintf(json, "%s\n", line ? line : "null");
+        free(line);
+    }
+    review_free(&r);
+    return true;
+}
+
 static int usage(const char *why)
 {
     fprintf(stderr,
@@ -495,35 +533,7 @@ int annotate_command(int argc, char **argv, FILE *unused)
             fprintf(stderr, "annotate: game %d: the engine failed on some positions (left without an eval)\n",
                     index + 1);
         if (finished) {
-            Review r;
-            PgnGame annotated;
-            g.move_count = plies; /* beyond max-plies: left out, as Lichess */
-            if (review_build(&r, start, moves, plies, work.result) &&
-                review_annotate(&r, &g, &annotated, err, sizeof err)) {
-                char *text = pgn_write(&annotated);
-                fprintf(out, "%s\n", text ? text : "");
-                free(text);
-                pgn_game_free(&annotated);
-                if (json) {
-                    json_t *o2 = encode_review(&r, start, work.emotions);
-                    json_object_set_new(o2, "game", json_integer(index + 1));
-                    const char *tags[] = {"White", "Black", "Result", "Event", "Date"};
-                    for (size_t t = 0; t < sizeof tags / sizeof tags[0]; t++)
-                        if (pgn_tag(&g, tags[t]))
-                            json_object_set_new(o2,
-                                                tags[t][0] == 'W'   ? "white"
-                                                : tags[t][0] == 'B' ? "black"
-                                                : tags[t][0] == 'R' ? "result"
-                                                : tags[t][0] == 'E' ? "event"
-                                                                    : "date",
-                                                json_string(pgn_tag(&g, tags[t])));
-                    char *line = api_dumps(o2, false);
-                    json_decref(o2);
-                    fprintf(json, "%s\n", line ? line : "null");
-                    free(line);
-                }
-                review_free(&r);
-            } else
+            if (!write_game(out, json, &g, plies, index, &work, err, sizeof err))
                 fprintf(stderr, "annotate: game %d: %s\n", index + 1, err);
             if (sync_file(out) && (!json || sync_file(json))) {
                 prog.games = index + 1;
