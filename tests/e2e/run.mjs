@@ -539,6 +539,11 @@ test('analyse a game: progress, the eval graph, click to jump, judgements', asyn
   await page.waitForFunction(() => /was best\./.test(document.querySelector('#review-comment').textContent));
   assert.match(await page.locator('#review-comment').textContent(), /(Inaccuracy|Mistake|Blunder|Checkmate is now unavoidable|Lost forced checkmate sequence)\. \S+ was best\.Best line: /);
   await screenshot(page, '41-review-done');
+  // A game from a FEN with Black to move: its move numbers as the FEN says ("1...", then "2.").
+  await page.fill('#review-pgn', '[SetUp "1"]\n[FEN "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"]\n\n1... e5 2. Nf3 Nc6 *');
+  await page.click('#review-go');
+  await page.waitForFunction(() => document.body.dataset.review === 'done' && document.querySelectorAll('#review-moves .rmove').length === 3, null, { timeout: 60000 });
+  assert.deepEqual(await page.$$eval('#review-moves .rnum', (els) => els.map((e) => e.textContent)), ['1...', '2.']);
 });
 
 // The search lab panel: the four algorithms on the position shown agree on the value.

@@ -5,17 +5,15 @@
 // move list with coloured glyphs, the comment and the better line of the chosen move, and in
 // affective mode the emotional arc under the graph.
 import { Chessground } from '@lichess-org/chessground';
-import { Chess } from 'chessops/chess';
-import { INITIAL_FEN, makeFen, parseFen } from 'chessops/fen';
-import { parseUci } from 'chessops/util';
 import { ApiError, api, wsUrlFrom } from './api.js';
+import { INITIAL_FEN, Line } from './line.js';
 import { $ } from './util.js';
 import { Socket } from './ws.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const GLYPH = { Inaccuracy: '?!', Mistake: '?', Blunder: '??' };
 let config = null;
-let current = null; // {id, analysis, fens, orientation}
+let current = null; // {id, analysis, line (the game replayed: FENs, move numbers), orientation}
 let following = null; // the analysis id whose progress we follow
 let chosen = 0; // the ply shown (0: the start)
 const cg = Chessground($('#board'), { viewOnly: true, coordinates: true, animation: { enabled: true } });
@@ -45,40 +43,31 @@ function progress(done, total) {
   $('#review-progress').dataset.done = String(done);
 }
 
-// The FEN after each ply, from the game's start (the PGN's FEN tag, else the initial position).
-function fensOf(analysis, pgn) {
-  const m = /\[FEN "([^"]+)"\]/.exec(pgn || '');
-  const start = m ? m[1] : INITIAL_FEN;
-  const pos = Chess.fromSetup(parseFen(start).unwrap()).unwrap();
-  const fens = [makeFen(pos.toSetup())];
-  for (const p of analysis) {
-    pos.play(parseUci(p.uci));
-    fens.push(makeFen(pos.toSetup()));
-  }
-  return fens;
-}
-
 function evalText(p) {
   if (p.mate !== undefined) return `#${p.mate}`;
   if (p.eval !== undefined) return (p.eval >= 0 ? '+' : '') + (p.eval / 100).toFixed(2);
   return '';
 }
 
+// "12." before White's move of ply (1-based), "12..." before Black's.
+const numbered = (ply) => `${current.line.moveNumber(ply)}${current.line.turn(ply - 1) === 'white' ? '.' : '...'}`;
+
 function show(ply) {
   chosen = ply;
-  const fen = current.fens[ply];
   const p = ply > 0 ? current.analysis[ply - 1] : null;
-  const last = p ? [p.uci.slice(0, 2), p.uci.slice(2, 4)] : undefined;
-  cg.set({ fen, lastMove: last, orientation: current.orientation });
+  cg.set({ fen: current.line.fen(ply), lastMove: current.line.lastMoveKeys(ply), orientation: current.orientation });
   for (const el of document.querySelectorAll('#review-moves .rmove')) el.classList.toggle('active', Number(el.dataset.ply) === ply);
-  for (const el of document.querySelectorAll('#review-graph .cursor')) el.setAttribute('x1', el.dataset.x = String(x(ply))), el.setAttribute('x2', String(x(ply)));
+  for (const el of document.querySelectorAll('#review-graph .cursor')) {
+    el.setAttribute('x1', String(x(ply)));
+    el.setAttribute('x2', String(x(ply)));
+  }
   const box = $('#review-comment');
   box.replaceChildren();
   if (!p) {
     box.append(node('div', {}, 'The start. Click the graph or a move.'));
     return;
   }
-  box.append(node('div', { class: 'review-eval' }, `${Math.ceil(ply / 2)}${ply % 2 ? '.' : '...'} ${p.move} ${evalText(p)}`));
+  box.append(node('div', { class: 'review-eval' }, `${numbered(ply)} ${p.move} ${evalText(p)}`));
   if (p.judgment) box.append(node('div', { class: `review-judgment ${p.judgment.name.toLowerCase()}` }, p.judgment.comment));
   if (p.variation) box.append(node('div', { class: 'review-line' }, `Best line: ${p.variation}`));
   if (p.emotion) box.append(node('div', { class: 'review-feel' }, `feels ${p.emotion.label} (relief ${p.emotion.relief.toFixed(2)}), goal ${p.emotion.goal}`));
@@ -148,7 +137,7 @@ function drawMoves() {
   list.replaceChildren();
   current.analysis.forEach((p, i) => {
     const ply = i + 1;
-    if (ply % 2 === 1) list.append(node('span', { class: 'rnum' }, `${Math.ceil(ply / 2)}.`));
+    if (current.line.turn(i) === 'white' || ply === 1) list.append(node('span', { class: 'rnum' }, numbered(ply)));
     const glyph = p.judgment ? GLYPH[p.judgment.name] || '' : '';
     const b = node('button', { type: 'button', class: `rmove${p.judgment ? ` ${p.judgment.name.toLowerCase()}` : ''}`, 'data-ply': String(ply) }, p.move + glyph);
     b.onclick = () => show(ply);
@@ -164,7 +153,9 @@ async function showResult(r) {
     /* the graph needs no PGN; the start is then the initial position */
   }
   const tag = (name) => (new RegExp(`\\[${name} "([^"]*)"\\]`).exec(pgn) || [])[1];
-  current = { id: r.id, analysis: r.analysis, fens: fensOf(r.analysis, pgn), orientation: 'white' };
+  const fen = /\[FEN "([^"]+)"\]/.exec(pgn || '');
+  const line = new Line(fen ? fen[1] : INITIAL_FEN, r.analysis.map((p) => p.uci));
+  current = { id: r.id, analysis: r.analysis, line, orientation: 'white' };
   $('#review-result').hidden = false;
   $('#review-progress').hidden = true;
   drawGraph();
