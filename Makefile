@@ -167,6 +167,7 @@ bench: deps-bench feelfish web
 	@node tests/bench/web.mjs
 	@python3 tests/bench/soak.py
 	@python3 tests/bot/clock_test.py
+	@python3 tests/bench/calibrate.py
 	@python3 tests/bench/review_quality.py
 
 soak: deps-bench feelfish

@@ -33,7 +33,7 @@ void review_position_from_search(ReviewPosition *r, const Position *p, const Sea
     int mate = search_mate_in(best->score);
     r->is_mate = mate != 0;
     r->mate = mate;
-    r->cp = mate ? 0 : best->score;
+    r->cp = mate ? 0 : search_cp(best->score);
     r->line_len = best->pv_length < REVIEW_LINE_MAX ? best->pv_length : REVIEW_LINE_MAX;
     memcpy(r->line, best->pv, sizeof r->line[0] * (size_t)r->line_len);
     if (!r->line_len && res->best) {

@@ -33,6 +33,8 @@ int search_mate_in(int score)
     return 0;
 }
 
+int search_cp(int score) { return (100 * score + (score >= 0 ? SCORE_PAWN / 2 : -SCORE_PAWN / 2)) / SCORE_PAWN; }
+
 uint64_t search_total_nodes(const Search *s)
 {
     uint64_t n = 0;

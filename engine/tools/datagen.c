@@ -15,7 +15,9 @@
  * wait in `ready` until every earlier game is written, all under DataGen's lock.
  *
  *   feelfish datagen --games N [--nodes N] [--threads T] [--seed S] [--random-plies P]
- *                    [--params engine|handset] --out FILE */
+ *                    [--params engine|handset] [--scores] --out FILE
+ * --scores adds each position's search score (White's view, engine units) as a third field: what
+ * the Win% calibration fits (tests/bench/calibrate.py); the tuner ignores it. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,7 @@
 typedef struct {
     int games, threads, random_plies;
     bool handset; /* play with the hand-set vector rather than the engine's (tuned) one */
+    bool scores;  /* write each position's search score too (for `tests/bench/calibrate.py`) */
     uint64_t nodes, seed;
     Evaluator eval; /* both sides', read-only while the games run */
     FILE *file;
@@ -83,8 +86,9 @@ static void opening(DataGen *g, Search *search, const Evaluator *e, int index, c
     free(p);
 }
 
-/* The game's kept positions as "FEN;result" lines, in one string. */
-static char *game_lines(const char *start, const SelfPlayGame *game, long *count)
+/* The game's kept positions as "FEN;result" lines, in one string; "FEN;result;score" with scores
+ * (the search score of the move played from there, White's view, in the engine's own units). */
+static char *game_lines(const char *start, const SelfPlayGame *game, bool scores, long *count)
 {
     const char *label = game->result > 0 ? "1.0" : game->result < 0 ? "0.0" : "0.5";
     size_t cap = 4096, len = 0;
@@ -101,13 +105,17 @@ static char *game_lines(const char *start, const SelfPlayGame *game, long *count
         if (!in_check(p) && !is_capture(p, m) && move_kind(m) != MOVE_PROMOTION && abs(score) < 2000) {
             char fen[128];
             fen_write(p, fen);
-            if (len + strlen(fen) + 8 > cap) {
+            if (len + strlen(fen) + 16 > cap) {
                 cap *= 2;
                 text = realloc(text, cap);
                 if (!text)
                     abort();
             }
-            len += (size_t)sprintf(text + len, "%s;%s\n", fen, label);
+            len += (size_t)sprintf(text + len, "%s;%s", fen, label);
+            if (scores)
+                len += (size_t)sprintf(text + len, ";%d", p->side == WHITE ? score : -score);
+            text[len++] = '\n';
+            text[len] = 0;
             (*count)++;
         }
         position_make_move(p, m);
@@ -129,7 +137,7 @@ static void finish_game(void *user, SelfPlayTask *task)
     DataGen *g = user;
     const SelfPlayGame *game = &task->game;
     long count = 0;
-    char *lines = game_lines(task->fen, game, &count);
+    char *lines = game_lines(task->fen, game, g->scores, &count);
 
     pthread_mutex_lock(&g->lock);
     g->ready[task->index] = lines;
@@ -155,7 +163,7 @@ static void finish_game(void *user, SelfPlayTask *task)
 static int usage(void)
 {
     fprintf(stderr, "usage: feelfish datagen --games N [--nodes N] [--threads T] [--seed S] [--random-plies P] "
-                    "[--params engine|handset] --out FILE\n");
+                    "[--params engine|handset] [--scores] --out FILE\n");
     return 2;
 }
 
@@ -180,6 +188,8 @@ int datagen_command(int argc, char **argv, FILE *out)
             g.seed = (uint64_t)v, i++;
         else if (!strcmp(argv[i], "--random-plies") && number && v >= 0 && v <= 40)
             g.random_plies = (int)v, i++;
+        else if (!strcmp(argv[i], "--scores"))
+            g.scores = true;
         else if (!strcmp(argv[i], "--params") && has &&
                  (!strcmp(argv[i + 1], "engine") || !strcmp(argv[i + 1], "handset")))
             g.handset = !strcmp(argv[++i], "handset");
@@ -196,8 +206,9 @@ int datagen_command(int argc, char **argv, FILE *out)
         return 1;
     }
     /* The first line says how the file was made; the tuner copies it into what it writes. */
-    fprintf(g.file, "# feelfish datagen --games %d --nodes %llu --seed %llu --random-plies %d --params %s\n", g.games,
-            (unsigned long long)g.nodes, (unsigned long long)g.seed, g.random_plies, g.handset ? "handset" : "engine");
+    fprintf(g.file, "# feelfish datagen --games %d --nodes %llu --seed %llu --random-plies %d --params %s%s\n", g.games,
+            (unsigned long long)g.nodes, (unsigned long long)g.seed, g.random_plies, g.handset ? "handset" : "engine",
+            g.scores ? " --scores" : "");
     g.ready = calloc((size_t)g.games, sizeof *g.ready);
     if (!g.ready)
         abort();

@@ -408,7 +408,7 @@ static void print_info(void *user, const SearchInfo *info)
     if (mate)
         APPEND("score mate %d", mate);
     else
-        APPEND("score cp %d", info->score);
+        APPEND("score cp %d", search_cp(info->score));
     if (info->bound == BOUND_LOWER)
         APPEND(" lowerbound");
     else if (info->bound == BOUND_UPPER)
@@ -614,8 +614,9 @@ static void show_eval(Uci *u)
     int stm = evaluate_terms(u->pos, &u->eval, &t);
     for (int g = 0; g < EVAL_GROUP_NB; g++)
         say(u, "%-18s %6d", EvalGroupNames[g], t.group[g]);
-    say(u, "%-18s %6d (White's view; phase %d/24)", "total", t.total, t.phase);
+    say(u, "%-18s %6d (engine units, White's view; phase %d/24)", "total", t.total, t.phase);
     say(u, "%-18s %6d", "side to move", stm);
+    say(u, "%-18s %6d (centipawns as reported: one pawn = %d units)", "side to move cp", search_cp(stm), SCORE_PAWN);
 }
 
 int uci_loop(FILE *in, FILE *out)

@@ -7,6 +7,7 @@
 #include "../store/store.h"
 #include "api.h"
 #include "auth.h"
+#include "eval_cache.h"
 #include "game_analysis.h"
 #include "job_wait.h"
 #include "encode.h"
@@ -323,14 +324,37 @@ void analysis_job_delete(Request *r, const char *id)
                              job->status == JOB_RUNNING ? "cancelling" : JobStatusNames[job->status]));
 }
 
+/* ---- cloud-eval ---- */
+
+/* The search cloud-eval runs when the cache has nothing as good: its key's `how`. */
+#define CLOUD_DEPTH 18
+#define CLOUD_MOVETIME_MS 2000
+/* Another search's cached evaluation (a game analysis's) is answered when it was at least this deep
+ * or this big; cloud-eval's own always is. */
+#define CLOUD_CACHED_MIN_DEPTH CLOUD_DEPTH
+#define CLOUD_CACHED_MIN_NODES 1000000
+
+static json_t *cloud_how(void)
+{
+    return json_pack("{s:s, s:{s:i, s:i}}", "mode", "classical", "limits", "depth", CLOUD_DEPTH, "movetime",
+                     CLOUD_MOVETIME_MS);
+}
+
 /* Lichess's cloud-eval shape, so existing Lichess clients can point at this server:
- * {"fen", "knodes", "depth", "pvs": [{"moves": "e2e4 e7e5", "cp": 20}]}. */
+ * {"fen", "knodes", "depth", "pvs": [{"moves": "e2e4 e7e5", "cp": 20}]} (White's view). */
+static json_t *cloud_answer(const char *fen, json_int_t nodes, int depth)
+{
+    return json_pack("{s:s, s:I, s:i, s:[]}", "fen", fen, "knodes", nodes / 1000, "depth", depth, "pvs");
+}
+
 static void answer_cloud_eval(Request *r, Job *job, json_t *result)
 {
-    (void)job;
-    json_t *pvs = json_array(), *lines = json_object_get(result, "pvs");
+    json_t *lines = json_object_get(result, "pvs"), *line;
+    json_t *o = cloud_answer(json_string_value(json_object_get(result, "fen")),
+                             json_integer_value(json_object_get(result, "nodes")),
+                             (int)json_integer_value(json_object_get(result, "depth")));
+    ReviewPosition first = {0};
     size_t i;
-    json_t *line;
     json_array_foreach(lines, i, line)
     {
         json_t *moves = json_object_get(line, "moves"), *pv = json_object();
@@ -342,21 +366,140 @@ static void answer_cloud_eval(Request *r, Job *job, json_t *result)
             if (k)
                 strncat(text, " ", sizeof text - strlen(text) - 1);
             strncat(text, json_string_value(m), sizeof text - strlen(text) - 1);
+            if (!i && first.line_len < REVIEW_LINE_MAX)
+                first.line_len++;
         }
         json_object_set_new(pv, "moves", json_string(text));
         if (json_object_get(line, "mate"))
             json_object_set(pv, "mate", json_object_get(line, "mate"));
         else
             json_object_set(pv, "cp", json_object_get(line, "cp"));
-        json_array_append_new(pvs, pv);
+        json_array_append_new(json_object_get(o, "pvs"), pv);
     }
-    api_reply_json(r, 200,
-                   json_pack("{s:O, s:I, s:O, s:o}", "fen", json_object_get(result, "fen"), "knodes",
-                             (json_int_t)(json_integer_value(json_object_get(result, "nodes")) / 1000), "depth",
-                             json_object_get(result, "depth"), "pvs", pvs));
+    /* The first line goes into the cache (the side to move's view, as the cache keeps it). */
+    json_t *best = json_array_get(lines, 0);
+    char fen[FEN_BUFFER_SIZE];
+    if (best && job->pos && fen_write(job->pos, fen)) {
+        int sign = job->pos->side == WHITE ? 1 : -1;
+        first.has = true;
+        first.is_mate = json_object_get(best, "mate") != NULL;
+        first.mate = first.is_mate ? sign * (int)json_integer_value(json_object_get(best, "mate")) : 0;
+        first.cp = first.is_mate ? 0 : sign * (int)json_integer_value(json_object_get(best, "cp"));
+        static Position tmp;
+        position_copy(&tmp, job->pos);
+        json_t *moves = json_object_get(best, "moves");
+        for (int k = 0; k < first.line_len; k++) {
+            Move mv = move_from_uci(&tmp, json_string_value(json_array_get(moves, (size_t)k)));
+            if (!mv) {
+                first.line_len = k;
+                break;
+            }
+            first.line[k] = mv;
+            position_make_move(&tmp, mv);
+        }
+        json_t *how = cloud_how();
+        char *key = eval_cache_key(fen, how),
+             *value = eval_cache_value(&first, (int)json_integer_value(json_object_get(result, "depth")),
+                                       (uint64_t)json_integer_value(json_object_get(result, "nodes")));
+        json_decref(how);
+        if (key && value)
+            store_cache_put(key, value);
+        else {
+            free(key);
+            free(value);
+        }
+    }
+    api_reply_json(r, 200, o);
 }
 
 static Answer AsCloudEval = {answer_cloud_eval};
+
+/* A cloud-eval request while the cache is read. */
+typedef struct {
+    Request *r; /* NULL once the request went away */
+    char fen[FEN_BUFFER_SIZE];
+    StoreCacheScan scan;
+} CloudLookup;
+
+/* NULL when the request already has its (error) answer. */
+static Job *cloud_search(Request *r, const char *fen, long multipv)
+{
+    json_t *body = cloud_how();
+    json_object_del(body, "mode");
+    json_object_set_new(body, "fen", json_string(fen));
+    if (multipv > 1)
+        json_object_set_new(body, "multiPv", json_integer(multipv));
+    return start_analysis(r, body, &AsCloudEval);
+}
+
+/* Whether a cached entry's `how` is the classical evaluator's (what cloud-eval serves). */
+static bool classical_how(const char *key)
+{
+    const char *how = strchr(key, '{');
+    json_t *o = how ? json_loads(how, 0, NULL) : NULL;
+    json_t *mode = json_object_get(o, "mode");
+    bool classical = o && (!mode || !strcmp(json_string_value(mode) ? json_string_value(mode) : "", "classical")) &&
+                     !json_object_get(o, "affective") && !json_object_get(o, "bayesian");
+    json_decref(o);
+    return classical;
+}
+
+static void cloud_looked_up(void *arg)
+{
+    CloudLookup *c = arg;
+    int best = -1, best_depth = 0;
+    uint64_t best_nodes = 0;
+    ReviewPosition pos, chosen;
+    json_t *how = cloud_how();
+    char *own = eval_cache_key(c->fen, how); /* what cloud-eval's own search stored */
+    json_decref(how);
+    for (int i = 0; c->r && i < c->scan.n; i++) {
+        int depth;
+        uint64_t nodes;
+        bool mine = own && !strcmp(own, c->scan.keys[i]);
+        if ((mine || classical_how(c->scan.keys[i])) &&
+            eval_cache_parse(c->scan.values[i], c->fen, &pos, &depth, &nodes) &&
+            (mine || depth >= CLOUD_CACHED_MIN_DEPTH || nodes >= CLOUD_CACHED_MIN_NODES) &&
+            (nodes > best_nodes || (nodes == best_nodes && depth > best_depth))) {
+            best = i, best_depth = depth, best_nodes = nodes;
+            chosen = pos;
+        }
+    }
+    free(own);
+    for (int i = 0; i < c->scan.n; i++) {
+        free(c->scan.keys[i]);
+        free(c->scan.values[i]);
+    }
+    Request *r = c->r;
+    if (r) {
+        http_end_wait(r);
+        if (best >= 0) {
+            static Position p;
+            fen_read(&p, c->fen, NULL, 0);
+            int sign = p.side == WHITE ? 1 : -1;
+            json_t *o = cloud_answer(c->fen, (json_int_t)best_nodes, best_depth), *pv = json_object();
+            char text[REVIEW_LINE_MAX * 6 + 1] = "", uci[MOVE_STRING_SIZE];
+            for (int k = 0; k < chosen.line_len; k++)
+                strcat(strcat(text, k ? " " : ""), move_to_uci(chosen.line[k], uci));
+            json_object_set_new(pv, "moves", json_string(text));
+            json_object_set_new(pv, chosen.is_mate ? "mate" : "cp",
+                                json_integer(sign * (chosen.is_mate ? chosen.mate : chosen.cp)));
+            json_array_append_new(json_object_get(o, "pvs"), pv);
+            http_add_header(r, "X-Feelfish-Cache", "hit");
+            api_reply_json(r, 200, o);
+            http_resume(r);
+        } else if (!cloud_search(r, c->fen, 1)) /* else it waits for the search (job_wait) */
+            http_resume(r);
+    }
+    free(c->scan.prefix);
+    free(c);
+}
+
+static void cloud_gone(Request *r)
+{
+    CloudLookup *c = r->waiter;
+    c->r = NULL;
+}
 
 void analysis_cloud_eval(Request *r, const char *param)
 {
@@ -366,16 +509,28 @@ void analysis_cloud_eval(Request *r, const char *param)
         api_reply_fail(r, 400, "position_missing", "fen", "give the position as ?fen=...");
         return;
     }
-    json_t *body = json_pack("{s:s, s:{s:i, s:i}}", "fen", fen, "limits", "depth", 18, "movetime", 2000);
+    long multipv = 1;
     if (multi) {
         char *end;
-        long n = strtol(multi, &end, 10);
-        if (*end || n < 1) {
-            json_decref(body);
+        multipv = strtol(multi, &end, 10);
+        if (*end || multipv < 1 || end == multi) {
             api_reply_fail(r, 400, "bad_type", "multiPv", "multiPv must be a whole number >= 1");
             return;
         }
-        json_object_set_new(body, "multiPv", json_integer(n));
     }
-    start_analysis(r, body, &AsCloudEval);
+    /* One line, and a FEN that reads: the cache first (a bad FEN gets the search's own error). */
+    static Position p;
+    CloudLookup *c = multipv == 1 && fen_read(&p, fen, NULL, 0) == FEN_OK ? calloc(1, sizeof *c) : NULL;
+    if (c) {
+        fen_write(&p, c->fen);
+        c->r = r;
+        c->scan.prefix = eval_cache_prefix(c->fen);
+        if (c->scan.prefix && store_cache_scan(&c->scan, cloud_looked_up, c)) {
+            http_suspend(r, c, cloud_gone);
+            return;
+        }
+        free(c->scan.prefix);
+        free(c);
+    }
+    cloud_search(r, fen, multipv);
 }

@@ -51,7 +51,7 @@ static void put_score(json_t *o, int score_stm, Color side)
     else if (mate)
         json_object_set_new(o, "mate", json_integer(mate));
     else
-        json_object_set_new(o, "cp", json_integer(white));
+        json_object_set_new(o, "cp", json_integer(search_cp(white)));
 }
 
 json_t *encode_line(Position *p, const SearchInfo *info, bool with_moves)
@@ -135,10 +135,13 @@ static json_t *compare_side(Position *p, const SearchResult *r)
     evaluate_terms(p, &classical, &t);
     while (made--)
         position_unmake_move(p);
-    json_t *terms = json_object();
-    for (int g = 0; g < EVAL_GROUP_NB; g++)
-        json_object_set_new(terms, EvalGroupNames[g], json_integer(t.group[g]));
-    json_object_set_new(terms, "total", json_integer(t.total));
+    json_t *terms = json_object(); /* in reported centipawns; the total is the sum of the terms shown */
+    int total = 0;
+    for (int g = 0; g < EVAL_GROUP_NB; g++) {
+        total += search_cp(t.group[g]);
+        json_object_set_new(terms, EvalGroupNames[g], json_integer(search_cp(t.group[g])));
+    }
+    json_object_set_new(terms, "total", json_integer(total));
     json_object_set_new(o, "terms", terms);
     return o;
 }

@@ -9,9 +9,11 @@
 #include "../base/ids.h"
 #include "../base/list.h"
 #include "../base/log.h"
+#include "../domain/models.h"
 #include "../store/store.h"
 #include "encode.h"
 #include "encode_review.h"
+#include "eval_cache.h"
 #include "reply.h"
 #include "request.h"
 #include "saves.h"
@@ -154,25 +156,7 @@ static void store_final(GameAnalysis *ga)
 
 static void pump(GameAnalysis *ga);
 
-/* The evaluation cache's key: the position (FEN without the move counters), then what its search
- * was asked (mode, limits, temperament or target) as canonical JSON. */
-static char *cache_key(const GameAnalysis *ga, int k)
-{
-    char fen[FEN_BUFFER_SIZE];
-    snprintf(fen, sizeof fen, "%s", ga->fens[k]);
-    for (int spaces = 0, i = 0; fen[i]; i++)
-        if (fen[i] == ' ' && ++spaces == 4) {
-            fen[i] = 0;
-            break;
-        }
-    char *how = json_dumps(ga->position, JSON_COMPACT | JSON_SORT_KEYS);
-    size_t n = strlen(fen) + (how ? strlen(how) : 0) + 2;
-    char *key = malloc(n);
-    if (key)
-        snprintf(key, n, "%s %s", fen, how ? how : "");
-    free(how);
-    return key;
-}
+static char *cache_key(const GameAnalysis *ga, int k) { return eval_cache_key(ga->fens[k], ga->position); }
 
 /* What the analysis request of position k is: the shared keys and its FEN. */
 static json_t *position_request(const GameAnalysis *ga, int k)
@@ -180,45 +164,6 @@ static json_t *position_request(const GameAnalysis *ga, int k)
     json_t *body = json_deep_copy(ga->position);
     json_object_set_new(body, "fen", json_string(ga->fens[k]));
     return body;
-}
-
-/* A cached value: "cp 31 e2e4 e7e5 ..." or "mate -2 ...". */
-static char *cache_value(const ReviewPosition *r)
-{
-    char *v = malloc(32 + REVIEW_LINE_MAX * 6);
-    if (!v)
-        return NULL;
-    int n = sprintf(v, "%s %d", r->is_mate ? "mate" : "cp", r->is_mate ? r->mate : r->cp);
-    for (int i = 0; i < r->line_len; i++) {
-        char uci[MOVE_STRING_SIZE];
-        n += sprintf(v + n, " %s", move_to_uci(r->line[i], uci));
-    }
-    return v;
-}
-
-static bool cache_parse(const char *v, const char *fen, ReviewPosition *r)
-{
-    char kind[8];
-    int value, used = 0;
-    if (sscanf(v, "%7s %d%n", kind, &value, &used) != 2 || (strcmp(kind, "cp") && strcmp(kind, "mate")))
-        return false;
-    memset(r, 0, sizeof *r);
-    r->has = true;
-    r->is_mate = kind[0] == 'm';
-    r->mate = r->is_mate ? value : 0;
-    r->cp = r->is_mate ? 0 : value;
-    static Position tmp;
-    if (fen_read(&tmp, fen, NULL, 0) != FEN_OK)
-        return false;
-    char uci[8];
-    for (const char *c = v + used; r->line_len < REVIEW_LINE_MAX && sscanf(c, " %7s%n", uci, &used) == 1; c += used) {
-        Move m = move_from_uci(&tmp, uci);
-        if (!m)
-            break;
-        r->line[r->line_len++] = m;
-        position_make_move(&tmp, m);
-    }
-    return true;
 }
 
 typedef struct {
@@ -234,7 +179,8 @@ static void cache_read(void *arg)
     if (ga && ga->looking) {
         ga->looking = false;
         for (int k = 0; k < c->n; k++)
-            if (c->values[k] && unfinished(ga) && cache_parse(c->values[k], ga->fens[k], &ga->pos[k])) {
+            if (c->values[k] && unfinished(ga) &&
+                eval_cache_parse(c->values[k], ga->fens[k], &ga->pos[k], NULL, NULL)) {
                 if (ga->emotions) { /* the emotion is appraised as for a search (request_analysis) */
                     ApiError e;
                     json_t *body = position_request(ga, k);
@@ -291,6 +237,23 @@ static void look_up(GameAnalysis *ga)
     }
 }
 
+/* Bayesian mode: each player's recognised style (the opponent-style classifier over that player's
+ * moves of this game: the samples after full moves 15 and 20), beside the accuracy. */
+static void add_styles(GameAnalysis *ga)
+{
+    const StyleModel *model = models_style();
+    json_t *players = json_object_get(ga->result, "players");
+    for (Color c = WHITE; model && c <= BLACK; c++) {
+        StyleResult st;
+        char err[160];
+        json_t *o = NULL;
+        if (style_classify_game(model, &ga->game, c, &st, err, sizeof err) && st.ready)
+            o = encode_style(st.style, st.posterior, &st.features);
+        json_object_set_new(json_object_get(players, c == WHITE ? "white" : "black"), "style",
+                            o ? o : json_null()); /* null: the player did not reach move 10 */
+    }
+}
+
 static void finish(GameAnalysis *ga)
 {
     Move *moves = malloc(sizeof *moves * (size_t)(ga->total > 1 ? ga->total - 1 : 1));
@@ -304,6 +267,8 @@ static void finish(GameAnalysis *ga)
         json_t *affective = json_object_get(ga->position, "mode");
         bool feelings = affective && !strcmp(json_string_value(affective), "affective") && ga->emotions;
         ga->result = encode_review(&r, ga->start, feelings ? ga->emotions : NULL);
+        if (affective && !strcmp(json_string_value(affective), "bayesian"))
+            add_styles(ga);
         PgnGame annotated;
         char err[200];
         if (review_annotate(&r, &ga->game, &annotated, err, sizeof err)) {
@@ -333,7 +298,7 @@ static void on_job(Job *job, const JobEvent *ev, void *user)
     ReviewPosition *rp = &ga->pos[s->index];
     if (ev->status == JOB_DONE && ev->result) {
         review_position_from_search(rp, job->pos, ev->result);
-        char *key = cache_key(ga, s->index), *value = cache_value(rp);
+        char *key = cache_key(ga, s->index), *value = eval_cache_value(rp, ev->result->depth, ev->result->nodes);
         if (key && value)
             store_cache_put(key, value);
         else {
@@ -526,6 +491,8 @@ static GameAnalysis *build(json_t *body, const char *owner, const char *id, ApiE
             json_object_set(ga->position, Pass[i], json_object_get(body, Pass[i]));
     if (!json_object_get(ga->position, "limits"))
         json_object_set_new(ga->position, "limits", json_pack("{s:i}", "nodes", DEFAULT_NODES));
+    if (!json_object_get(ga->position, "mode")) /* one cache key for "classical" said or implied */
+        json_object_set_new(ga->position, "mode", json_string("classical"));
     ga->total = ga->game.move_count + 1;
     ga->fens = malloc(sizeof *ga->fens * (size_t)ga->total);
     if (!ga->fens) {

@@ -43,7 +43,7 @@ static void played(Request *r, Job *job, const JobEvent *ev, void *arg)
                           StatusWords[st], "depth", line->depth);
     if (DrawReasons[st])
         json_object_set_new(o, "reason", json_string(DrawReasons[st]));
-    json_object_set_new(o, mate ? "mate" : "eval", json_integer(mate ? mate : score));
+    json_object_set_new(o, mate ? "mate" : "eval", json_integer(mate ? mate : search_cp(score)));
     if (level)
         json_object_set_new(o, "level", json_integer(level));
     api_reply_json(r, 200, o);

@@ -178,7 +178,7 @@ static void engine_replied(Game *g, void *user)
         return;
     bg->posted_ply = g->engine_move_ply;
     const BotConfig *c = &B.cfg;
-    int score = g->last_score;
+    int score = search_cp(g->last_score); /* lichess-bot's thresholds are in reported centipawns */
     bg->draw_streak = abs(score) <= c->draw_or_resign.offer_draw_score ? bg->draw_streak + 1 : 0;
     bg->resign_streak = score <= c->draw_or_resign.resign_score ? bg->resign_streak + 1 : 0;
     if (c->draw_or_resign.resign_enabled && bg->resign_streak >= c->draw_or_resign.resign_moves && g->move_count >= 2) {
@@ -381,7 +381,8 @@ static void chat_command(BotGame *bg, const char *room, const char *text)
         if (!spectators)
             snprintf(reply, sizeof reply, "I don't tell that to my opponent, sorry.");
         else if (bg->g)
-            snprintf(reply, sizeof reply, "Last move: %+.2f at depth %d", bg->g->last_score / 100.0, bg->g->last_depth);
+            snprintf(reply, sizeof reply, "Last move: %+.2f at depth %d", search_cp(bg->g->last_score) / 100.0,
+                     bg->g->last_depth);
     } else if (!strcmp(text, "!mood") && bg->g) {
         if (bg->g->has_emotion)
             snprintf(reply, sizeof reply, "I feel %s (%.2f); my goal: %s",

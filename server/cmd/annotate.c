@@ -21,7 +21,9 @@
 #include "../../engine/tools/match/match_config.h"
 #include "../../engine/tools/match/match_engine.h"
 #include "../api/encode_review.h"
+#include "../api/eval_cache.h"
 #include "../api/reply.h"
+#include "../store/store.h"
 #include "args.h"
 
 #define MAX_PLIES 300 /* Lichess analyses the first 300 plies */
@@ -31,7 +33,7 @@ static volatile sig_atomic_t Interrupted;
 static void on_signal(int sig) { Interrupted = sig; }
 
 typedef struct {
-    const char *in, *out, *json, *mode;
+    const char *in, *out, *json, *mode, *db;
     long nodes, depth, movetime, threads, hash, max_plies, games;
     const Temperament *temperament;
     MatchEngineConfig engine; /* --engine: an external UCI engine evaluates instead (engine.cmd set) */
@@ -44,6 +46,9 @@ typedef struct {
     const Move *moves;
     int positions; /* n + 1 */
     ReviewPosition *result;
+    bool *cached;      /* --db: the position's result came from the evaluation cache */
+    int *depths;       /* each searched position's depth (0 from an --engine) ... */
+    uint64_t *counts;  /* ... and nodes */
     Emotion *emotions; /* affective: the emotion of each position (its evaluator's), or NULL */
     pthread_mutex_t lock;
     int next, done;
@@ -167,7 +172,9 @@ static void evaluate_position(Worker *w, int k)
         search_run(w->search, p, &l, &eval, NULL, &res);
         review_position_from_search(r, p, &res);
         nodes = res.nodes;
+        g->depths[k] = res.depth;
     }
+    g->counts[k] = nodes;
     pthread_mutex_lock(&g->lock);
     g->nodes += nodes;
     pthread_mutex_unlock(&g->lock);
@@ -184,12 +191,102 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&g->lock);
         if (k < 0)
             break;
-        evaluate_position(w, k);
+        if (!g->cached[k])
+            evaluate_position(w, k);
         pthread_mutex_lock(&g->lock);
         g->done++;
         pthread_mutex_unlock(&g->lock);
     }
     return NULL;
+}
+
+/* ---- --db: the server's evaluation cache (api/eval_cache.h), shared with its game analyses ---- */
+
+/* How the positions are searched, as the server's game analysis keys it: mode and limits, the
+ * temperament when not the default one, the external engine's command. */
+static json_t *cache_how(const Options *o)
+{
+    json_t *limits = json_object(), *how = json_pack("{s:s}", "mode", o->mode);
+    if (o->nodes)
+        json_object_set_new(limits, "nodes", json_integer(o->nodes));
+    else if (o->depth)
+        json_object_set_new(limits, "depth", json_integer(o->depth));
+    else
+        json_object_set_new(limits, "movetime", json_integer(o->movetime));
+    json_object_set_new(how, "limits", limits);
+    if (!strcmp(o->mode, "affective") && strcmp(o->temperament->name, "neutral"))
+        json_object_set_new(how, "affective", json_pack("{s:s}", "temperament", o->temperament->name));
+    if (o->engine.cmd)
+        json_object_set_new(how, "engine", json_string(o->engine.cmd));
+    return how;
+}
+
+/* Each position's FEN, in order (n + 1 of them); NULL when out of memory. */
+static char (*game_fens(const GameWork *g))[FEN_BUFFER_SIZE]
+{
+    char(*fens)[FEN_BUFFER_SIZE] = malloc(sizeof *fens * (size_t)g->positions);
+    Position *p = malloc(sizeof *p);
+    if (fens && p) {
+        position_copy(p, g->start);
+        for (int k = 0; k < g->positions; k++) {
+            fen_write(p, fens[k]);
+            if (k + 1 < g->positions) {
+                position_trim_history(p);
+                position_make_move(p, g->moves[k]);
+            }
+        }
+    } else {
+        free(fens);
+        fens = NULL;
+    }
+    free(p);
+    return fens;
+}
+
+/* Marks the positions the cache holds, with their results (and, affective, their emotions). */
+static int cache_look_up(sqlite3 *db, const Options *o, GameWork *g)
+{
+    char(*fens)[FEN_BUFFER_SIZE] = db ? game_fens(g) : NULL;
+    json_t *how = cache_how(o);
+    int hits = 0;
+    static Position p;
+    for (int k = 0; fens && k < g->positions; k++) {
+        char *key = eval_cache_key(fens[k], how), *value = key ? store_cache_lookup(db, key) : NULL;
+        if (value && eval_cache_parse(value, fens[k], &g->result[k], &g->depths[k], &g->counts[k])) {
+            g->cached[k] = true;
+            hits++;
+            if (g->emotions && fen_read(&p, fens[k], NULL, 0) == FEN_OK)
+                affective_emotion(&p, NULL, o->temperament, &g->emotions[k]);
+        }
+        free(key);
+        free(value);
+    }
+    json_decref(how);
+    free(fens);
+    return hits;
+}
+
+/* Writes the positions searched this time (one transaction). */
+static void cache_store(sqlite3 *db, const Options *o, const GameWork *g)
+{
+    char(*fens)[FEN_BUFFER_SIZE] = db ? game_fens(g) : NULL;
+    json_t *how = cache_how(o);
+    char err[200];
+    bool ok = fens && store_exec(db, "BEGIN IMMEDIATE", err, sizeof err);
+    for (int k = 0; ok && k < g->positions; k++) {
+        if (g->cached[k] || !g->result[k].has)
+            continue;
+        char *key = eval_cache_key(fens[k], how), *value = eval_cache_value(&g->result[k], g->depths[k], g->counts[k]);
+        ok = key && value && store_cache_store(db, key, value);
+        free(key);
+        free(value);
+    }
+    if (fens && (!ok || !store_exec(db, "COMMIT", err, sizeof err))) {
+        fprintf(stderr, "annotate: --db: the evaluations could not be written (%s)\n", sqlite3_errmsg(db));
+        store_exec(db, "ROLLBACK", err, sizeof err);
+    }
+    json_decref(how);
+    free(fens);
 }
 
 /* ---- progress, kept beside the output ---- */
@@ -292,12 +389,14 @@ static int usage(const char *why)
             "usage: feelfish annotate IN.pgn [--nodes N | --depth D | --movetime MS] [--mode classical|affective]\n"
             "                         [--temperament T] [--threads N] [--hash MB] [--max-plies N] [--games N]\n"
             "                         [--out OUT.pgn] [--json OUT.ndjson] [--engine cmd=PATH[,option.NAME=VALUE]...]\n"
+            "                         [--db FILE]\n"
             "  every game of IN.pgn analysed as Lichess's computer analysis (1,000,000 nodes per position by\n"
             "  default), written to OUT.pgn (default IN.annotated.pgn) with [%%eval], judgements and better\n"
             "  lines, and with --json one line per game in the API's shape. Interrupted, it resumes where it\n"
             "  stopped when run again with the same arguments. --games N: the first N games only. --engine: an\n"
             "  external UCI engine (e.g. /usr/games/stockfish) evaluates the positions instead, through the same\n"
-            "  review, for comparison.\n",
+            "  review, for comparison. --db FILE: the server's database; its evaluation cache is read (a position\n"
+            "  searched before with the same mode and limits is not searched again) and filled.\n",
             why);
     return 2;
 }
@@ -338,6 +437,8 @@ int annotate_command(int argc, char **argv, FILE *unused)
             temper = v;
         else if (!strcmp(a, "--out") && v)
             o.out = v;
+        else if (!strcmp(a, "--db") && v)
+            o.db = v;
         else if (!strcmp(a, "--json") && v)
             o.json = v;
         else if (!strcmp(a, "--engine") && v) {
@@ -452,11 +553,16 @@ int annotate_command(int argc, char **argv, FILE *unused)
             return 1;
         }
     }
+    sqlite3 *db = NULL;
+    if (o.db && !(db = store_open_db(o.db, err, sizeof err))) {
+        fprintf(stderr, "annotate: --db %s: %s\n", o.db, err);
+        return 1;
+    }
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     bool tty = isatty(2);
     int64_t t0 = time_now_ms();
-    long long done_positions = 0, skipped_positions = 0;
+    long long done_positions = 0, skipped_positions = 0, cached_positions = 0;
     uint64_t nodes_total = 0;
     int done_games = 0, bad = 0;
     rewind(in);
@@ -480,12 +586,19 @@ int annotate_command(int argc, char **argv, FILE *unused)
         Move *moves = malloc(sizeof *moves * (size_t)(plies + 1));
         GameWork work = {.o = &o, .moves = moves, .positions = plies + 1};
         work.result = calloc((size_t)plies + 1, sizeof *work.result);
+        work.cached = calloc((size_t)plies + 1, sizeof *work.cached);
+        work.depths = calloc((size_t)plies + 1, sizeof *work.depths);
+        work.counts = calloc((size_t)plies + 1, sizeof *work.counts);
         work.emotions = !strcmp(o.mode, "affective") ? calloc((size_t)plies + 1, sizeof *work.emotions) : NULL;
-        if (!start || !moves || !work.result || !pgn_start_position(&g, start, err, sizeof err)) {
+        if (!start || !moves || !work.result || !work.cached || !work.depths || !work.counts ||
+            !pgn_start_position(&g, start, err, sizeof err)) {
             fprintf(stderr, "annotate: game %d: %s\n", index + 1, start && moves ? err : "out of memory");
             free(start);
             free(moves);
             free(work.result);
+            free(work.cached);
+            free(work.depths);
+            free(work.counts);
             free(work.emotions);
             pgn_game_free(&g);
             break;
@@ -493,6 +606,8 @@ int annotate_command(int argc, char **argv, FILE *unused)
         for (int i = 0; i < plies; i++)
             moves[i] = g.moves[i].move;
         work.start = start;
+        int hits = cache_look_up(db, &o, &work);
+        cached_positions += hits;
         pthread_mutex_init(&work.lock, NULL);
         for (int i = 0; i < nw; i++) {
             workers[i].work = &work;
@@ -533,6 +648,8 @@ int annotate_command(int argc, char **argv, FILE *unused)
             fprintf(stderr, "annotate: game %d: the engine failed on some positions (left without an eval)\n",
                     index + 1);
         if (finished) {
+            if (db)
+                cache_store(db, &o, &work);
             if (!write_game(out, json, &g, plies, index, &work, err, sizeof err))
                 fprintf(stderr, "annotate: game %d: %s\n", index + 1, err);
             if (sync_file(out) && (!json || sync_file(json))) {
@@ -545,13 +662,17 @@ int annotate_command(int argc, char **argv, FILE *unused)
             done_positions += work.positions;
             nodes_total += work.nodes;
             if (!tty)
-                fprintf(stderr, "annotate: game %d/%d done (%d positions), %lld/%lld positions in all\n", index + 1,
-                        games, work.positions, skipped_positions + done_positions, positions);
+                fprintf(stderr,
+                        "annotate: game %d/%d done (%d positions, %d from the cache), %lld/%lld positions in all\n",
+                        index + 1, games, work.positions, hits, skipped_positions + done_positions, positions);
         }
         pthread_mutex_destroy(&work.lock);
         free(start);
         free(moves);
         free(work.result);
+        free(work.cached);
+        free(work.depths);
+        free(work.counts);
         free(work.emotions);
         pgn_game_free(&g);
     }
@@ -566,6 +687,8 @@ int annotate_command(int argc, char **argv, FILE *unused)
         else
             match_engine_stop(&workers[i].uci, true);
     match_engine_config_free(&o.engine);
+    if (db)
+        sqlite3_close(db);
     double secs = (double)(time_now_ms() - t0) / 1000.0;
     if (tty)
         fprintf(stderr, "\n");
@@ -576,8 +699,12 @@ int annotate_command(int argc, char **argv, FILE *unused)
                 prog.games, games, done_games);
         return 128 + Interrupted;
     }
-    fprintf(stderr, "annotate: %d games (%d this run, %d unreadable), %lld positions in %.1f s, written to %s%s%s\n",
-            games, done_games, bad, done_positions, secs, o.out, o.json ? " and " : "", o.json ? o.json : "");
+    fprintf(
+        stderr,
+        "annotate: %d games (%d this run, %d unreadable), %lld positions (%lld from the cache) in %.1f s, written to "
+        "%s%s%s\n",
+        games, done_games, bad, done_positions, cached_positions, secs, o.out, o.json ? " and " : "",
+        o.json ? o.json : "");
     char path[1100];
     progress_path(&o, path, sizeof path);
     unlink(path);

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <uv.h>
 
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 
 /* Opens (creating and migrating) a database file on the calling thread, for the command-line tools
  * that share the server's file (learn, bayes). NULL with a message in err on failure. */
@@ -27,8 +27,8 @@ typedef void (*StoreSaved)(bool ok, void *user);
 /* Queues a job's row for writing: with status "queued", `result` is the job's request (JSON text,
  * taken over), kept until the job is done so a restart can run it again; otherwise its result.
  * `owner` is whose it is (the API's client). `saved` (may be NULL) hears how it went. Loop thread. */
-void store_save_job(const char *id, const char *owner, const char *status, long long created_ms,
-                    long long finished_ms, char *result, StoreSaved saved, void *user);
+void store_save_job(const char *id, const char *owner, const char *status, long long created_ms, long long finished_ms,
+                    char *result, StoreSaved saved, void *user);
 
 /* Queues a game's whole state (JSON text, taken over) for writing, as store_save_job; a game whose
  * engine is to move is marked so a restart starts its move again. */
@@ -37,8 +37,8 @@ void store_save_game(const char *id, long long updated_ms, char *game, bool engi
 
 /* At start, before serving (synchronous, on the calling thread): every job stored as queued or
  * running with its request, and every game waiting for the engine (either callback may be NULL). */
-void store_scan_unfinished(void (*job)(const char *id, const char *owner, const char *request,
-                                       long long created_ms, void *user),
+void store_scan_unfinished(void (*job)(const char *id, const char *owner, const char *request, long long created_ms,
+                                       void *user),
                            void (*game)(const char *data, void *user), void *user);
 
 /* Whether the last batch was committed, the counts, the database's size and the last error. */
@@ -76,6 +76,19 @@ void store_read_now(void (*read)(sqlite3 *db, void *arg), void *arg);
  * storage is closed). store_cache_put queues one entry for writing (taken over). */
 bool store_cache_get(char **keys, char **values, int n, void (*done)(void *arg), void *arg);
 void store_cache_put(char *key, char *value);
+/* The same on a connection of the caller's (store_open_db: the command-line tools). lookup: the
+ * value (malloc'd) or NULL; store: false if it could not be written. */
+char *store_cache_lookup(sqlite3 *db, const char *key);
+bool store_cache_store(sqlite3 *db, const char *key, const char *value);
+/* Every entry whose key starts with prefix (at most STORE_CACHE_SCAN_MAX), the same way: keys and
+ * values are malloc'd arrays of *n malloc'd strings, the caller's from done on. */
+#define STORE_CACHE_SCAN_MAX 64
+typedef struct {
+    char *prefix; /* the caller's */
+    char *keys[STORE_CACHE_SCAN_MAX], *values[STORE_CACHE_SCAN_MAX];
+    int n;
+} StoreCacheScan;
+bool store_cache_scan(StoreCacheScan *scan, void (*done)(void *arg), void *arg);
 
 /* Retention: finished jobs and games untouched for `days` (0: no limit) go, and beyond the newest
  * `jobs` finished jobs and `games` games (0: no cap). Jobs queued or running are kept. */

@@ -25,12 +25,14 @@ DATA = os.environ.get("FEELFISH_DATA", os.path.join(ROOT, "..", "shared", "data"
 SF = os.environ.get("STOCKFISH", "/usr/games/stockfish")
 
 
-def annotate(pgn, games, nodes, engine, out_dir, tag, threads=2):
+def annotate(pgn, games, nodes, engine, out_dir, tag, threads=2, db=None):
     js = os.path.join(out_dir, tag + ".ndjson")
     cmd = [FF, "annotate", pgn, "--games", str(games), "--nodes", str(nodes), "--threads", str(threads),
            "--out", os.path.join(out_dir, tag + ".pgn"), "--json", js]
     if engine:
         cmd += ["--engine", engine]
+    if db:
+        cmd += ["--db", db]
     t0 = time.monotonic()
     r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     secs = time.monotonic() - t0
@@ -54,11 +56,15 @@ def main():
     ap.add_argument("--nodes", type=int, default=200000)
     ap.add_argument("--speed-nodes", type=int, default=1000000)
     ap.add_argument("--pgn", default=os.path.join(DATA, "pgn", "Kasparov.pgn"))
+    ap.add_argument("--speed-only", action="store_true", help="only the speed part (its game: --speed-game)")
+    ap.add_argument("--speed-game", type=int, default=0, help="with --speed-only: the game's index in --pgn")
     a = ap.parse_args()
     if not os.access(SF, os.X_OK):
         print("review-quality: Stockfish not found at %s" % SF)
         return 1
     tmp = tempfile.mkdtemp(prefix="feelfish-review-quality-")
+    if a.speed_only:
+        return speed(a, tmp, a.speed_game)
     ff, t_ff = annotate(a.pgn, a.games, a.nodes, None, tmp, "feelfish")
     sf, t_sf = annotate(a.pgn, a.games, a.nodes, "cmd=" + SF, tmp, "stockfish")
     xs, ys = [], []
@@ -90,9 +96,22 @@ def main():
           % (ff_false, ff_blunders, 100.0 * ff_false / ff_blunders if ff_blunders else float("nan")))
     mean_ff, mean_sf = sum(xs) / len(xs), sum(ys) / len(ys)
     print("  mean accuracy: feelfish %.1f, Stockfish %.1f" % (mean_ff, mean_sf))
+    # The centipawn scales side by side (docs/calibration.md): Stockfish's cp against feelfish's on
+    # the same positions, both within +-500 and neither a mate; the least-squares slope through 0.
+    pairs = [(p_ff["eval"], p_sf["eval"]) for g_ff, g_sf in zip(ff, sf) for p_ff, p_sf in zip(g_ff["analysis"], g_sf["analysis"])
+             if "eval" in p_ff and "eval" in p_sf and abs(p_ff["eval"]) <= 500 and abs(p_sf["eval"]) <= 500]
+    if pairs:
+        slope = sum(x * y for x, y in pairs) / max(1, sum(x * x for x, _ in pairs))
+        print("  centipawn scales: Stockfish cp = %.2f x feelfish cp (least squares through 0, %d positions "
+              "within +-500), correlation %.3f" % (slope, len(pairs), pearson([x for x, _ in pairs], [y for _, y in pairs])))
 
     # Speed: the first game of at least 80 plies, at speed-nodes per position, 2 workers.
-    long_game = next((i for i, g in enumerate(ff) if len(g["analysis"]) >= 80), 0)
+    return speed(a, tmp, next((i for i, g in enumerate(ff) if len(g["analysis"]) >= 80), 0))
+
+
+def speed(a, tmp, long_game):
+    """One game at --speed-nodes per position, 2 workers, feelfish then Stockfish; then feelfish again
+    on the evaluation cache the first run filled (annotate --db, the server's cache)."""
     sub = os.path.join(tmp, "one.pgn")
     with open(a.pgn, errors="replace") as f:
         text = f.read()
@@ -100,11 +119,15 @@ def main():
     games = re.split(r"\n(?=\[Event )", text)
     with open(sub, "w") as f:
         f.write(games[long_game] + "\n")
-    one_ff, s_ff = annotate(sub, 1, a.speed_nodes, None, tmp, "speed-ff")
+    db = os.path.join(tmp, "cache.db")
+    one_ff, s_ff = annotate(sub, 1, a.speed_nodes, None, tmp, "speed-ff", db=db)
     one_sf, s_sf = annotate(sub, 1, a.speed_nodes, "cmd=" + SF, tmp, "speed-sf")
+    again, s_again = annotate(sub, 1, a.speed_nodes, None, tmp, "speed-cached", db=db)
     n = len(one_ff[0]["analysis"])
     print("  speed: a %d-ply game at %d nodes per position, 2 workers: feelfish %.1f s, Stockfish %.1f s "
-          "(ratio %.2f)" % (n, a.speed_nodes, s_ff, s_sf, s_ff / s_sf if s_sf else float("nan")))
+          "(ratio %.2f); feelfish again from the evaluation cache: %.2f s (%s)"
+          % (n, a.speed_nodes, s_ff, s_sf, s_ff / s_sf if s_sf else float("nan"), s_again,
+             "same result" if again == one_ff else "DIFFERENT result"))
     return 0
 
 

@@ -62,7 +62,7 @@ kept = games_in(pgn_after_stop)
 json_kept = sum(1 for _ in open(js))
 print("    first run: %.1f s, exit %s, %d games written (JSON %d); its last lines: %s"
       % (first_run, rc, kept, json_kept, lines[-2:]))
-progress_lines = [x for x in lines if re.match(r"annotate: game \d+/%d done \(\d+ positions\), \d+/\d+ positions" % GAMES, x)]
+progress_lines = [x for x in lines if re.match(r"annotate: game \d+/%d done \(\d+ positions, \d+ from the cache\), \d+/\d+ positions" % GAMES, x)]
 check("progress_shown", len(progress_lines) >= 5, lines[:8])
 check("stopped_by_sigterm", rc == 128 + signal.SIGTERM and 5 <= kept < GAMES and json_kept == kept
       and any("interrupted" in x for x in lines) and os.path.exists(out + ".progress"),
@@ -136,7 +136,32 @@ check("uci_engine_pipeline", r.returncode == 0 and len(with_eval) >= len(row["an
       and "accuracy" in row["players"].get("white", {}),
       "exit %s; %d of %d plies with an eval; %s" % (r.returncode, len(with_eval), len(row["analysis"]), r.stderr[-300:]))
 
-# 8. Bad input: a clear error, exit 2, nothing written.
+# 8. --db: the evaluation cache the server uses (the second game reads the opening the first one
+# searched). The second run searches nothing and writes the same
+# files; a different budget is a different key.
+db = os.path.join(tmp, "cache.db")
+
+
+def with_db(tag, nodes):
+    t0 = time.monotonic()
+    r_ = subprocess.run([FF, "annotate", KASPAROV, "--games", "2", "--nodes", str(nodes), "--threads", "2", "--db", db,
+                         "--out", os.path.join(tmp, tag + ".pgn"), "--json", os.path.join(tmp, tag + ".ndjson")],
+                        cwd=ROOT, capture_output=True, text=True)
+    m_ = re.search(r"(\d+) positions \((\d+) from the cache\)", r_.stderr)
+    return r_, time.monotonic() - t0, m_ and (int(m_.group(1)), int(m_.group(2)))
+
+
+r1, t1, c1 = with_db("db1", 8000)
+r2, t2, c2 = with_db("db2", 8000)
+r3, t3, c3 = with_db("db3", 6000)
+print("    --db: 2 games at 8000 nodes %.2f s (%s from the cache), again %.2f s (%s), at 6000 nodes %s"
+      % (t1, c1, t2, c2, c3))
+same = all(open(os.path.join(tmp, "db1" + e)).read() == open(os.path.join(tmp, "db2" + e)).read()
+           for e in (".pgn", ".ndjson")) if r1.returncode == r2.returncode == 0 else False
+check("db_cache_reused", c1 and c2 and c1[1] < 10 and c2[1] == c2[0] == c1[0] and same and c3 and c3[1] == c1[1],
+      (c1, c2, c3, r2.stderr[-300:]))
+
+# 9. Bad input: a clear error, exit 2, nothing written.
 r = subprocess.run([FF, "annotate", KASPAROV, "--nodes", "lots"], cwd=ROOT, capture_output=True, text=True)
 check("bad_arguments", r.returncode == 2 and "--nodes takes a number" in r.stderr, r.stderr)
 r = subprocess.run([FF, "annotate", os.path.join(tmp, "missing.pgn")], cwd=ROOT, capture_output=True, text=True)

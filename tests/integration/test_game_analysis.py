@@ -150,6 +150,63 @@ def cache():
           and all(e and "label" in e for e in feel(b)), ((b or {}).get("progress"), feel(a)[:2], feel(b)[:2]))
 
 
+@suite.test("cloud_eval_from_game_analysis", "cloud_eval_small_search_not_served", "cloud_eval_caches_its_own")
+def cloud_eval_cache():
+    from urllib.parse import quote
+    s = suite.server()
+    cloud = lambda fen: s.request("GET", "/api/cloud-eval?fen=" + quote(fen), timeout=60)  # noqa: E731
+    # a game analysis at 1M nodes fills the cache; cloud-eval answers its positions from it, White's view
+    st, j, g = analysed(s, {"fen": "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "moves": "d1d7 g8f8",
+                            "limits": {"nodes": 1000000}})
+    after = "6k1/3R1ppp/8/8/8/8/5PPP/6K1 b - - 1 1"  # Black to move: cp stays White's view
+    t0 = time.monotonic()
+    st2, c, resp = cloud(after)
+    took = time.monotonic() - t0
+    ply = (g or {}).get("analysis", [{}])[0]
+    print("    cloud-eval of a position the game analysis searched: %.3f s, %s" % (took, c))
+    check("cloud_eval_from_game_analysis", st2 == 200 and resp.getheader("X-Feelfish-Cache") == "hit"
+          and c["knodes"] >= 1000 and c["fen"] == after and c["pvs"][0]["moves"]
+          and (c["pvs"][0].get("cp"), c["pvs"][0].get("mate")) == (ply.get("eval"), ply.get("mate")), (st2, c, ply))
+    # a small search (20k nodes, the master game's) is not what cloud-eval serves: it searches
+    analysed(s, {"fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "moves": "g1f3 g8f6",
+                 "limits": {"nodes": 20000}})
+    st3, c3, resp3 = cloud("rnbqkb1r/pppppppp/5n2/8/8/5N2/PPPPPPPP/RNBQKB1R w KQkq - 2 2")
+    check("cloud_eval_small_search_not_served", st3 == 200 and resp3.getheader("X-Feelfish-Cache") is None
+          and c3["depth"] >= 8 and c3["pvs"], (st3, c3))
+    t0 = time.monotonic()
+    st4, c4, resp4 = cloud("rnbqkb1r/pppppppp/5n2/8/8/5N2/PPPPPPPP/RNBQKB1R w KQkq - 2 2")
+    took4 = time.monotonic() - t0
+    print("    cloud-eval asked twice: the second answer from the cache in %.3f s" % took4)
+    check("cloud_eval_caches_its_own", st4 == 200 and resp4.getheader("X-Feelfish-Cache") == "hit" and took4 < 0.5
+          and c4["pvs"][0].get("cp") == c3["pvs"][0].get("cp") and c4["depth"] == c3["depth"]
+          and c4["knodes"] == c3["knodes"], (c3, c4))
+
+
+@suite.test()
+def bayesian_player_styles():
+    # Bayesian mode: each player's style posterior, the reading `feelfish style` gives of that game
+    # (the samples after full moves 15 and 20, shared/spec/bayesian.md §5)
+    s = suite.server()
+    st, j, g = analysed(s, {"pgn": MASTER, "mode": "bayesian", "limits": {"nodes": 2000}})
+    players = (g or {}).get("players", {})
+    got = {c: players.get(c, {}).get("style") for c in ("white", "black")}
+    path = os.path.join(s.dir, "master.pgn")
+    with open(path, "w") as f:
+        f.write(MASTER)
+    want = {}
+    for c, name in (("white", "Chandler"), ("black", "Kasparov")):
+        out = subprocess.run([FF, "style", path, "--player", name], capture_output=True, text=True).stdout
+        m = re.search(r"\n  posterior: attacking ([\d.]+) positional ([\d.]+) mixed ([\d.]+) -> (\w+)", out)
+        want[c] = m and (m.group(4), [float(m.group(k)) for k in (1, 2, 3)])
+    print("    styles: " + ", ".join("%s %s %s" % (c, (got[c] or {}).get("style"), (got[c] or {}).get("posterior"))
+                                     for c in got))
+    check("bayesian_player_styles", g and g["status"] == "done" and all(
+        got[c] and want[c] and got[c]["style"] == want[c][0]
+        and all(abs(got[c]["posterior"][k] - v) < 0.0006 for k, v in zip(("attacking", "positional", "mixed"), want[c][1]))
+        and abs(sum(got[c]["posterior"].values()) - 1) < 1e-6 and "accuracy" in players[c] for c in got)
+        and "style" not in state.get("master", {}).get("players", {}).get("white", {}), (got, want))
+
+
 @suite.test()
 def mate_judgement_and_mating_move():
     # a miniature: 4. Qxf7# is the mating move (no eval, as Lichess), 3... Nf6?? lets it happen

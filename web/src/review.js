@@ -120,14 +120,21 @@ function drawPlayers(players, tags) {
   const t = $('#review-players');
   t.replaceChildren();
   const head = node('tr');
-  for (const [h, title] of [['', ''], ['accuracy', ''], ['?!', 'inaccuracies'], ['?', 'mistakes'], ['??', 'blunders'], ['ACPL', 'average centipawn loss']])
-    head.append(node('th', title ? { title } : {}, h));
+  const styled = ['white', 'black'].some((side) => players[side] && 'style' in players[side]); // Bayesian mode
+  const columns = [['', ''], ['accuracy', ''], ['?!', 'inaccuracies'], ['?', 'mistakes'], ['??', 'blunders'], ['ACPL', 'average centipawn loss']];
+  if (styled) columns.push(['style', "the player's recognised style (Bayesian mode)"]);
+  for (const [h, title] of columns) head.append(node('th', title ? { title } : {}, h));
   t.append(head);
   for (const side of ['white', 'black']) {
     const p = players[side] || {};
     const tr = node('tr', { 'data-side': side });
     tr.append(node('th', {}, tags[side] || side));
     for (const k of ['accuracy', 'inaccuracy', 'mistake', 'blunder', 'acpl']) tr.append(node('td', { class: k }, p[k] === undefined ? '–' : `${p[k]}${k === 'accuracy' ? '%' : ''}`));
+    if (styled) {
+      const st = p.style;
+      const share = st ? Math.round(100 * st.posterior[st.style]) : 0;
+      tr.append(node('td', { class: 'style', title: st ? Object.entries(st.posterior).map(([k, v]) => `${k} ${Math.round(100 * v)}%`).join(', ') : 'too short to tell' }, st ? `${st.style} ${share}%` : '–'));
+    }
     t.append(tr);
   }
 }
