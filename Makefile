@@ -8,7 +8,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototy
 OPT      ?= -O3 -flto=auto -fno-plt
 CFLAGS   += $(CSTD) $(WARN)
 LDLIBS   += -lm -lpthread
-SERVER_PKGS := libuv libmicrohttpd libwebsockets jansson sqlite3 libcrypto libcurl yaml-0.1
+SERVER_PKGS := libuv libmicrohttpd libwebsockets jansson sqlite3 libcrypto libcurl yaml-0.1 hiredis
 SERVER_CFLAGS = $(shell pkg-config --cflags $(SERVER_PKGS) 2>/dev/null)
 SERVER_LIBS = $(shell pkg-config --libs $(SERVER_PKGS) 2>/dev/null)
 
@@ -31,13 +31,13 @@ TSAN_OBJ   := $(patsubst %.c,build/tsan/%.o,$(ENGINE_SRC) $(UNIT_SRC))
 SERVER_CODE := server/% tests/unit/server/%
 
 # Debian packages each step needs; `deps-*` installs the missing ones (as root, with apt-get).
-DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libwebsockets-dev libjansson-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libyaml-dev \
+DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libwebsockets-dev libjansson-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libyaml-dev libhiredis-dev \
 	nodejs $(if $(shell command -v npm 2>/dev/null),,npm)
 # (npm only when missing: NodeSource's nodejs brings its own npm and conflicts with Debian's)
-DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish chromium clang libclang-rt-14-dev
+DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish chromium clang libclang-rt-14-dev redis-server
 DEB_BENCH := $(DEB_BUILD) stockfish python3 wrk nginx-light chromium gnuplot-nox
 
-.PHONY: all help deps-build deps-test deps-bench web run test test-unit bench soak bench-strength bench-affective bench-bayesian format clean fuzz
+.PHONY: all help deps-build deps-test deps-bench web run test test-unit test-docker bench soak bench-strength bench-affective bench-bayesian format clean fuzz
 
 all: feelfish
 
@@ -45,6 +45,8 @@ help:
 	@echo "make           build ./feelfish"
 	@echo "make run       install what is missing, build, start the server (REST :8080, WebSocket :8081)"
 	@echo "make test      install what is missing, build, run every test (last line: N passed, N failed)"
+	@echo "make test-docker  the Docker side with podman: base image, both images, compose up behind nginx,"
+	@echo "                checks, then everything removed (KEEP_BASE=1 keeps the Debian base; ~5 min)"
 	@echo "make bench     benchmarks against Stockfish on this machine (perft, search, WAC; ~10 min), then make soak"
 	@echo "make soak      the server for SOAK_SECONDS (600) beside hostile clients: RSS, fds, db size, p99, 5xx"
 	@echo "                (make bench ends with both, and the bot's clock test: 20 games at 1+0 vs Stockfish, ~17 min)"
@@ -158,6 +160,11 @@ test: deps-test
 	@$(MAKE) --no-print-directory feelfish web build/unit build/unit-asan build/unit-tsan build/unit-server \
 		build/unit-server-asan build/feelfish-asan build/feelfish-tsan $(addprefix build/fuzz/fuzz_,$(FUZZ_NAMES))
 	@tests/run.sh
+
+# The Dockerfile, docker/nginx.Dockerfile and docker/compose.yaml for real, with podman (as root):
+# installs podman & co, makes the Debian base with debootstrap if missing, builds, checks, tears down.
+test-docker:
+	@python3 tests/docker/test_docker.py $(if $(KEEP_BASE),--keep-base)
 
 bench: deps-bench feelfish web
 	@tests/bench/perft.sh

@@ -42,7 +42,9 @@ static void on_job_event(Job *job, const JobEvent *ev)
                        api_dumps(ev->rendered, false), saves_done, saves_begin(job->id));
 }
 
-const JobHooks ApiJobHooks = {render_info, render_result, free_rendered, on_job_event};
+static void *rendered_from_text(const char *text, size_t len) { return json_loadb(text, len, 0, NULL); }
+
+const JobHooks ApiJobHooks = {render_info, render_result, free_rendered, on_job_event, rendered_from_text};
 
 /* ---- a request waiting for its job ---- */
 

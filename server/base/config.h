@@ -17,7 +17,7 @@ typedef struct {
     long retention_days, retention_jobs, retention_games, game_memory_idle;
     long long max_nodes;
     char db[512], web[512], style_model[512], bind[64], log_level[16], log_format[16], auth[16];
-    char allowed_origins[512], allowed_hosts[512], bot[512];
+    char allowed_origins[512], allowed_hosts[512], bot[512], redis[300];
 } ServerConfig;
 
 typedef enum { SETTING_NUMBER, SETTING_TEXT } SettingType;

@@ -9,6 +9,7 @@
 #include "learn.h"
 #include "serve.h"
 #include "token.h"
+#include "worker.h"
 
 const Command ServerCommands[] = {
     {"serve", NULL, "[options]", "the REST analysis server (serve --help)", serve_command},
@@ -18,8 +19,11 @@ const Command ServerCommands[] = {
      "one analysis as JSON (scores from White's view)\nthe search lab: textbook algorithms, value and nodes",
      analyse_command},
     {"annotate", NULL,
-     "IN.pgn [--nodes N|--depth D|--movetime MS] [--mode M] [--threads N] [--out OUT.pgn] [--json F]",
+     "IN.pgn [--nodes N|--depth D|--movetime MS] [--mode M] [--threads N] [--out OUT.pgn] [--json F]\n"
+     "[--db FILE]",
      "whole-game analysis of a PGN file as Lichess's (resumable)", annotate_command},
+    {"worker", NULL, "--redis redis://HOST:PORT[/DB] [--threads N] [--hash MB] [--reclaim-ms MS]",
+     "a cluster's search worker: runs the jobs fronts (serve --redis) put into Redis", worker_command},
     {"learn", NULL, "--games N [--concurrency C] [--nodes N | --tc S+I] [--db FILE]",
      "self-play for the Bayesian model (learn --help)", learn_command},
     {"bot", NULL, "--config FILE [--print-config] [serve options]",

@@ -106,7 +106,17 @@ int serve_command(int argc, char **argv, FILE *out)
         store_close();
         return 1;
     }
-    JobsSettings jobs = {(int)cfg.workers, (size_t)cfg.hash_mb, (int)cfg.queue, cfg.job_timeout, 1};
+    JobsSettings jobs = {(int)cfg.workers, (size_t)cfg.hash_mb, (int)cfg.queue, cfg.job_timeout, 1, NULL};
+    RedisAddress redis;
+    if (cfg.redis[0]) {
+        char why[200];
+        if (!redis_url_parse(cfg.redis, &redis, why, sizeof why)) {
+            fprintf(stderr, "feelfish serve: --redis: %s\n", why);
+            store_close();
+            return 2;
+        }
+        jobs.cluster = &redis;
+    }
     if (!jobs_start(loop, &jobs, &ApiJobHooks)) {
         fprintf(stderr, "feelfish serve: cannot start %ld workers with %ld MB each\n", cfg.workers, cfg.hash_mb);
         store_close();

@@ -11,6 +11,7 @@
 #include "../../engine/adapt/adaptive.h"
 #include "../../engine/engine.h"
 #include "../../engine/eval/affective.h"
+#include "../net/redis.h"
 
 typedef enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_CANCELLED, JOB_FAILED } JobStatus;
 extern const char *const JobStatusNames[];
@@ -70,6 +71,8 @@ typedef struct {
     void *(*render_result)(const Job *job, const SearchResult *r, const SearchResult *classical, JobStatus status);
     void (*free_rendered)(void *rendered);
     void (*on_event)(Job *job, const JobEvent *event);
+    /* What render made, from the text a cluster worker sent of it (jobs/cluster.c); NULL if unreadable. */
+    void *(*rendered_from_text)(const char *text, size_t len);
 } JobHooks;
 
 typedef struct {
@@ -77,7 +80,8 @@ typedef struct {
     size_t hash_mb;
     int queue_capacity;
     int64_t timeout_ms;
-    int threads; /* threads per search (0: 1) */
+    int threads;                 /* threads per search (0: 1) */
+    const RedisAddress *cluster; /* set: a front, the searches run on workers through Redis (cluster.h) */
 } JobsSettings;
 
 /* Starts the local backend (worker threads with their own Search each) on `loop`. */

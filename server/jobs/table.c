@@ -10,6 +10,7 @@
 #include "../base/clock.h"
 #include "../base/ids.h"
 #include "backend.h"
+#include "cluster.h"
 
 const char *const JobStatusNames[] = {"queued", "running", "done", "cancelled", "failed"};
 
@@ -182,7 +183,8 @@ bool jobs_start(uv_loop_t *loop, const JobsSettings *settings, const JobHooks *h
 {
     memset(&J, 0, sizeof J);
     J.hooks = *hooks;
-    J.backend = jobs_local_start(loop, settings);
+    J.backend =
+        settings->cluster ? jobs_cluster_start(loop, settings, settings->cluster) : jobs_local_start(loop, settings);
     return J.backend != NULL;
 }
 

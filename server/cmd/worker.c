@@ -1,0 +1,383 @@
+/* `feelfish worker --redis URL [--threads N] [--hash MB] [--job-timeout MS] [--reclaim-ms MS]`: a
+ * cluster's search worker (jobs/cluster.h). It reads jobs from the stream in the workers' group while
+ * it has a free search thread, runs them on the local pool (jobs/local.c, as `serve` does) with the
+ * API's renderers, and publishes each job's events to the front that holds its clients; a final
+ * result is written to Redis before it is published, then the stream entry is acknowledged. Its
+ * running entries are kept fresh; entries idle past --reclaim-ms (a dead worker's) are taken over.
+ * SIGINT/SIGTERM: stops reading, and the jobs it was running are left unacknowledged for another
+ * worker to take over. Three connections: one for the blocking read, one for commands, one for the
+ * cancel channel. */
+#include "worker.h"
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../api/api.h"
+#include "../base/log.h"
+#include "../jobs/cluster.h"
+#include "../jobs/wire.h"
+#include "args.h"
+
+#define MAX_SLOTS 256
+
+typedef struct {
+    Job *job; /* NULL: free */
+    char entry[48], front[24];
+} Slot;
+
+static struct {
+    uv_loop_t *loop;
+    RedisLink *block, *cmd, *sub;
+    char me[96];
+    int threads, running;
+    long reclaim_ms;
+    bool reading, stopping;
+    Slot slots[MAX_SLOTS];
+    uv_timer_t heartbeat, reclaim;
+    uv_signal_t sigint, sigterm;
+    unsigned long long taken, reclaimed, finished;
+} W;
+
+static Slot *slot_of(const Job *job)
+{
+    for (int i = 0; i < W.threads; i++)
+        if (W.slots[i].job == job)
+            return &W.slots[i];
+    return NULL;
+}
+
+/* ---- events out ---- */
+
+static void publish(const Slot *s, const WireEvent *e)
+{
+    char *bytes;
+    size_t len;
+    if (!wire_event_encode(e, &bytes, &len))
+        return;
+    redis_link_command(W.cmd, NULL, NULL, "PUBLISH %s%s %b", CLUSTER_EVENTS, s->front, bytes, len);
+    free(bytes);
+}
+
+static void read_more(void);
+
+/* The table's hook, before any listener: what the front must hear. */
+static void on_job_event(Job *job, const JobEvent *ev)
+{
+    Slot *s = slot_of(job);
+    if (!s)
+        return;
+    WireEvent e = {.kind = ev->kind, .status = ev->status, .line = ev->line, .result = ev->result};
+    snprintf(e.id, sizeof e.id, "%s", job->id);
+    char *text = ev->rendered ? json_dumps(ev->rendered, JSON_COMPACT) : NULL;
+    e.rendered = text;
+    e.rendered_len = text ? strlen(text) : 0;
+    if (ev->kind != JOB_EVENT_FINAL)
+        publish(s, &e);
+    else if (!ev->stopping) {
+        /* Stored, then announced, then acknowledged: one connection keeps the order. */
+        redis_link_command(W.cmd, NULL, NULL, "HSET %s%s status %s result %s", CLUSTER_RESULT, job->id,
+                           JobStatusNames[ev->status], text ? text : "null");
+        redis_link_command(W.cmd, NULL, NULL, "EXPIRE %s%s %d", CLUSTER_RESULT, job->id, CLUSTER_KEEP_S);
+        publish(s, &e);
+        redis_link_command(W.cmd, NULL, NULL, "XACK %s %s %s", CLUSTER_STREAM, CLUSTER_GROUP, s->entry);
+        W.finished++;
+    } /* else: shutting down; left pending, another worker takes it over */
+    free(text);
+    if (ev->kind == JOB_EVENT_FINAL) { /* the table keeps the job a while, then lets it go */
+        s->job = NULL;
+        W.running--;
+        read_more();
+    }
+}
+
+/* ---- jobs in ---- */
+
+typedef struct {
+    char entry[48], id[24], front[24];
+    char *bytes;
+    size_t len;
+} Taking;
+
+static void fail_taken(Taking *t, const char *why)
+{
+    log_msg(LOG_ERROR, "worker: job %s (entry %s): %s", t->id, t->entry, why);
+    Slot s = {0};
+    snprintf(s.front, sizeof s.front, "%s", t->front);
+    WireEvent e = {.kind = JOB_EVENT_FINAL, .status = JOB_FAILED};
+    snprintf(e.id, sizeof e.id, "%s", t->id);
+    publish(&s, &e);
+    redis_link_command(W.cmd, NULL, NULL, "XACK %s %s %s", CLUSTER_STREAM, CLUSTER_GROUP, t->entry);
+}
+
+static void on_cancel_checked(redisAsyncContext *ac, void *r, void *priv)
+{
+    (void)ac;
+    redisReply *reply = r;
+    Taking *t = priv;
+    W.running--; /* the reservation take_entry made */
+    int free_slot = -1;
+    for (int i = 0; i < W.threads && free_slot < 0; i++)
+        if (!W.slots[i].job)
+            free_slot = i;
+    if (reply && reply->type == REDIS_REPLY_INTEGER && reply->integer == 1) { /* cancelled before it ran */
+        redis_link_command(W.cmd, NULL, NULL, "XACK %s %s %s", CLUSTER_STREAM, CLUSTER_GROUP, t->entry);
+    } else if (reply && free_slot >= 0 && !W.stopping) {
+        char err[200];
+        Job *job = wire_job_decode(t->bytes, t->len, err, sizeof err);
+        Slot *s = &W.slots[free_slot];
+        if (!job)
+            fail_taken(t, err);
+        else {
+            snprintf(s->entry, sizeof s->entry, "%s", t->entry);
+            snprintf(s->front, sizeof s->front, "%s", t->front);
+            s->job = job;
+            W.running++;
+            W.taken++;
+            log_msg(LOG_INFO, "worker: job %s started (entry %s, front %s)", job->id, s->entry, s->front);
+            if (!jobs_submit(job)) {
+                s->job = NULL;
+                W.running--;
+                job_release(job);
+                fail_taken(t, "no room in the local pool");
+            }
+        }
+    } /* else: Redis went away, or stopping: the entry stays pending and is taken over later */
+    free(t->bytes);
+    free(t);
+    read_more();
+}
+
+/* One stream entry (id, [field, value, ...]) to run. */
+static void take_entry(const redisReply *entry)
+{
+    if (entry->type != REDIS_REPLY_ARRAY || entry->elements != 2 || entry->element[0]->type != REDIS_REPLY_STRING ||
+        entry->element[1]->type != REDIS_REPLY_ARRAY)
+        return; /* an entry deleted meanwhile */
+    Taking *t = calloc(1, sizeof *t);
+    if (!t)
+        return;
+    snprintf(t->entry, sizeof t->entry, "%s", entry->element[0]->str);
+    const redisReply *f = entry->element[1];
+    for (size_t i = 0; i + 1 < f->elements; i += 2) {
+        const redisReply *k = f->element[i], *v = f->element[i + 1];
+        if (k->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING)
+            continue;
+        if (!strcmp(k->str, "id"))
+            snprintf(t->id, sizeof t->id, "%s", v->str);
+        else if (!strcmp(k->str, "front"))
+            snprintf(t->front, sizeof t->front, "%s", v->str);
+        else if (!strcmp(k->str, "job") && !t->bytes && (t->bytes = malloc(v->len ? v->len : 1))) {
+            memcpy(t->bytes, v->str, v->len);
+            t->len = v->len;
+        }
+    }
+    if (!t->bytes || !t->id[0] || !t->front[0] ||
+        !redis_link_command(W.cmd, on_cancel_checked, t, "EXISTS %s%s", CLUSTER_CANCELLED, t->id)) {
+        if (t->bytes && t->id[0] && t->front[0])
+            ; /* Redis is down: pending, taken over later */
+        else
+            redis_link_command(W.cmd, NULL, NULL, "XACK %s %s %s", CLUSTER_STREAM, CLUSTER_GROUP, t->entry);
+        free(t->bytes);
+        free(t);
+        return;
+    }
+    W.running++; /* reserved until on_cancel_checked */
+}
+
+static void on_read(redisAsyncContext *ac, void *r, void *priv)
+{
+    (void)ac, (void)priv;
+    redisReply *reply = r;
+    W.reading = false;
+    if (!reply)
+        return; /* the link dropped: reading starts again when it is back */
+    if (reply->type == REDIS_REPLY_ERROR) {
+        log_msg(LOG_WARN, "worker: XREADGROUP: %s", reply->str);
+        if (strstr(reply->str, "NOGROUP"))
+            cluster_create_group(W.cmd);
+    }
+    /* [[stream, [entry...]]] */
+    if (reply->type == REDIS_REPLY_ARRAY)
+        for (size_t i = 0; i < reply->elements; i++) {
+            const redisReply *stream = reply->element[i];
+            if (stream->type == REDIS_REPLY_ARRAY && stream->elements == 2 &&
+                stream->element[1]->type == REDIS_REPLY_ARRAY)
+                for (size_t k = 0; k < stream->element[1]->elements; k++)
+                    take_entry(stream->element[1]->element[k]);
+        }
+    read_more();
+}
+
+static void read_more(void)
+{
+    if (W.reading || W.stopping || W.running >= W.threads || !redis_link_ready(W.block))
+        return;
+    W.reading = redis_link_command(W.block, on_read, NULL, "XREADGROUP GROUP %s %s COUNT 1 BLOCK 2000 STREAMS %s >",
+                                   CLUSTER_GROUP, W.me, CLUSTER_STREAM);
+}
+
+/* Running entries stay fresh; a dead worker's go stale and are taken over here. */
+static void on_heartbeat(uv_timer_t *t)
+{
+    (void)t;
+    for (int i = 0; i < W.threads; i++)
+        if (W.slots[i].job)
+            redis_link_command(W.cmd, NULL, NULL, "XCLAIM %s %s %s 0 %s JUSTID", CLUSTER_STREAM, CLUSTER_GROUP, W.me,
+                               W.slots[i].entry);
+}
+
+static void on_claimed(redisAsyncContext *ac, void *r, void *priv)
+{
+    (void)ac, (void)priv;
+    redisReply *reply = r;
+    W.running--; /* the reservation */
+    /* [next, [entry...], [deleted...]] */
+    if (reply && reply->type == REDIS_REPLY_ARRAY && reply->elements >= 2 &&
+        reply->element[1]->type == REDIS_REPLY_ARRAY)
+        for (size_t k = 0; k < reply->element[1]->elements; k++) {
+            const redisReply *entry = reply->element[1]->element[k];
+            if (entry->type == REDIS_REPLY_ARRAY && entry->elements == 2) {
+                W.reclaimed++;
+                log_msg(LOG_INFO, "worker: taking over entry %s (its worker stopped answering)",
+                        entry->element[0]->str);
+                take_entry(entry);
+            }
+        }
+    read_more();
+}
+
+static void on_reclaim(uv_timer_t *t)
+{
+    (void)t;
+    if (W.stopping || W.running >= W.threads)
+        return;
+    if (redis_link_command(W.cmd, on_claimed, NULL, "XAUTOCLAIM %s %s %s %ld 0-0 COUNT 1", CLUSTER_STREAM,
+                           CLUSTER_GROUP, W.me, W.reclaim_ms))
+        W.running++; /* reserved until the answer */
+}
+
+/* ---- cancels ---- */
+
+static void on_cancel(redisAsyncContext *ac, void *r, void *priv)
+{
+    (void)ac, (void)priv;
+    redisReply *reply = r;
+    if (!reply || reply->type != REDIS_REPLY_ARRAY || reply->elements != 3 ||
+        reply->element[2]->type != REDIS_REPLY_STRING || strcmp(reply->element[0]->str, "message"))
+        return;
+    Job *job = jobs_find(reply->element[2]->str);
+    if (job && slot_of(job))
+        jobs_cancel(job);
+}
+
+static void on_block_ready(RedisLink *link, void *user)
+{
+    (void)user;
+    cluster_create_group(link);
+    read_more();
+}
+
+static void on_sub_ready(RedisLink *link, void *user)
+{
+    (void)user;
+    redis_link_command(link, on_cancel, NULL, "SUBSCRIBE %s", CLUSTER_CANCEL);
+}
+
+static void on_signal(uv_signal_t *s, int signum)
+{
+    (void)s;
+    log_msg(LOG_INFO, "worker: signal %d: stopping (running jobs are left for another worker)", signum);
+    W.stopping = true;
+    uv_signal_stop(&W.sigint);
+    uv_signal_stop(&W.sigterm);
+    uv_timer_stop(&W.heartbeat);
+    uv_timer_stop(&W.reclaim);
+    jobs_shutdown();
+    redis_link_free(W.block);
+    redis_link_free(W.cmd);
+    redis_link_free(W.sub);
+    uv_close((uv_handle_t *)&W.heartbeat, NULL);
+    uv_close((uv_handle_t *)&W.reclaim, NULL);
+    uv_close((uv_handle_t *)&W.sigint, NULL);
+    uv_close((uv_handle_t *)&W.sigterm, NULL);
+}
+
+static int usage(const char *why)
+{
+    fprintf(stderr,
+            "worker: %s\n"
+            "usage: feelfish worker --redis redis://HOST:PORT[/DB] [--threads N] [--hash MB] [--job-timeout MS]\n"
+            "                       [--reclaim-ms MS]\n"
+            "  a search worker of a cluster: runs the jobs fronts (feelfish serve --redis) put into Redis, N at a\n"
+            "  time (default 1); a job whose worker stopped answering for --reclaim-ms (default 30000) is taken\n"
+            "  over and run again.\n",
+            why);
+    return 2;
+}
+
+int worker_command(int argc, char **argv, FILE *unused)
+{
+    (void)unused;
+    const char *url = NULL;
+    long threads = 1, hash = 64, timeout = 600000, reclaim = 30000;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool ok = true;
+        i++;
+        if (!strcmp(a, "--redis") && v)
+            url = v;
+        else if (!strcmp(a, "--threads"))
+            ok = args_long("worker", a, v, 1, MAX_SLOTS, &threads);
+        else if (!strcmp(a, "--hash"))
+            ok = args_long("worker", a, v, 1, 32768, &hash);
+        else if (!strcmp(a, "--job-timeout"))
+            ok = args_long("worker", a, v, 100, 86400000, &timeout);
+        else if (!strcmp(a, "--reclaim-ms"))
+            ok = args_long("worker", a, v, 100, 86400000, &reclaim);
+        else
+            return usage("unknown or incomplete option");
+        if (!ok)
+            return 2;
+    }
+    RedisAddress addr;
+    char err[200];
+    if (!url)
+        return usage("--redis is needed");
+    if (!redis_url_parse(url, &addr, err, sizeof err))
+        return usage(err);
+    signal(SIGPIPE, SIG_IGN);
+    memset(&W, 0, sizeof W);
+    W.loop = uv_default_loop();
+    W.threads = (int)threads;
+    W.reclaim_ms = reclaim;
+    char host[64] = "host";
+    gethostname(host, sizeof host - 1);
+    snprintf(W.me, sizeof W.me, "%s-%d", host, (int)getpid());
+    JobsSettings jobs = {(int)threads, (size_t)hash, (int)threads, timeout, 1, NULL};
+    JobHooks hooks = ApiJobHooks; /* the API's renderers; what happens to an event is ours */
+    hooks.on_event = on_job_event;
+    if (!jobs_start(W.loop, &jobs, &hooks)) {
+        fprintf(stderr, "feelfish worker: cannot start %ld search threads with %ld MB each\n", threads, hash);
+        return 1;
+    }
+    W.block = redis_link_new(W.loop, &addr, "stream", on_block_ready, NULL);
+    W.cmd = redis_link_new(W.loop, &addr, "commands", NULL, NULL);
+    W.sub = redis_link_new(W.loop, &addr, "cancels", on_sub_ready, NULL);
+    uv_timer_init(W.loop, &W.heartbeat);
+    uv_timer_init(W.loop, &W.reclaim);
+    uv_timer_start(&W.heartbeat, on_heartbeat, (uint64_t)reclaim / 3, (uint64_t)reclaim / 3);
+    uv_timer_start(&W.reclaim, on_reclaim, (uint64_t)reclaim / 2, (uint64_t)reclaim / 2);
+    uv_signal_init(W.loop, &W.sigint);
+    uv_signal_init(W.loop, &W.sigterm);
+    uv_signal_start(&W.sigint, on_signal, SIGINT);
+    uv_signal_start(&W.sigterm, on_signal, SIGTERM);
+    log_msg(LOG_INFO, "worker %s: %ld search threads, jobs from redis %s:%d/%d", W.me, threads, addr.host, addr.port,
+            addr.db);
+    uv_run(W.loop, UV_RUN_DEFAULT);
+    log_msg(LOG_INFO, "worker %s: stopped (%llu jobs taken, %llu taken over, %llu finished)", W.me, W.taken,
+            W.reclaimed, W.finished);
+    return 0;
+}

@@ -1,0 +1,31 @@
+/* The cluster's jobs over Redis: the names both sides use, the front's backend, and what a worker
+ * process needs. A front (feelfish serve --redis) adds each job to the stream CLUSTER_STREAM; the
+ * workers (feelfish worker) read it in the consumer group CLUSTER_GROUP (XREADGROUP), run it on their
+ * local pool and publish its events to the channel of the front that holds its clients
+ * (CLUSTER_EVENTS + front id); a final result is written to CLUSTER_RESULT + id before it is
+ * published, then the entry is acknowledged (XACK). A worker keeps the entries it runs fresh
+ * (XCLAIM ... JUSTID, resetting their idle time); an entry idle longer than the reclaim time belongs
+ * to a worker that died, and another takes it over (XAUTOCLAIM) and runs the job again. A cancel is
+ * published on CLUSTER_CANCEL and remembered as CLUSTER_CANCELLED + id for a worker that takes the
+ * job later. */
+#ifndef FEELFISH_JOBS_CLUSTER_H
+#define FEELFISH_JOBS_CLUSTER_H
+
+#include "../net/redis.h"
+#include "backend.h"
+
+#define CLUSTER_STREAM "feelfish:jobs"
+#define CLUSTER_GROUP "feelfish:workers"
+#define CLUSTER_EVENTS "feelfish:events:"
+#define CLUSTER_CANCEL "feelfish:cancel"
+#define CLUSTER_CANCELLED "feelfish:cancelled:"
+#define CLUSTER_RESULT "feelfish:result:"
+#define CLUSTER_KEEP_S 86400 /* how long results and cancel marks stay in Redis */
+
+/* The front's backend: jobs go to Redis instead of a local pool. */
+const JobsBackend *jobs_cluster_start(uv_loop_t *loop, const JobsSettings *settings, const RedisAddress *redis);
+
+/* Creates the stream and the group if they are missing (both sides call it when connected). */
+void cluster_create_group(RedisLink *link);
+
+#endif

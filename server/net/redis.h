@@ -1,0 +1,35 @@
+/* Redis as a client, on the loop (hiredis's async API with its libuv adapter): a link is one
+ * connection that connects again by itself when Redis goes away (every 500 ms), selects the URL's
+ * database, and calls its owner's on_ready after every (re)connection, where the owner subscribes
+ * again or restarts its reads. Commands sent while it is down fail at once (the callback is not
+ * called); replies of commands in flight when it drops come back NULL. Loop thread only. */
+#ifndef FEELFISH_NET_REDIS_H
+#define FEELFISH_NET_REDIS_H
+
+#include <hiredis/async.h>
+#include <hiredis/hiredis.h>
+#include <stdbool.h>
+#include <uv.h>
+
+typedef struct {
+    char host[256];
+    int port, db;
+} RedisAddress;
+
+/* redis://HOST[:PORT][/DB] (PORT 6379, DB 0). False with a message naming what is wrong. */
+bool redis_url_parse(const char *url, RedisAddress *out, char *err, size_t err_size);
+
+typedef struct RedisLink RedisLink;
+typedef void (*RedisReady)(RedisLink *link, void *user);
+
+/* `name` says which link a log line is about ("jobs", "events"...). */
+RedisLink *redis_link_new(uv_loop_t *loop, const RedisAddress *a, const char *name, RedisReady on_ready, void *user);
+bool redis_link_ready(const RedisLink *link);
+/* Connections made so far (a reconnection counts). */
+unsigned redis_link_connects(const RedisLink *link);
+/* A command (hiredis's format, %b for bytes); false when the link is down. */
+bool redis_link_command(RedisLink *link, redisCallbackFn *fn, void *priv, const char *format, ...);
+/* Closes it (pending callbacks get NULL). */
+void redis_link_free(RedisLink *link);
+
+#endif
