@@ -264,11 +264,8 @@ static void on_reclaim(uv_timer_t *t)
 static void on_cancel(redisAsyncContext *ac, void *r, void *priv)
 {
     (void)ac, (void)priv;
-    redisReply *reply = r;
-    if (!reply || reply->type != REDIS_REPLY_ARRAY || reply->elements != 3 ||
-        reply->element[2]->type != REDIS_REPLY_STRING || strcmp(reply->element[0]->str, "message"))
-        return;
-    Job *job = jobs_find(reply->element[2]->str);
+    const redisReply *payload = redis_message_payload(r);
+    Job *job = payload ? jobs_find(payload->str) : NULL;
     if (job && slot_of(job))
         jobs_cancel(job);
 }

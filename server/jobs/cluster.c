@@ -25,11 +25,9 @@ void cluster_create_group(RedisLink *link)
 static void on_event_message(redisAsyncContext *ac, void *r, void *priv)
 {
     (void)ac, (void)priv;
-    redisReply *reply = r;
-    if (!reply || reply->type != REDIS_REPLY_ARRAY || reply->elements != 3 ||
-        reply->element[0]->type != REDIS_REPLY_STRING || strcmp(reply->element[0]->str, "message"))
+    const redisReply *payload = redis_message_payload(r);
+    if (!payload)
         return;
-    const redisReply *payload = reply->element[2];
     WireEvent e;
     static SearchResult result; /* loop thread */
     if (!wire_event_decode(payload->str, payload->len, &e, &result)) {

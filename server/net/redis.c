@@ -196,6 +196,15 @@ bool redis_link_command(RedisLink *l, redisCallbackFn *fn, void *priv, const cha
     return rc == REDIS_OK;
 }
 
+const redisReply *redis_message_payload(const redisReply *reply)
+{
+    if (!reply || reply->type != REDIS_REPLY_ARRAY || reply->elements != 3 ||
+        reply->element[0]->type != REDIS_REPLY_STRING || strcmp(reply->element[0]->str, "message") ||
+        reply->element[2]->type != REDIS_REPLY_STRING)
+        return NULL;
+    return reply->element[2];
+}
+
 void redis_link_free(RedisLink *l)
 {
     if (!l)

@@ -29,6 +29,9 @@ bool redis_link_ready(const RedisLink *link);
 unsigned redis_link_connects(const RedisLink *link);
 /* A command (hiredis's format, %b for bytes); false when the link is down. */
 bool redis_link_command(RedisLink *link, redisCallbackFn *fn, void *priv, const char *format, ...);
+/* A subscription's reply: the message's payload (a string) when it is a "message", else NULL (the
+ * subscription's confirmation, a dropped link). */
+const redisReply *redis_message_payload(const redisReply *reply);
 /* Closes it (pending callbacks get NULL). */
 void redis_link_free(RedisLink *link);
 
