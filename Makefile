@@ -46,7 +46,7 @@ help:
 	@echo "make run       install what is missing, build, start the server (REST :8080, WebSocket :8081)"
 	@echo "make test      install what is missing, build, run every test (last line: N passed, N failed)"
 	@echo "make test-docker  the Docker side with podman: base image, both images, compose up behind nginx,"
-	@echo "                checks, then everything removed (KEEP_BASE=1 keeps the Debian base; ~5 min)"
+	@echo "                checks, then everything removed (KEEP_BASE=1 keeps the Debian base; ~2 min)"
 	@echo "make bench     benchmarks against Stockfish on this machine (perft, search, WAC; ~10 min), then make soak"
 	@echo "make soak      the server for SOAK_SECONDS (600) beside hostile clients: RSS, fds, db size, p99, 5xx"
 	@echo "                (make bench ends with both, and the bot's clock test: 20 games at 1+0 vs Stockfish, ~17 min)"
