@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../core/movegen.h"
+#include "../notation/move.h"
 #include "../notation/san.h"
 
 const char *const JudgementNames[] = {"", "Inaccuracy", "Mistake", "Blunder"};
@@ -365,4 +366,23 @@ bool review_annotate(const Review *r, const PgnGame *game, PgnGame *out, char *e
     }
     free(pos);
     return true;
+}
+
+void review_line_from_uci(ReviewPosition *r, const Position *p, const char *moves)
+{
+    r->line_len = 0;
+    Position *tmp = malloc(sizeof *tmp);
+    if (!tmp)
+        return;
+    position_copy(tmp, p);
+    char uci[8];
+    int used;
+    for (const char *c = moves; r->line_len < REVIEW_LINE_MAX && sscanf(c, " %7s%n", uci, &used) == 1; c += used) {
+        Move m = move_from_uci(tmp, uci);
+        if (!m)
+            break;
+        r->line[r->line_len++] = m;
+        position_make_move(tmp, m);
+    }
+    free(tmp);
 }

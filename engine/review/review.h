@@ -28,6 +28,10 @@ typedef struct {
  * legal move is mate 0 (checkmated) or 0 cp (stalemate), as lila's engines report them. */
 void review_position_from_search(ReviewPosition *r, const Position *p, const SearchResult *res);
 
+/* r's line from UCI moves separated by blanks, played from p (unchanged): its legal prefix, at most
+ * REVIEW_LINE_MAX moves (an engine's pv, a cached line). */
+void review_line_from_uci(ReviewPosition *r, const Position *p, const char *moves);
+
 typedef enum { JUDGE_NONE, JUDGE_INACCURACY, JUDGE_MISTAKE, JUDGE_BLUNDER } Judgement;
 typedef enum { MATE_NONE, MATE_CREATED, MATE_LOST } MateSequence;
 

@@ -356,6 +356,7 @@ static void answer_cloud_eval(Request *r, Job *job, json_t *result)
                              json_integer_value(json_object_get(result, "nodes")),
                              (int)json_integer_value(json_object_get(result, "depth")));
     ReviewPosition first = {0};
+    char first_moves[4096] = "";
     size_t i;
     json_array_foreach(lines, i, line)
     {
@@ -368,9 +369,9 @@ static void answer_cloud_eval(Request *r, Job *job, json_t *result)
             if (k)
                 strncat(text, " ", sizeof text - strlen(text) - 1);
             strncat(text, json_string_value(m), sizeof text - strlen(text) - 1);
-            if (!i && first.line_len < REVIEW_LINE_MAX)
-                first.line_len++;
         }
+        if (!i)
+            snprintf(first_moves, sizeof first_moves, "%s", text);
         json_object_set_new(pv, "moves", json_string(text));
         if (json_object_get(line, "mate"))
             json_object_set(pv, "mate", json_object_get(line, "mate"));
@@ -387,18 +388,7 @@ static void answer_cloud_eval(Request *r, Job *job, json_t *result)
         first.is_mate = json_object_get(best, "mate") != NULL;
         first.mate = first.is_mate ? sign * (int)json_integer_value(json_object_get(best, "mate")) : 0;
         first.cp = first.is_mate ? 0 : sign * (int)json_integer_value(json_object_get(best, "cp"));
-        static Position tmp;
-        position_copy(&tmp, job->pos);
-        json_t *moves = json_object_get(best, "moves");
-        for (int k = 0; k < first.line_len; k++) {
-            Move mv = move_from_uci(&tmp, json_string_value(json_array_get(moves, (size_t)k)));
-            if (!mv) {
-                first.line_len = k;
-                break;
-            }
-            first.line[k] = mv;
-            position_make_move(&tmp, mv);
-        }
+        review_line_from_uci(&first, job->pos, first_moves);
         json_t *how = cloud_how();
         char *key = eval_cache_key(fen, how),
              *value = eval_cache_value(&first, (int)json_integer_value(json_object_get(result, "depth")),

@@ -47,22 +47,15 @@ bool eval_cache_parse(const char *v, const char *fen, ReviewPosition *r, int *de
     if (sscanf(v, "%7s %d depth %d nodes %" SCNu64 " pv%n", kind, &value, &d, &count, &used) != 4 || !used ||
         (strcmp(kind, "cp") && strcmp(kind, "mate")))
         return false;
-    static Position tmp; /* loop thread only */
-    if (fen_read(&tmp, fen, NULL, 0) != FEN_OK)
+    static Position start; /* loop thread only */
+    if (fen_read(&start, fen, NULL, 0) != FEN_OK)
         return false;
     memset(r, 0, sizeof *r);
     r->has = true;
     r->is_mate = kind[0] == 'm';
     r->mate = r->is_mate ? value : 0;
     r->cp = r->is_mate ? 0 : value;
-    char uci[8];
-    for (const char *c = v + used; r->line_len < REVIEW_LINE_MAX && sscanf(c, " %7s%n", uci, &used) == 1; c += used) {
-        Move m = move_from_uci(&tmp, uci);
-        if (!m)
-            break;
-        r->line[r->line_len++] = m;
-        position_make_move(&tmp, m);
-    }
+    review_line_from_uci(r, &start, v + used);
     if (depth)
         *depth = d;
     if (nodes)

@@ -56,6 +56,17 @@ typedef struct {
     bool stop, engine_failed;
 } GameWork;
 
+/* What a game's work owns (its moves and per-position arrays; not start, not the lock). */
+static void game_work_free(GameWork *g)
+{
+    free((void *)g->moves);
+    free(g->result);
+    free(g->cached);
+    free(g->depths);
+    free(g->counts);
+    free(g->emotions);
+}
+
 typedef struct {
     Search *search;  /* this engine's search, or */
     MatchEngine uci; /* the --engine process */
@@ -82,15 +93,10 @@ static bool uci_evaluate(Worker *w, const Position *p, ReviewPosition *r, uint64
     else
         match_engine_send(&w->uci, "go movetime %ld", o->movetime);
     int64_t deadline = match_now_ns() + (int64_t)UCI_TIMEOUT_MS * 1000000;
-    Position *tmp = malloc(sizeof *tmp);
-    if (!tmp)
-        return false;
     for (;;) {
         MatchReadResult rr = match_engine_read_line(&w->uci, line, sizeof line, deadline);
-        if (rr != MATCH_READ_LINE) {
-            free(tmp);
+        if (rr != MATCH_READ_LINE)
             return false;
-        }
         if (!strncmp(line, "bestmove", 8))
             break;
         if (strncmp(line, "info ", 5) || strstr(line, " multipv 2") || !strstr(line, " score ") ||
@@ -109,21 +115,11 @@ static bool uci_evaluate(Worker *w, const Position *p, ReviewPosition *r, uint64
                 const char *v = strtok_r(NULL, " ", &save);
                 *nodes = v ? strtoull(v, NULL, 10) : *nodes;
             } else if (!strcmp(t, "pv")) {
-                position_copy(tmp, p);
-                r->line_len = 0;
-                for (char *m = strtok_r(NULL, " ", &save); m && r->line_len < REVIEW_LINE_MAX;
-                     m = strtok_r(NULL, " ", &save)) {
-                    Move mv = move_from_uci(tmp, m);
-                    if (!mv)
-                        break;
-                    r->line[r->line_len++] = mv;
-                    position_make_move(tmp, mv);
-                }
+                review_line_from_uci(r, p, save ? save : "");
                 break;
             }
         }
     }
-    free(tmp);
     return true;
 }
 
@@ -594,12 +590,7 @@ int annotate_command(int argc, char **argv, FILE *unused)
             !pgn_start_position(&g, start, err, sizeof err)) {
             fprintf(stderr, "annotate: game %d: %s\n", index + 1, start && moves ? err : "out of memory");
             free(start);
-            free(moves);
-            free(work.result);
-            free(work.cached);
-            free(work.depths);
-            free(work.counts);
-            free(work.emotions);
+            game_work_free(&work);
             pgn_game_free(&g);
             break;
         }
@@ -668,12 +659,7 @@ int annotate_command(int argc, char **argv, FILE *unused)
         }
         pthread_mutex_destroy(&work.lock);
         free(start);
-        free(moves);
-        free(work.result);
-        free(work.cached);
-        free(work.depths);
-        free(work.counts);
-        free(work.emotions);
+        game_work_free(&work);
         pgn_game_free(&g);
     }
     pgn_reader_close(rd);

@@ -17,20 +17,12 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from harness import FF, ROOT, SANITIZER_MARKS, Server, Suite, check, poll, tmpdir  # noqa: E402
-from wsclient import WebSocket  # noqa: E402
+from wsclient import WebSocket, free_port  # noqa: E402
 
 REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
 RECLAIM_MS = 3000
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 MIDDLE = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 9"
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 class Redis:

@@ -25,7 +25,6 @@ One line per check ('ok   name' or 'FAIL name' and why), the timings, then
 
 Environment: FEELFISH_BUILD_CA, a CA bundle for npm inside the build (default: this machine's,
 /etc/ssl/certs/ca-certificates.crt; passed as a build secret, not kept in the image)."""
-import base64
 import glob
 import http.client
 import json
@@ -34,12 +33,13 @@ import resource
 import shlex
 import shutil
 import signal
-import socket
-import struct
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from wsclient import WebSocket, free_port  # noqa: E402  (the tests' one WebSocket client)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COMPOSE = os.path.join(ROOT, "docker", "compose.yaml")
@@ -207,14 +207,6 @@ def make_base(tmp):
 # ---------------------------------------------------------------------------------------------
 # Talking to the stack through nginx.
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def request(port, method, path, body=None, headers=None, timeout=60):
     """(status, parsed JSON or text, response headers); status 0 when the connection failed."""
     try:
@@ -245,71 +237,6 @@ def wait_health(port, seconds):
             break
         time.sleep(0.5)
     return status, body
-
-
-class WebSocket:
-    """A small RFC 6455 client (text frames, masking, ping answers) for a path through nginx."""
-
-    def __init__(self, port, path, headers=None, timeout=10):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-        key = base64.b64encode(os.urandom(16)).decode()
-        extra = "".join("%s: %s\r\n" % kv for kv in (headers or {}).items())
-        self.sock.sendall(("GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                           "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n%s\r\n"
-                           % (path, port, key, extra)).encode())
-        head = b""
-        while b"\r\n\r\n" not in head:
-            chunk = self.sock.recv(4096)
-            if not chunk:
-                raise ConnectionError("handshake: connection closed")
-            head += chunk
-        status, _, self.buf = head.partition(b"\r\n\r\n")
-        self.status = status.split(b"\r\n")[0].decode(errors="replace")
-        if " 101 " not in self.status:
-            raise ConnectionError("handshake refused: " + self.status)
-
-    def send_frame(self, payload, opcode=1):
-        mask = os.urandom(4)
-        n = len(payload)
-        head = bytes([0x80 | opcode])
-        head += bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + struct.pack(">H", n)
-        self.sock.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
-
-    def send(self, obj):
-        self.send_frame(json.dumps(obj).encode())
-
-    def _read(self, n):
-        while len(self.buf) < n:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionError("closed")
-            self.buf += chunk
-        data, self.buf = self.buf[:n], self.buf[n:]
-        return data
-
-    def recv_json(self, timeout):
-        self.sock.settimeout(timeout)
-        while True:
-            b0, b1 = self._read(2)
-            n = b1 & 0x7F
-            if n == 126:
-                n = struct.unpack(">H", self._read(2))[0]
-            elif n == 127:
-                n = struct.unpack(">Q", self._read(8))[0]
-            payload, opcode = self._read(n), b0 & 0x0F
-            if opcode == 1:
-                return json.loads(payload.decode())
-            if opcode == 8:
-                return None
-            if opcode == 9:
-                self.send_frame(payload, opcode=10)
-
-    def close(self):
-        try:
-            self.send_frame(b"\x03\xe8", opcode=8)
-        except OSError:
-            pass
-        self.sock.close()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -400,7 +327,7 @@ def checks(stack):
 
     ws_detail, infos, best = "", [], None
     try:
-        ws = WebSocket(port, "/ws", headers={"Origin": own})
+        ws = WebSocket(port, path="/ws", headers={"Origin": own})
         ws.send({"op": "analyse", "id": "c1", "fen": FEN, "limits": {"depth": 10}})
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

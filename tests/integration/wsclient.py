@@ -10,7 +10,7 @@ import time
 class WebSocket:
     close_code = None  # the code of the server's close frame, once received
 
-    def __init__(self, port, host="127.0.0.1", timeout=10, rcvbuf=None, headers=None):
+    def __init__(self, port, host="127.0.0.1", timeout=10, rcvbuf=None, headers=None, path="/"):
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         if rcvbuf:  # a slow reader: a tiny window makes the server queue what it cannot send
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
@@ -20,8 +20,9 @@ class WebSocket:
         extra = dict(headers or {})
         host_header = extra.pop("Host", "%s:%d" % (host, port))
         lines = "".join("%s: %s\r\n" % kv for kv in extra.items())
-        self.sock.sendall(("GET / HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                           "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n%s\r\n" % (host_header, key, lines)).encode())
+        self.sock.sendall(("GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                           "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n%s\r\n"
+                           % (path, host_header, key, lines)).encode())
         head = b""
         while b"\r\n\r\n" not in head:
             chunk = self.sock.recv(4096)
@@ -106,3 +107,12 @@ class WebSocket:
         except OSError:
             pass
         self.sock.close()
+
+
+def free_port():
+    """A TCP port free on loopback now (for a server a test starts)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
