@@ -4,12 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../store/store.h"
+#include "../domain/shared.h"
 #include "api.h"
 #include "auth.h"
 #include "eval_cache.h"
 #include "game_analysis.h"
 #include "job_wait.h"
+#include "persist.h"
 #include "encode.h"
 #include "quota.h"
 #include "reply.h"
@@ -38,8 +39,13 @@ static void on_job_event(Job *job, const JobEvent *ev)
     bool ended = ev->kind == JOB_EVENT_FINAL && !job->unlisted &&
                  (job->status == JOB_DONE || (job->status == JOB_CANCELLED && job->durable && !ev->stopping));
     if (ended)
-        store_save_job(job->id, job->client, JobStatusNames[job->status], job->created_ms, job->finished_ms,
-                       api_dumps(ev->rendered, false), saves_done, saves_begin(job->id));
+        persist_job(job->id, job->client, JobStatusNames[job->status], job->created_ms, job->finished_ms,
+                    api_dumps(ev->rendered, false));
+    else if (ev->kind == JOB_EVENT_STARTED && job->durable) {
+        char live[96];
+        snprintf(live, sizeof live, "{\"id\":\"%s\",\"status\":\"running\"}", job->id);
+        persist_job_live(job->id, live); /* what the cluster's other fronts answer meanwhile */
+    }
 }
 
 static void *rendered_from_text(const char *text, size_t len) { return json_loadb(text, len, 0, NULL); }
@@ -157,7 +163,7 @@ void analysis_job_create(Request *r, const char *param)
     }
     job_retain(job);
     job->durable = true;
-    store_save_job(job->id, job->client, "queued", job->created_ms, 0, request, saves_done, saves_begin(job->id));
+    persist_job(job->id, job->client, "queued", job->created_ms, 0, request);
     saves_wait(r, job->id, answer_queued, job, release_job);
 }
 
@@ -211,6 +217,8 @@ static void resume_job(const char *id, const char *owner, const char *request, l
         (*count)++;
         return;
     }
+    if (shared_on()) /* a cluster's job is in Redis's stream: a worker finishes it, any front answers it */
+        return;
     ApiError e;
     json_t *body = request ? json_loads(request, 0, NULL) : NULL;
     Job *job = body ? request_analysis(&e, body, false) : NULL;
@@ -271,7 +279,7 @@ static void job_loaded(char *text, const char *owner, void *user)
     http_resume(r);
 }
 
-static void load_gone(Request *r) { store_load_forget(r->waiter); }
+static void load_gone(Request *r) { persist_load_forget(r->waiter); }
 
 static bool valid_id(const char *id)
 {
@@ -295,7 +303,7 @@ void analysis_job_get(Request *r, const char *id)
     Job *job = jobs_find(id);
     if (!job && valid_id(id)) {
         /* Not in memory: finished jobs are answerable from storage, even after a restart. */
-        StoreLoad *load = store_load_job(id, job_loaded, r);
+        PersistLoad *load = persist_load_job(id, job_loaded, r);
         if (load) {
             http_suspend(r, load, load_gone);
             return;
@@ -395,7 +403,7 @@ static void answer_cloud_eval(Request *r, Job *job, json_t *result)
                                        (uint64_t)json_integer_value(json_object_get(result, "nodes")));
         json_decref(how);
         if (key && value)
-            store_cache_put(key, value);
+            persist_cache_put(key, value);
         else {
             free(key);
             free(value);
@@ -517,7 +525,7 @@ void analysis_cloud_eval(Request *r, const char *param)
         fen_write(&p, c->fen);
         c->r = r;
         c->scan.prefix = eval_cache_prefix(c->fen);
-        if (c->scan.prefix && store_cache_scan(&c->scan, cloud_looked_up, c)) {
+        if (c->scan.prefix && persist_cache_scan(&c->scan, cloud_looked_up, c)) {
             http_suspend(r, c, cloud_gone);
             return;
         }

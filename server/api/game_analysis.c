@@ -10,10 +10,10 @@
 #include "../base/list.h"
 #include "../base/log.h"
 #include "../domain/models.h"
-#include "../store/store.h"
 #include "encode.h"
 #include "encode_review.h"
 #include "eval_cache.h"
+#include "persist.h"
 #include "reply.h"
 #include "request.h"
 #include "saves.h"
@@ -148,8 +148,18 @@ static void store_final(GameAnalysis *ga)
     char *text = api_dumps(o, false);
     json_decref(o);
     if (text)
-        store_save_job(ga->id, ga->owner, JobStatusNames[ga->status], ga->created_ms, ga->finished_ms, text, saves_done,
-                       saves_begin(ga->id));
+        persist_job(ga->id, ga->owner, JobStatusNames[ga->status], ga->created_ms, ga->finished_ms, text);
+}
+
+/* What the cluster's other fronts answer for it while it runs here (api/persist.c). */
+static void share_progress(GameAnalysis *ga)
+{
+    json_t *o = status_json(ga);
+    char *text = api_dumps(o, false);
+    json_decref(o);
+    if (text)
+        persist_job_live(ga->id, text);
+    free(text);
 }
 
 /* ---- the positions ---- */
@@ -227,7 +237,7 @@ static void look_up(GameAnalysis *ga)
     for (int k = 0; k < ga->total; k++)
         c->keys[k] = cache_key(ga, k);
     ga->looking = true;
-    if (!store_cache_get(c->keys, c->values, c->n, cache_read, c)) {
+    if (!persist_cache_get(c->keys, c->values, c->n, cache_read, c)) {
         ga->looking = false;
         for (int k = 0; k < c->n; k++)
             free(c->keys[k]);
@@ -300,7 +310,7 @@ static void on_job(Job *job, const JobEvent *ev, void *user)
         review_position_from_search(rp, job->pos, ev->result);
         char *key = cache_key(ga, s->index), *value = eval_cache_value(rp, ev->result->depth, ev->result->nodes);
         if (key && value)
-            store_cache_put(key, value);
+            persist_cache_put(key, value);
         else {
             free(key);
             free(value);
@@ -308,6 +318,7 @@ static void on_job(Job *job, const JobEvent *ev, void *user)
     } else
         rp->has = false; /* failed (timeout): the position has no eval, as lila's empty Info */
     ga->done++;
+    share_progress(ga);
     if (ga->sub_count) {
         json_t *f = json_pack("{s:s, s:s, s:i, s:i, s:i}", "type", "progress", "gameAnalysis", ga->id, "done", ga->done,
                               "total", ga->total, "ply", s->index);
@@ -582,7 +593,8 @@ void game_analysis_create(Request *r, const char *param)
         return;
     }
     char *request = api_dumps(ga->request, false);
-    store_save_job(ga->id, ga->owner, "queued", ga->created_ms, 0, request, saves_done, saves_begin(ga->id));
+    persist_job(ga->id, ga->owner, "queued", ga->created_ms, 0, request);
+    share_progress(ga);
     saves_wait(r, ga->id, answer_created, strdup(ga->id), free);
 }
 
@@ -650,7 +662,7 @@ static void loaded(char *text, const char *owner, void *user)
     http_resume(r);
 }
 
-static void forget_load(Request *r) { store_load_forget(r->waiter); }
+static void forget_load(Request *r) { persist_load_forget(r->waiter); }
 
 /* In memory, or read back from storage (finished, or from before a restart). */
 static void lookup(Request *r, const char *id, bool pgn)
@@ -674,7 +686,7 @@ static void lookup(Request *r, const char *id, bool pgn)
             api_reply_json(r, 200, status_json(ga));
         return;
     }
-    StoreLoad *load = store_load_job(id, loaded, r);
+    PersistLoad *load = persist_load_job(id, loaded, r);
     if (!load) {
         api_reply_fail(r, 404, "unknown_analysis", NULL, "no game analysis with id '%.40s'", id);
         return;

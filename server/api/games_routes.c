@@ -3,10 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../store/store.h"
+#include "../domain/shared.h"
 #include "auth.h"
 #include "decode.h"
 #include "encode.h"
+#include "persist.h"
 #include "quota.h"
 #include "reply.h"
 #include "request.h"
@@ -18,8 +19,7 @@ static void changed(Game *g)
     json_t *o = encode_game(g, GAME_FOR_STORAGE);
     /* A game waiting for the engine is started again at the next start, unless it is played
      * elsewhere: the bot syncs it with the other side first. */
-    store_save_game(g->id, g->updated_ms, api_dumps(o, false), games_engine_to_move(g) && !g->external, saves_done,
-                    saves_begin(g->id));
+    persist_game(g, api_dumps(o, false), games_engine_to_move(g) && !g->external);
     json_decref(o);
 }
 
@@ -99,18 +99,25 @@ typedef struct {
     char secret[GAMES_SECRET_LEN + 1]; /* from a fullId, else empty */
 } GameLoad;
 
-static void game_loaded(char *text, const char *owner, void *user)
+/* The stored game (text), or word that the one in memory is current (text NULL, version > 0). */
+static void game_loaded(char *text, long long version, bool orphaned, void *user)
 {
-    (void)owner; /* games are played by their fullId */
     GameLoad *l = user;
     json_t *o = text ? json_loads(text, 0, NULL) : NULL;
     free(text);
-    Game *g = o ? games_find(l->id) : NULL;
-    if (o && !g) {
-        Game *read = decode_game(o);
-        g = read ? games_adopt(read) : NULL;
-    }
+    Game *g = games_find(l->id), *read = o ? decode_game(o) : NULL;
     json_decref(o);
+    if (read) {
+        read->shared_version = version;
+        g = g ? games_replace(g, read) : games_adopt(read);
+        if (orphaned && g == read && games_engine_to_move(g)) /* its front died while its engine thought */
+            games_resume(g);
+    } else if (g && version > 0)
+        g->shared_version = version;
+    else if (g && version == 0 && persist_game_current(g))
+        ; /* not stored anywhere yet: the one in memory is all there is */
+    else
+        g = NULL;
     Request *r = l->r;
     if (r) {
         http_end_wait(r); /* l is freed below: the request must not point at it */
@@ -126,8 +133,9 @@ static void game_loaded(char *text, const char *owner, void *user)
 
 static void load_gone(Request *r) { ((GameLoad *)r->waiter)->r = NULL; }
 
-/* Runs fn once the game is in memory (loading it from storage first if need be). The path names
- * the game by its public id, or by its fullId (the id and its secret: fn hears it is the owner). */
+/* Runs fn once the game is in memory and current (loading it from storage first if need be; in a
+ * cluster, another front may have changed it). The path names the game by its public id, or by its
+ * fullId (the id and its secret: fn hears it is the owner). */
 static void with_game(Request *r, const char *path_id, GameAction fn)
 {
     size_t n = strlen(path_id);
@@ -139,7 +147,7 @@ static void with_game(Request *r, const char *path_id, GameAction fn)
     memcpy(key.id, path_id, GAMES_ID_LEN);
     snprintf(key.secret, sizeof key.secret, "%s", path_id + GAMES_ID_LEN);
     Game *g = games_find(key.id);
-    if (g) {
+    if (g && persist_game_current(g)) {
         fn(r, g, key.secret[0] && games_is_secret(g, key.secret));
         return;
     }
@@ -151,7 +159,7 @@ static void with_game(Request *r, const char *path_id, GameAction fn)
     *l = key;
     l->r = r;
     l->fn = fn;
-    if (!store_load_game(l->id, game_loaded, l)) {
+    if (!persist_load_game(l->id, g ? g->shared_version : 0, game_loaded, l)) {
         free(l);
         api_reply_fail(r, 404, "unknown_game", NULL, "no game with id '%.40s'", path_id);
         return;
@@ -304,6 +312,8 @@ static void resume_game(const char *data, void *user)
 int games_routes_resume(void)
 {
     int count = 0;
+    if (shared_on()) /* a cluster's games are in Redis: one whose front died resumes when next used */
+        return 0;
     store_scan_unfinished(NULL, resume_game, &count);
     return count;
 }

@@ -8,6 +8,7 @@
 #include "../net/ws.h"
 #include "../bot/bot.h"
 #include "../domain/games.h"
+#include "../domain/shared.h"
 #include "../store/store.h"
 #include "reply.h"
 #include "routes.h"
@@ -53,8 +54,7 @@ void metrics_route(Request *r, const char *param)
                "# TYPE feelfish_http_requests_total counter\n");
     for (int i = 0; i <= RouteCount; i++)
         for (int s = 0; s <= STATUS_SLOTS; s++)
-            if (RouteHits[i][s])
-            {
+            if (RouteHits[i][s]) {
                 char status[8] = "other";
                 if (s < STATUS_SLOTS)
                     snprintf(status, sizeof status, "%d", CountedStatus[s]);
@@ -93,8 +93,9 @@ void metrics_route(Request *r, const char *param)
             "# TYPE feelfish_storage_failed_batches_total counter\nfeelfish_storage_failed_batches_total %llu\n"
             "# TYPE feelfish_database_size_bytes gauge\nfeelfish_database_size_bytes %lld\n",
             sh.writing, sh.commits, sh.failures, sh.size_bytes);
-    fprintf(f, "# HELP feelfish_games_in_memory games held in memory (the rest are read back when asked for)\n"
-               "# TYPE feelfish_games_in_memory gauge\nfeelfish_games_in_memory %d\n",
+    fprintf(f,
+            "# HELP feelfish_games_in_memory games held in memory (the rest are read back when asked for)\n"
+            "# TYPE feelfish_games_in_memory gauge\nfeelfish_games_in_memory %d\n",
             games_in_memory());
     BotStatus bot;
     bot_status(&bot);
@@ -103,7 +104,8 @@ void metrics_route(Request *r, const char *param)
                 "# TYPE feelfish_bot_connected gauge\nfeelfish_bot_connected %d\n"
                 "# TYPE feelfish_bot_games gauge\nfeelfish_bot_games %d\n"
                 "# TYPE feelfish_bot_games_finished_total counter\n"
-                "feelfish_bot_games_finished_total{result=\"win\"} %d\nfeelfish_bot_games_finished_total{result=\"loss\"} %d\n"
+                "feelfish_bot_games_finished_total{result=\"win\"} "
+                "%d\nfeelfish_bot_games_finished_total{result=\"loss\"} %d\n"
                 "feelfish_bot_games_finished_total{result=\"draw\"} %d\n"
                 "feelfish_bot_games_finished_total{result=\"aborted\"} %d\n"
                 "# TYPE feelfish_bot_moves_total counter\nfeelfish_bot_moves_total %llu\n"
@@ -136,6 +138,8 @@ void metrics_route(Request *r, const char *param)
             "# HELP feelfish_http_timeouts_total connections closed for a slow request (408) or an idle keep-alive\n"
             "# TYPE feelfish_http_timeouts_total counter\nfeelfish_http_timeouts_total %llu\n",
             ws.full, ws.idle_closed, http_timeouts());
+    if (shared_on())
+        shared_metrics(f);
     fclose(f);
     http_reply(r, 200, "text/plain; version=0.0.4", buf, len);
     free(buf);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../domain/models.h"
+#include "../domain/shared.h"
 #include "quota.h"
 
 static const ServerConfig *Cfg;
@@ -378,7 +379,12 @@ Job *request_start(ApiError *e, json_t *body, bool allow_infinite, const char *c
     snprintf(job->client, sizeof job->client, "%s", client); /* before the queue sees it: fairness */
     if (!jobs_submit(job)) {
         job_release(job);
-        api_error_set(e, 503, "queue_full", NULL, "every worker is busy and the queue is full; retry shortly");
+        if (shared_on() && !shared_up())
+            api_error_set(e, 503, "cluster_unavailable", NULL,
+                          "this front cannot reach the cluster's Redis just now (its workers are behind it); retry "
+                          "shortly");
+        else
+            api_error_set(e, 503, "queue_full", NULL, "every worker is busy and the queue is full; retry shortly");
         return NULL;
     }
     job->counted = true;

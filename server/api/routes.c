@@ -12,12 +12,14 @@
 #include "../base/origin.h"
 #include "../base/utf8.h"
 #include "../domain/games.h"
+#include "../domain/shared.h"
 #include "../net/static.h"
 #include "../store/store.h"
 #include "api.h"
 #include "auth.h"
 #include "game_analysis.h"
 #include "quota.h"
+#include "persist.h"
 #include "reply.h"
 #include "request.h"
 #include "retention.h"
@@ -40,11 +42,14 @@ static void on_health(Request *r, const char *param)
                                 "failedBatches", (json_int_t)sh.failures);
     if (sh.last_error[0])
         json_object_set_new(storage, "lastError", json_string(sh.last_error));
-    api_reply_json(r, 200,
-                   json_pack("{s:s, s:s, s:{s:i, s:i}, s:{s:i, s:i}, s:I, s:o}", "status",
-                             sh.writing ? "ok" : "degraded", "version", VERSION, "workers", "busy", st.busy, "total",
-                             st.workers, "queue", "depth", st.queued, "capacity", st.capacity, "uptimeMs",
-                             (json_int_t)(time_now_ms() - StartedMs), "storage", storage));
+    json_t *o = json_pack("{s:s, s:s, s:{s:i, s:i}, s:{s:i, s:i}, s:I, s:o}", "status",
+                          sh.writing && (!shared_on() || shared_up()) ? "ok" : "degraded", "version", VERSION,
+                          "workers", "busy", st.busy, "total", st.workers, "queue", "depth", st.queued, "capacity",
+                          st.capacity, "uptimeMs", (json_int_t)(time_now_ms() - StartedMs), "storage", storage);
+    if (shared_on()) /* a cluster's front: its searches and shared state are behind Redis */
+        json_object_set_new(o, "cluster",
+                            json_pack("{s:s, s:b}", "front", shared_name(), "redisConnected", shared_up()));
+    api_reply_json(r, 200, o);
 }
 
 static void on_config(Request *r, const char *param)
@@ -98,8 +103,7 @@ const Route Routes[] = {
     {"GET", "/api/jobs/{id}", analysis_job_get, "A job's status, and its result when done (its owner's)", 0, false},
     {"DELETE", "/api/jobs/{id}", analysis_job_delete, "Cancel a queued or running job (its owner's)", 0, false},
     {"POST", "/api/play", play_route,
-     "Stateless play: a position and a level (1-8) or limits -> the engine's move, SAN, new FEN, status", PLAY,
-     false},
+     "Stateless play: a position and a level (1-8) or limits -> the engine's move, SAN, new FEN, status", PLAY, false},
     {"POST", "/api/lab", lab_route,
      "The search lab: minimax, alpha-beta, NegaScout and MTD(f) side by side (value, nodes, time)", ANALYSE, false},
     {"POST", "/api/game-analysis", game_analysis_create,
@@ -108,10 +112,10 @@ const Route Routes[] = {
      "A game analysis: status, progress, and when done the per-ply analysis and players", 0, false},
     {"GET", "/api/game-analysis/{id}/pgn", game_analysis_pgn, "A finished game analysis as annotated PGN", 0, false},
     {"DELETE", "/api/game-analysis/{id}", game_analysis_delete, "Cancel a game analysis (its owner's)", 0, false},
-    {"GET", "/api/cloud-eval", analysis_cloud_eval, "Analysis in Lichess's cloud-eval shape (?fen=&multiPv=)",
-     ANALYSE, false},
-    {"POST", "/api/games", games_route_create,
-     "Start a game against the engine (mode, color, level, temperament, fen)", PLAY, false},
+    {"GET", "/api/cloud-eval", analysis_cloud_eval, "Analysis in Lichess's cloud-eval shape (?fen=&multiPv=)", ANALYSE,
+     false},
+    {"POST", "/api/games", games_route_create, "Start a game against the engine (mode, color, level, temperament, fen)",
+     PLAY, false},
     {"GET", "/api/games/{id}", games_route_get, "A game: moves, status, emotions", 0, false},
     {"POST", "/api/games/{id}/moves", games_route_move, "Play a move (fullId); answers with the engine's reply", PLAY,
      false},
@@ -119,12 +123,11 @@ const Route Routes[] = {
     {"POST", "/api/games/{id}/resign", games_route_resign, "Resign the game (fullId)", PLAY, false},
     {"POST", "/api/games/{id}/takeback", games_route_takeback, "Take back your last move and the engine's (fullId)",
      PLAY, false},
-    {"GET", "/api/bayes/model", models_route_bayes, "The Bayesian model: games learned, selections (?detail=counts)",
-     0, false},
+    {"GET", "/api/bayes/model", models_route_bayes, "The Bayesian model: games learned, selections (?detail=counts)", 0,
+     false},
     {"POST", "/api/style", models_route_style, "Classify a player's style from PGN: posterior and features", ANALYSE,
      false},
-    {"GET", "/api/bot", bot_route_status, "The Lichess bot: account, games now (watch them), record, errors", 0,
-     false},
+    {"GET", "/api/bot", bot_route_status, "The Lichess bot: account, games now (watch them), record, errors", 0, false},
     {"GET", "/api/openapi.json", on_openapi, "This API, as OpenAPI 3", 0, true},
     {"GET", "/metrics", metrics_route, "Prometheus metrics (admin)", SCOPE_ADMIN, false},
 };
@@ -352,6 +355,7 @@ void api_init(const ServerConfig *cfg, int http_port, int ws_port)
     origin_init(cfg, http_port);
     quota_init(cfg);
     games_routes_init(cfg);
+    persist_init(cfg);
     HttpPort = http_port;
     WsPort = ws_port;
     StartedMs = time_now_ms();

@@ -5,6 +5,7 @@
 #include "annotate.h"
 #include "bayes.h"
 #include "bot.h"
+#include "cluster.h"
 #include "db.h"
 #include "learn.h"
 #include "serve.h"
@@ -24,6 +25,8 @@ const Command ServerCommands[] = {
      "whole-game analysis of a PGN file as Lichess's (resumable)", annotate_command},
     {"worker", NULL, "--redis redis://HOST:PORT[/DB] [--threads N] [--hash MB] [--reclaim-ms MS]",
      "a cluster's search worker: runs the jobs fronts (serve --redis) put into Redis", worker_command},
+    {"cluster", NULL, "status --redis redis://HOST:PORT[/DB]",
+     "a cluster's live fronts and workers, the job backlog, what each worker holds", cluster_command},
     {"learn", NULL, "--games N [--concurrency C] [--nodes N | --tc S+I] [--db FILE]",
      "self-play for the Bayesian model (learn --help)", learn_command},
     {"bot", NULL, "--config FILE [--print-config] [serve options]",

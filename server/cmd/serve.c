@@ -6,8 +6,11 @@
 #include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../domain/models.h"
+#include "../domain/shared.h"
+#include "../jobs/cluster.h"
 #include "../api/api.h"
 #include "../base/config.h"
 #include "../bot/bot.h"
@@ -21,6 +24,16 @@
 #include "../net/ws.h"
 
 static uv_signal_t SigInt, SigTerm;
+static int HttpPort, WsPort;
+
+/* A front's heartbeat line in a cluster. */
+static void describe_front(char *line, size_t size)
+{
+    JobsStats st;
+    jobs_stats(&st);
+    snprintf(line, size, "front %s http %d ws %d pid %ld queued %d running %d done %llu", cluster_front(), HttpPort,
+             WsPort, (long)getpid(), st.queued, st.busy, st.done);
+}
 static uv_timer_t DrainTimer;
 static bool ShuttingDown;
 
@@ -48,6 +61,7 @@ static void on_signal(uv_signal_t *s, int signum)
     bot_stop();
     api_stop();
     jobs_shutdown();
+    shared_stop();
     uv_timer_init(uv_default_loop(), &DrainTimer);
     uv_timer_start(&DrainTimer, on_drained, 150, 0);
 }
@@ -135,6 +149,11 @@ int serve_command(int argc, char **argv, FILE *out)
         uv_run(loop, UV_RUN_NOWAIT);
         store_close();
         return 1;
+    }
+    HttpPort = port, WsPort = ws_port;
+    if (cfg.redis[0]) {
+        shared_start(loop, &redis, cluster_front(), describe_front);
+        models_share();
     }
     api_init(&cfg, port, ws_port);
     api_resume(loop);

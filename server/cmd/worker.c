@@ -17,6 +17,7 @@
 
 #include "../api/api.h"
 #include "../base/log.h"
+#include "../domain/shared.h"
 #include "../jobs/cluster.h"
 #include "../jobs/wire.h"
 #include "args.h"
@@ -241,6 +242,7 @@ static void on_claimed(redisAsyncContext *ac, void *r, void *priv)
             const redisReply *entry = reply->element[1]->element[k];
             if (entry->type == REDIS_REPLY_ARRAY && entry->elements == 2) {
                 W.reclaimed++;
+                redis_link_command(W.cmd, NULL, NULL, "HINCRBY %s reclaimed 1", SHARED_STATS);
                 log_msg(LOG_INFO, "worker: taking over entry %s (its worker stopped answering)",
                         entry->element[0]->str);
                 take_entry(entry);
@@ -257,6 +259,13 @@ static void on_reclaim(uv_timer_t *t)
     if (redis_link_command(W.cmd, on_claimed, NULL, "XAUTOCLAIM %s %s %s %ld 0-0 COUNT 1", CLUSTER_STREAM,
                            CLUSTER_GROUP, W.me, W.reclaim_ms))
         W.running++; /* reserved until the answer */
+}
+
+/* The node's line for `feelfish cluster status` (it expires unless renewed: a dead worker's goes). */
+static void describe(char *line, size_t size)
+{
+    snprintf(line, size, "worker %s threads %d running %d taken %llu finished %llu reclaimed %llu pid %ld", W.me,
+             W.threads, W.running, W.taken, W.finished, W.reclaimed, (long)getpid());
 }
 
 /* ---- cancels ---- */
@@ -292,6 +301,7 @@ static void on_signal(uv_signal_t *s, int signum)
     uv_signal_stop(&W.sigterm);
     uv_timer_stop(&W.heartbeat);
     uv_timer_stop(&W.reclaim);
+    shared_stop();
     jobs_shutdown();
     redis_link_free(W.block);
     redis_link_free(W.cmd);
@@ -367,6 +377,7 @@ int worker_command(int argc, char **argv, FILE *unused)
     uv_timer_init(W.loop, &W.reclaim);
     uv_timer_start(&W.heartbeat, on_heartbeat, (uint64_t)reclaim / 3, (uint64_t)reclaim / 3);
     uv_timer_start(&W.reclaim, on_reclaim, (uint64_t)reclaim / 2, (uint64_t)reclaim / 2);
+    shared_start(W.loop, &addr, W.me, describe);
     uv_signal_init(W.loop, &W.sigint);
     uv_signal_init(W.loop, &W.sigterm);
     uv_signal_start(&W.sigint, on_signal, SIGINT);

@@ -460,17 +460,22 @@ int games_retry_stalled(void)
     return G.stalled_count = kept;
 }
 
+/* Nothing refers to g: no search, no listener, not pinned, not waiting for a worker. */
+static bool unreferenced(const Game *g)
+{
+    bool stalled = false;
+    for (int k = 0; k < G.stalled_count && !stalled; k++)
+        stalled = G.stalled[k] == g;
+    return !g->thinking && !g->listener && !g->pinned && !stalled;
+}
+
 int games_evict_idle(long long before_ms, bool (*may)(const Game *g))
 {
     int evicted = 0;
     for (int i = 0; i < GAMES_TABLE; i++)
         for (Game **at = &G.table[i]; *at;) {
             Game *g = *at;
-            bool stalled = false;
-            for (int k = 0; k < G.stalled_count && !stalled; k++)
-                stalled = G.stalled[k] == g;
-            if (g->updated_ms < before_ms && !g->thinking && !g->listener && !g->pinned && !stalled &&
-                (!may || may(g))) {
+            if (g->updated_ms < before_ms && unreferenced(g) && (!may || may(g))) {
                 *at = g->next;
                 games_free(g);
                 G.count--;
@@ -479,6 +484,17 @@ int games_evict_idle(long long before_ms, bool (*may)(const Game *g))
                 at = &g->next;
         }
     return evicted;
+}
+
+Game *games_replace(Game *g, Game *fresh)
+{
+    if (!unreferenced(g) || strcmp(g->id, fresh->id)) {
+        games_free(fresh);
+        return g;
+    }
+    discard(g);
+    insert(fresh);
+    return fresh;
 }
 
 bool games_sync(Game *g, const char *const *uci, int count, ApiError *e)

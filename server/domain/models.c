@@ -7,11 +7,18 @@
 #include "../store/bayes_store.h"
 #include "../base/log.h"
 #include "../store/store.h"
+#include "shared.h"
+
+#define BAYES_KEY "feelfish:bayes" /* v (bumped by every game), games, rPHASE.RESULT, cINDEX: counts */
 
 static struct {
     BayesModel model;
     StyleModel style;
     bool style_ready;
+    /* A cluster's: the stored model (model is it plus the shared counts), the shared version read. */
+    BayesModel stored;
+    bool sharing;
+    char shared_version[24];
 } A;
 
 bool models_init(const ServerConfig *cfg, char *err, size_t size)
@@ -38,6 +45,8 @@ bool models_init(const ServerConfig *cfg, char *err, size_t size)
 
 void models_shutdown(void)
 {
+    if (A.sharing)
+        bayes_model_free(&A.stored);
     bayes_model_free(&A.model);
     memset(&A, 0, sizeof A);
 }
@@ -78,6 +87,82 @@ static void free_game(void *arg)
     free(p);
 }
 
+/* ---- a cluster's shared counts ---- */
+
+static const char BayesAdd[] = "for f in string.gmatch(ARGV[1], '%S+') do redis.call('HINCRBY', KEYS[1], f, 1) end "
+                               "redis.call('HINCRBY', KEYS[1], 'games', 1) "
+                               "return redis.call('HINCRBY', KEYS[1], 'v', 1)";
+static const char BayesRead[] = "if redis.call('HGET', KEYS[1], 'v') == ARGV[1] then return false end "
+                                "return redis.call('HGETALL', KEYS[1])";
+
+static void share_game(const BayesGame *g)
+{
+    size_t size = (size_t)g->records * ((size_t)BayesParamCount + 1) * 12 + 1, used = 0;
+    char *fields = malloc(size);
+    if (!fields)
+        return;
+    fields[0] = 0;
+    for (int k = 0; k < g->records; k++) {
+        const BayesRecord *rec = &g->record[k];
+        for (int i = 0; i < BayesParamCount; i++)
+            used += (size_t)snprintf(fields + used, size - used, "c%zu ",
+                                     bayes_model_count_index(i, rec->phase, rec->result, rec->levels[i]));
+        used += (size_t)snprintf(fields + used, size - used, "r%d.%d ", (int)rec->phase, (int)rec->result);
+    }
+    if (!redis_link_command(shared_link(), NULL, NULL, "EVAL %s 1 %s %s", BayesAdd, BAYES_KEY, fields))
+        log_msg(LOG_WARN, "Redis is unreachable: a finished game's Bayesian records are not shared");
+    free(fields);
+}
+
+/* The shared counts changed: the live model becomes the stored one plus them. */
+static void on_read(redisAsyncContext *ac, void *r, void *priv)
+{
+    (void)ac, (void)priv;
+    const redisReply *reply = r;
+    if (!reply || reply->type != REDIS_REPLY_ARRAY)
+        return; /* unchanged (nil), or Redis away */
+    if (!reply->elements && !A.shared_version[0])
+        return; /* still nothing shared */
+    size_t counts =
+        bayes_model_count_index(BayesParamCount - 1, BAYES_PHASE_NB - 1, BAYES_RESULT_NB - 1, BAYES_LEVELS - 1) + 1;
+    bayes_model_clear(&A.model);
+    bayes_model_merge(&A.model, &A.stored);
+    for (size_t i = 0; i + 1 < reply->elements; i += 2) {
+        const char *name = reply->element[i]->str, *value = reply->element[i + 1]->str;
+        if (!name || !value)
+            continue;
+        unsigned long long n = strtoull(value, NULL, 10), index;
+        int ph, res;
+        if (name[0] == 'c' && sscanf(name + 1, "%llu", &index) == 1 && index < counts)
+            A.model.counts[index] += (uint32_t)n;
+        else if (name[0] == 'r' && sscanf(name + 1, "%d.%d", &ph, &res) == 2 && ph >= 0 && ph < BAYES_PHASE_NB &&
+                 res >= 0 && res < BAYES_RESULT_NB)
+            A.model.records[ph][res] += n;
+        else if (!strcmp(name, "games"))
+            A.model.games += n;
+        else if (!strcmp(name, "v"))
+            snprintf(A.shared_version, sizeof A.shared_version, "%s", value);
+    }
+    if (!reply->elements)
+        A.shared_version[0] = 0;
+    A.model.version++;
+}
+
+static void check_shared(void)
+{
+    redis_link_command(shared_link(), on_read, NULL, "EVAL %s 1 %s %s", BayesRead, BAYES_KEY, A.shared_version);
+}
+
+void models_share(void)
+{
+    if (!shared_on() || A.sharing || !bayes_model_init(&A.stored))
+        return;
+    bayes_model_merge(&A.stored, &A.model);
+    snprintf(A.shared_version, sizeof A.shared_version, "none");
+    shared_every_second(check_shared);
+    A.sharing = true;
+}
+
 void models_game_finished(const char *result, const char *reason, int plies, GameResult engine_result,
                           uint8_t *const levels[BAYES_PHASE_NB])
 {
@@ -98,7 +183,11 @@ void models_game_finished(const char *result, const char *reason, int plies, Gam
         p->game.record[p->game.records++] = (BayesRecord){'E', ph, engine_result, p->levels[ph]};
     }
     bayes_model_add_game(&A.model, &p->game);
-    store_write(write_game, free_game, p);
+    if (A.sharing) {
+        share_game(&p->game);
+        free_game(p);
+    } else
+        store_write(write_game, free_game, p);
 }
 
 /* ---- a player's style from PGN ---- */

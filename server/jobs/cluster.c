@@ -16,6 +16,8 @@ static struct {
     unsigned long long lost_events; /* events for jobs this front does not hold (any more) */
 } C;
 
+const char *cluster_front(void) { return C.front; }
+
 void cluster_create_group(RedisLink *link)
 {
     /* "0": entries added before the group existed are delivered too; BUSYGROUP (it exists) is fine. */

@@ -25,6 +25,9 @@
 /* The front's backend: jobs go to Redis instead of a local pool. */
 const JobsBackend *jobs_cluster_start(uv_loop_t *loop, const JobsSettings *settings, const RedisAddress *redis);
 
+/* This front's name (its channel's suffix), "" before jobs_cluster_start. */
+const char *cluster_front(void);
+
 /* Creates the stream and the group if they are missing (both sides call it when connected). */
 void cluster_create_group(RedisLink *link);
 

@@ -4,7 +4,10 @@ after): two fronts (`feelfish serve --redis`) and two workers (`feelfish worker 
 Analyses through either front; a WebSocket client on front A streams the info of a job a worker runs;
 a cancel reaches the worker that runs the job; `kill -9` of the worker running a job -> another one
 takes it over and finishes it (recovery time printed); Redis restarted -> every node reconnects and
-work flows again (time printed). Prints 'cluster: N passed, N failed'."""
+work flows again (time printed), and what was stored is still there; a game begun on front A
+continues on front B and back; a front killed -> its clients read their jobs (running and finished)
+on the other; the evaluation cache and the Bayesian counts are shared; /metrics and `feelfish
+cluster status` show the stream. Prints 'cluster: N passed, N failed'."""
 import os
 import re
 import shutil
@@ -16,7 +19,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from harness import FF, ROOT, SANITIZER_MARKS, Server, Suite, check, poll, tmpdir  # noqa: E402
+from harness import FF, ROOT, SANITIZER_MARKS, SERVERS, Server, Suite, check, poll, tmpdir  # noqa: E402
 from wsclient import WebSocket, free_port  # noqa: E402
 
 REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
@@ -83,7 +86,8 @@ class Worker:
 
 
 redis = Redis()
-fronts = [Server("--redis", redis.url), Server("--redis", redis.url)]
+# --learn-min-plies 2: a short game teaches the shared Bayesian model
+fronts = [Server("--redis", redis.url, "--learn-min-plies", "2"), Server("--redis", redis.url, "--learn-min-plies", "2")]
 workers = [Worker(redis.url, "w1"), Worker(redis.url, "w2")]
 suite = Suite("cluster", lambda: fronts[0])
 
@@ -162,7 +166,108 @@ def kill_worker():
     workers.append(Worker(redis.url, runner.name + "'"))
 
 
-@suite.test("redis_restart_reconnects")
+def redis_cli(*args):
+    out = subprocess.run(["redis-cli", "-p", str(redis.port), *args], capture_output=True, text=True, timeout=10)
+    return out.stdout.strip()
+
+
+@suite.test("game_begun_on_a_continues_on_b")
+def game_across_fronts():
+    a, b = fronts
+    st, g, _ = a.request("POST", "/api/games", {"mode": "classical", "color": "white", "level": 1})
+    full = g.get("fullId", "")
+    st1, g1, _ = a.request("POST", "/api/games/%s/moves" % full, {"move": "e2e4"}, timeout=60)  # and the engine's reply
+    st2, g2, _ = b.request("POST", "/api/games/%s/moves" % full, {"move": "d2d4"}, timeout=60)
+    st3, g3, _ = a.request("GET", "/api/games/" + g.get("id", ""))  # A's copy is behind: it reads the shared one
+    st4, g4, _ = a.request("POST", "/api/games/%s/moves" % full, {"move": "g1f3"}, timeout=60)
+    st5, g5, _ = b.request("GET", "/api/games/%s/pgn" % g.get("id", ""))
+    st6, g6, _ = b.request("POST", "/api/games/%s/moves" % g.get("id", ""), {"move": "b1c3"})  # the public id: refused
+    print("    created on A (%s), e4 on A -> %d plies, d4 on B -> %d plies, A reads %d, Nf3 on A -> %d plies"
+          % (st, len(g1.get("moves", [])), len(g2.get("moves", [])), len(g3.get("moves", [])), len(g4.get("moves", []))))
+    check("game_begun_on_a_continues_on_b",
+          st == 201 and st1 == st2 == st3 == st4 == 200 and len(g1["moves"]) == 2 and len(g2["moves"]) == 4
+          and g2["moves"][:2] == g1["moves"] and g3["moves"] == g2["moves"] and len(g4["moves"]) == 6
+          and g4["moves"][:4] == g2["moves"] and st5 == 200 and "Nf3" in g5 and st6 == 403,
+          (st, st1, st2, st3, st4, g4, st5, st6))
+
+
+@suite.test("evaluation_cache_shared")
+def cache_shared():
+    a, b = fronts
+    fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+    st1, e1, r1 = a.request("GET", "/api/cloud-eval?fen=" + fen.replace(" ", "%20"), timeout=120)
+    st2, e2, r2 = b.request("GET", "/api/cloud-eval?fen=" + fen.replace(" ", "%20"), timeout=120)
+    line = lambda e: (e.get("pvs") or [{}])[0]  # noqa: E731
+    same = line(e1).get("cp") == line(e2).get("cp") and line(e1).get("moves", "").startswith(line(e2).get("moves", "-"))
+    print("    cloud-eval on A: %s (cache %s), then on B: %s (cache %s), the same line: %s"
+          % (st1, r1.getheader("X-Feelfish-Cache"), st2, r2.getheader("X-Feelfish-Cache"), same))
+    check("evaluation_cache_shared", st1 == st2 == 200 and r1.getheader("X-Feelfish-Cache") != "hit"
+          and r2.getheader("X-Feelfish-Cache") == "hit" and same and e2.get("depth") == e1.get("depth"),
+          (st1, e1, st2, e2))
+
+
+@suite.test("bayes_counts_shared")
+def bayes_shared():
+    a, b = fronts
+    before = [f.request("GET", "/api/bayes/model")[1].get("games") for f in fronts]
+    st, g, _ = a.request("POST", "/api/games", {"mode": "bayesian", "color": "white", "level": 1})
+    full = g.get("fullId", "")
+    for mv in ("e2e4", "d2d4"):
+        a.request("POST", "/api/games/%s/moves" % full, {"move": mv}, timeout=60)
+    st_r, r, _ = a.request("POST", "/api/games/%s/resign" % full)
+    after = poll(lambda: [f.request("GET", "/api/bayes/model")[1].get("games") for f in fronts],
+                 lambda x: x == [before[0] + 1, before[1] + 1], tries=50, delay=0.2)
+    shared = redis_cli("HGET", "feelfish:bayes", "games")
+    print("    games learned before %s, after a bayesian game finished on A: %s (Redis feelfish:bayes games %s)"
+          % (before, after, shared))
+    check("bayes_counts_shared", st == 201 and st_r == 200 and after == [before[0] + 1, before[1] + 1]
+          and shared == "1", (before, after, shared, r))
+
+
+@suite.test("metrics_and_cluster_status", "cluster_status_redis_unreachable")
+def metrics_and_status():
+    st, text, _ = fronts[1].request("GET", "/metrics")
+    lines = [line for line in text.splitlines() if line.startswith("feelfish_cluster_")]
+    out = subprocess.run([FF, "cluster", "status", "--redis", redis.url], capture_output=True, text=True, timeout=20)
+    print("    /metrics on B: %d cluster lines, e.g. %s" % (len(lines), [x for x in lines if "backlog" in x or "reclaimed" in x]))
+    print("    " + out.stdout.strip().replace("\n", "\n    "))
+    names = re.findall(r'feelfish_cluster_consumer_pending\{consumer="([^"]+)"\}', text)
+    check("metrics_and_cluster_status", st == 200 and "feelfish_cluster_stream_backlog 0" in lines
+          and "feelfish_cluster_redis_up 1" in lines and len(names) >= 2
+          and any(x.startswith("feelfish_cluster_reclaimed_total ") and not x.endswith(" 0") for x in lines)
+          and out.returncode == 0 and "nodes: 2 fronts, 2 workers" in out.stdout and "backlog 0" in out.stdout,
+          (lines, out.stdout, out.stderr))
+    bad = subprocess.run([FF, "cluster", "status", "--redis", "redis://127.0.0.1:%d" % free_port()],
+                         capture_output=True, text=True, timeout=20)
+    check("cluster_status_redis_unreachable", bad.returncode == 1 and "cannot reach Redis" in bad.stderr,
+          (bad.returncode, bad.stderr))
+
+
+@suite.test("front_killed_clients_read_jobs_on_other")
+def front_killed():
+    c = Server("--redis", redis.url)
+    connected = poll(lambda: c.health(), lambda h: h.get("cluster", {}).get("redisConnected"), tries=100, delay=0.1)
+    done_id = job(c, 20000)
+    poll(lambda: status(c, done_id), lambda s: s.get("status") == "done", tries=200)
+    running_id = job(c, 3000000)
+    poll(lambda: status(c, running_id), lambda s: s.get("status") == "running", tries=200)
+    c.proc.kill()  # -9: its clients lose it
+    c.proc.wait()
+    SERVERS.remove(c)  # killed on purpose: not one of the servers that must exit clean
+    a = fronts[0]
+    finished = status(a, done_id)
+    t0 = time.monotonic()
+    seen = []
+    end = poll(lambda: status(a, running_id), lambda s: seen.append(s.get("status")) or s.get("status") == "done",
+               tries=600, delay=0.1)
+    took = time.monotonic() - t0
+    print("    front C killed (-9); on A: its finished job %s, its running job %s -> %s %.1f s later"
+          % (finished.get("status"), sorted(set(seen)), end.get("status"), took))
+    check("front_killed_clients_read_jobs_on_other", connected.get("status") == "ok" and finished.get("status") == "done" and finished.get("bestMove")
+          and end.get("status") == "done" and end.get("bestMove"), (finished, end, seen))
+
+
+@suite.test("redis_restart_reconnects", "redis_restart_keeps_state")
 def redis_restart():
     redis.stop()
     time.sleep(0.5)
@@ -174,7 +279,10 @@ def redis_restart():
     took = time.monotonic() - t0
     print("    while Redis was down: %s %s; after its restart both fronts analyse again in %.1f s"
           % (down[0], (down[1] or {}).get("error", {}).get("code"), took))
-    check("redis_restart_reconnects", ok == [200, 200] and down[0] == 503, (down, ok, took))
+    check("redis_restart_reconnects", ok == [200, 200] and down[0] == 503
+          and (down[1] or {}).get("error", {}).get("code") == "cluster_unavailable", (down, ok, took))
+    games = redis_cli("--scan", "--pattern", "feelfish:game:*").split()
+    check("redis_restart_keeps_state", len(games) >= 2 and redis_cli("HGET", "feelfish:bayes", "games") == "1", games)
 
 
 @suite.test("workers_exit_clean")

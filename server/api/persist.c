@@ -1,0 +1,380 @@
+/* The API's rows in the store and, in a cluster, in Redis (persist.h). */
+#include "persist.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/log.h"
+#include "../domain/shared.h"
+#include "saves.h"
+
+#define JOB_KEY "feelfish:job:"
+#define GAME_KEY "feelfish:game:"
+#define EVAL_KEY "feelfish:eval:"
+#define EVAL_KEEP_S (30 * 86400) /* a position's cache entries go 30 days after its last new one */
+#define STALE (-1)               /* a game's version when this front's copy is known to be behind */
+
+static const ServerConfig *Cfg;
+
+void persist_init(const ServerConfig *cfg) { Cfg = cfg; }
+
+/* How long the shared copy of a job or game stays: the store's retention in days (0: for ever). */
+static long keep_s(void) { return Cfg && Cfg->retention_days > 0 ? Cfg->retention_days * 86400 : 0; }
+
+static bool failed_reply(const redisReply *r) { return !r || r->type == REDIS_REPLY_ERROR; }
+
+static const char *str(const redisReply *r) { return r && r->type == REDIS_REPLY_STRING ? r->str : NULL; }
+
+/* ---- saves ---- */
+
+static void shared_saved(redisAsyncContext *ac, void *r, void *save)
+{
+    (void)ac;
+    saves_done(!failed_reply(r), save);
+}
+
+void persist_job(const char *id, const char *owner, const char *status, long long created_ms, long long finished_ms,
+                 char *text)
+{
+    if (shared_on()) {
+        void *save = saves_begin(id);
+        if (!redis_link_command(shared_link(), shared_saved, save, "HSET %s%s owner %s status %s text %s", JOB_KEY, id,
+                                owner, status, text ? text : ""))
+            saves_done(false, save);
+        if (keep_s())
+            redis_link_command(shared_link(), NULL, NULL, "EXPIRE %s%s %ld", JOB_KEY, id, keep_s());
+    }
+    store_save_job(id, owner, status, created_ms, finished_ms, text, saves_done, saves_begin(id));
+}
+
+void persist_job_live(const char *id, const char *text)
+{
+    if (shared_on())
+        redis_link_command(shared_link(), NULL, NULL, "HSET %s%s live %s", JOB_KEY, id, text);
+}
+
+/* Compare and set: the save applies only to the version it was made from. */
+static const char GameSave[] = "local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0') "
+                               "if v ~= tonumber(ARGV[1]) then return -1 end "
+                               "redis.call('HSET', KEYS[1], 'v', v + 1, 'state', ARGV[2], 'thinker', ARGV[3]) "
+                               "if tonumber(ARGV[4]) > 0 then redis.call('EXPIRE', KEYS[1], ARGV[4]) end "
+                               "return v + 1";
+
+typedef struct {
+    char id[GAMES_ID_LEN + 1];
+    void *save;
+} GameSaving;
+
+static void game_saved(redisAsyncContext *ac, void *r, void *priv)
+{
+    (void)ac;
+    GameSaving *s = priv;
+    const redisReply *reply = r;
+    bool ok = reply && reply->type == REDIS_REPLY_INTEGER && reply->integer > 0;
+    if (!ok) {
+        Game *g = games_find(s->id);
+        if (g) /* behind the shared copy (or unsure): read again before its next use */
+            g->shared_version = STALE;
+        if (reply && reply->type == REDIS_REPLY_INTEGER)
+            log_msg(LOG_WARN, "game %s was changed through another front meanwhile: this change is not stored", s->id);
+    }
+    saves_done(ok, s->save);
+    free(s);
+}
+
+void persist_game(Game *g, char *text, bool engine_to_move)
+{
+    if (shared_on()) {
+        GameSaving *s = malloc(sizeof *s);
+        if (!s)
+            abort();
+        snprintf(s->id, sizeof s->id, "%s", g->id);
+        s->save = saves_begin(g->id);
+        long long from = g->shared_version;
+        g->shared_version = from == STALE ? STALE : from + 1; /* saves go out in order on one link */
+        if (!redis_link_command(shared_link(), game_saved, s, "EVAL %s 1 %s%s %lld %s %s %ld", GameSave, GAME_KEY,
+                                g->id, from, text, engine_to_move ? shared_name() : "", keep_s())) {
+            g->shared_version = STALE;
+            saves_done(false, s->save);
+            free(s);
+        }
+    }
+    store_save_game(g->id, g->updated_ms, text, engine_to_move, saves_done, saves_begin(g->id));
+}
+
+bool persist_game_current(const Game *g) { return !shared_on() || g->thinking || g->external || g->pinned; }
+
+/* ---- loads ---- */
+
+struct PersistLoad {
+    char id[64];
+    StoreLoaded job_done;
+    PersistGameLoaded game_done;
+    void *user; /* NULL once forgotten */
+};
+
+/* The callback still comes, with user NULL. */
+void persist_load_forget(PersistLoad *l) { l->user = NULL; }
+
+/* From the store: what a single front has, and a cluster's fallback (rows from before it joined). */
+static void local_loaded(char *text, const char *owner, void *arg)
+{
+    PersistLoad *l = arg;
+    if (l->job_done)
+        l->job_done(text, owner, l->user);
+    else
+        l->game_done(text, 0, false, l->user);
+    free(l);
+}
+
+static void load_locally(PersistLoad *l)
+{
+    if (!(l->game_done ? store_load_game(l->id, local_loaded, l) : store_load_job(l->id, local_loaded, l)))
+        /* storage closed: nothing to find */
+        local_loaded(NULL, "", l);
+}
+
+static PersistLoad *new_load(const char *id, StoreLoaded job_done, PersistGameLoaded game_done, void *user)
+{
+    PersistLoad *l = calloc(1, sizeof *l);
+    if (!l)
+        return NULL;
+    snprintf(l->id, sizeof l->id, "%s", id);
+    l->job_done = job_done;
+    l->game_done = game_done;
+    l->user = user;
+    return l;
+}
+
+static const char JobLoad[] = "local j = redis.call('HMGET', KEYS[1], 'owner', 'status', 'text', 'live') "
+                              "return {j[1], j[2], j[3], j[4], redis.call('HGET', KEYS[2], 'result')}";
+
+static bool unfinished(const char *status) { return !strcmp(status, "queued") || !strcmp(status, "running"); }
+
+static void job_read(redisAsyncContext *ac, void *r, void *priv)
+{
+    (void)ac;
+    PersistLoad *l = priv;
+    const redisReply *reply = r;
+    const char *owner =
+        reply && reply->type == REDIS_REPLY_ARRAY && reply->elements == 5 ? str(reply->element[0]) : NULL;
+    if (!owner) { /* not shared (or Redis went away): the store may have it */
+        load_locally(l);
+        return;
+    }
+    const char *status = str(reply->element[1]), *text = str(reply->element[2]), *live = str(reply->element[3]),
+               *result = str(reply->element[4]);
+    char *answer;
+    if (status && !unfinished(status))
+        answer = text ? strdup(text) : NULL;
+    else if (result) /* a worker finished it; its front has not said so (yet, or ever: it died) */
+        answer = strdup(result);
+    else if (live)
+        answer = strdup(live);
+    else {
+        size_t size = strlen(l->id) + 64;
+        answer = malloc(size);
+        if (answer)
+            snprintf(answer, size, "{\"id\":\"%s\",\"status\":\"%s\"}", l->id, status ? status : "queued");
+    }
+    l->job_done(answer, owner, l->user);
+    free(l);
+}
+
+PersistLoad *persist_load_job(const char *id, StoreLoaded done, void *user)
+{
+    PersistLoad *l = new_load(id, done, NULL, user);
+    if (!l)
+        return NULL;
+    if (!shared_on() || !redis_link_command(shared_link(), job_read, l, "EVAL %s 2 %s%s feelfish:result:%s", JobLoad,
+                                            JOB_KEY, id, id)) {
+        if (!store_load_job(id, local_loaded, l)) {
+            free(l);
+            return NULL;
+        }
+    }
+    return l;
+}
+
+/* The state only when it is not the version the caller holds; whether the thinker is alive. */
+static const char GameLoad[] = "local h = redis.call('HMGET', KEYS[1], 'v', 'state', 'thinker') "
+                               "if not h[1] then return {} end "
+                               "if h[1] == ARGV[1] then return {h[1]} end "
+                               "local alive = 1 "
+                               "if h[3] and h[3] ~= '' then alive = redis.call('EXISTS', ARGV[2] .. h[3]) end "
+                               "return {h[1], h[2], alive}";
+
+static void game_read(redisAsyncContext *ac, void *r, void *priv)
+{
+    (void)ac;
+    PersistLoad *l = priv;
+    const redisReply *reply = r;
+    if (!reply || reply->type != REDIS_REPLY_ARRAY || reply->elements == 0) {
+        load_locally(l); /* not shared (from before the cluster), or Redis went away */
+        return;
+    }
+    long long version = atoll(str(reply->element[0]) ? str(reply->element[0]) : "0");
+    const char *state = reply->elements == 3 ? str(reply->element[1]) : NULL;
+    bool orphaned =
+        reply->elements == 3 && reply->element[2]->type == REDIS_REPLY_INTEGER && reply->element[2]->integer == 0;
+    l->game_done(state ? strdup(state) : NULL, version, orphaned, l->user);
+    free(l);
+}
+
+PersistLoad *persist_load_game(const char *id, long long known_version, PersistGameLoaded done, void *user)
+{
+    PersistLoad *l = new_load(id, NULL, done, user);
+    if (!l)
+        return NULL;
+    if (!shared_on() || !redis_link_command(shared_link(), game_read, l, "EVAL %s 1 %s%s %lld %s", GameLoad, GAME_KEY,
+                                            id, known_version, SHARED_NODE)) {
+        if (!store_load_game(id, local_loaded, l)) {
+            free(l);
+            return NULL;
+        }
+    }
+    return l;
+}
+
+/* ---- the evaluation cache ---- */
+
+/* The position a key is about: its FEN's first four fields (eval_cache_key's prefix, blank
+ * included); NULL if the key has none. malloc'd. */
+static char *position_of(const char *key)
+{
+    const char *p = key;
+    for (int blanks = 0; *p && blanks < 4; p++)
+        blanks += *p == ' ';
+    return p > key && p[-1] == ' ' ? strndup(key, (size_t)(p - key)) : NULL;
+}
+
+void persist_cache_put(char *key, char *value)
+{
+    char *position = shared_on() ? position_of(key) : NULL;
+    if (position) {
+        redis_link_command(shared_link(), NULL, NULL, "HSET %s%s %s %s", EVAL_KEY, position, key, value);
+        redis_link_command(shared_link(), NULL, NULL, "EXPIRE %s%s %d", EVAL_KEY, position, EVAL_KEEP_S);
+    }
+    free(position);
+    store_cache_put(key, value);
+}
+
+typedef struct {
+    char **keys, **values;
+    int n, waiting;
+    void (*done)(void *arg);
+    void *arg;
+} CacheGet;
+
+static void cache_get_step(CacheGet *c)
+{
+    if (--c->waiting > 0)
+        return;
+    c->done(c->arg);
+    free(c);
+}
+
+typedef struct {
+    CacheGet *get;
+    int index;
+} CacheMiss;
+
+static void cache_miss_read(redisAsyncContext *ac, void *r, void *priv)
+{
+    (void)ac;
+    CacheMiss *m = priv;
+    const char *value = str(r);
+    if (value)
+        m->get->values[m->index] = strdup(value);
+    CacheGet *c = m->get;
+    free(m);
+    cache_get_step(c);
+}
+
+/* What this front's cache lacks, asked of Redis (one request per miss, pipelined). */
+static void cache_got_locally(void *arg)
+{
+    CacheGet *c = arg;
+    c->waiting = 1;
+    for (int i = 0; i < c->n && shared_on(); i++) {
+        char *position = c->values[i] ? NULL : position_of(c->keys[i]);
+        CacheMiss *m = position ? malloc(sizeof *m) : NULL;
+        if (m) {
+            *m = (CacheMiss){c, i};
+            if (redis_link_command(shared_link(), cache_miss_read, m, "HGET %s%s %s", EVAL_KEY, position, c->keys[i]))
+                c->waiting++;
+            else
+                free(m);
+        }
+        free(position);
+    }
+    cache_get_step(c);
+}
+
+bool persist_cache_get(char **keys, char **values, int n, void (*done)(void *arg), void *arg)
+{
+    CacheGet *c = malloc(sizeof *c);
+    if (!c)
+        return false;
+    *c = (CacheGet){keys, values, n, 0, done, arg};
+    if (!store_cache_get(keys, values, n, cache_got_locally, c)) {
+        free(c);
+        return false;
+    }
+    return true;
+}
+
+typedef struct {
+    StoreCacheScan *scan;
+    void (*done)(void *arg);
+    void *arg;
+} CacheScan;
+
+static void cache_scan_read(redisAsyncContext *ac, void *r, void *priv)
+{
+    (void)ac;
+    CacheScan *c = priv;
+    const redisReply *reply = r;
+    StoreCacheScan *s = c->scan;
+    for (size_t i = 0; reply && reply->type == REDIS_REPLY_ARRAY && i + 1 < reply->elements; i += 2) {
+        const char *key = str(reply->element[i]), *value = str(reply->element[i + 1]);
+        bool known = !key || !value;
+        for (int k = 0; k < s->n && !known; k++)
+            known = !strcmp(s->keys[k], key);
+        if (!known && s->n < STORE_CACHE_SCAN_MAX) {
+            s->keys[s->n] = strdup(key);
+            s->values[s->n] = strdup(value);
+            if (s->keys[s->n] && s->values[s->n])
+                s->n++;
+            else {
+                free(s->keys[s->n]);
+                free(s->values[s->n]);
+            }
+        }
+    }
+    c->done(c->arg);
+    free(c);
+}
+
+static void cache_scanned_locally(void *arg)
+{
+    CacheScan *c = arg;
+    if (shared_on() && redis_link_command(shared_link(), cache_scan_read, c, "HGETALL %s%s", EVAL_KEY, c->scan->prefix))
+        return;
+    c->done(c->arg);
+    free(c);
+}
+
+bool persist_cache_scan(StoreCacheScan *scan, void (*done)(void *arg), void *arg)
+{
+    CacheScan *c = malloc(sizeof *c);
+    if (!c)
+        return false;
+    *c = (CacheScan){scan, done, arg};
+    if (!store_cache_scan(scan, cache_scanned_locally, c)) {
+        free(c);
+        return false;
+    }
+    return true;
+}

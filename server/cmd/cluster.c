@@ -1,0 +1,141 @@
+/* `feelfish cluster status --redis URL`: the live nodes (their heartbeat lines, domain/shared.h), the
+ * job stream's backlog, what each worker holds, and the jobs taken over. A one-off read with
+ * hiredis's blocking API: no loop needed. Exit 1 when Redis cannot be reached. */
+#include "cluster.h"
+
+#include <hiredis/hiredis.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../domain/shared.h"
+#include "../jobs/cluster.h"
+
+static int usage(const char *why)
+{
+    fprintf(stderr,
+            "cluster: %s\n"
+            "usage: feelfish cluster status --redis redis://HOST:PORT[/DB]\n"
+            "  prints the cluster's live fronts and workers, the job stream's backlog and what each worker holds\n",
+            why);
+    return 2;
+}
+
+static long long field_number(const redisReply *map, const char *name)
+{
+    for (size_t i = 0; map && map->type == REDIS_REPLY_ARRAY && i + 1 < map->elements; i += 2)
+        if (map->element[i]->type == REDIS_REPLY_STRING && !strcmp(map->element[i]->str, name)) {
+            const redisReply *v = map->element[i + 1];
+            return v->type == REDIS_REPLY_INTEGER ? v->integer : v->type == REDIS_REPLY_STRING ? atoll(v->str) : 0;
+        }
+    return 0;
+}
+
+static const char *field_text(const redisReply *map, const char *name)
+{
+    for (size_t i = 0; map && map->type == REDIS_REPLY_ARRAY && i + 1 < map->elements; i += 2)
+        if (map->element[i]->type == REDIS_REPLY_STRING && !strcmp(map->element[i]->str, name) &&
+            map->element[i + 1]->type == REDIS_REPLY_STRING)
+            return map->element[i + 1]->str;
+    return "";
+}
+
+static int compare_text(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Every live node's line, fronts first (their lines start "front", workers' "worker"). */
+static void print_nodes(redisContext *c, FILE *out)
+{
+    char *lines[512];
+    int n = 0, fronts = 0;
+    char cursor[32] = "0";
+    do {
+        redisReply *r = redisCommand(c, "SCAN %s MATCH %s* COUNT 1000", cursor, SHARED_NODE);
+        if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 2) {
+            freeReplyObject(r);
+            break;
+        }
+        snprintf(cursor, sizeof cursor, "%s", r->element[0]->str);
+        for (size_t i = 0; i < r->element[1]->elements && n < 512; i++) {
+            redisReply *line = redisCommand(c, "GET %s", r->element[1]->element[i]->str);
+            if (line && line->type == REDIS_REPLY_STRING && (lines[n] = strdup(line->str))) {
+                fronts += !strncmp(lines[n], "front ", 6);
+                n++;
+            }
+            freeReplyObject(line);
+        }
+        freeReplyObject(r);
+    } while (strcmp(cursor, "0"));
+    qsort(lines, (size_t)n, sizeof *lines, compare_text);
+    fprintf(out, "nodes: %d fronts, %d workers\n", fronts, n - fronts);
+    for (int i = 0; i < n; i++) {
+        fprintf(out, "  %s\n", lines[i]);
+        free(lines[i]);
+    }
+}
+
+static void print_stream(redisContext *c, FILE *out)
+{
+    redisReply *len = redisCommand(c, "XLEN %s", CLUSTER_STREAM);
+    redisReply *groups = redisCommand(c, "XINFO GROUPS %s", CLUSTER_STREAM);
+    redisReply *reclaimed = redisCommand(c, "HGET %s reclaimed", SHARED_STATS);
+    const redisReply *group = NULL;
+    for (size_t i = 0; groups && groups->type == REDIS_REPLY_ARRAY && i < groups->elements; i++)
+        if (!strcmp(field_text(groups->element[i], "name"), CLUSTER_GROUP))
+            group = groups->element[i];
+    fprintf(
+        out,
+        "stream %s: %lld entries, backlog %lld (not taken yet), pending %lld (taken, not finished), %s taken over\n",
+        CLUSTER_STREAM, len && len->type == REDIS_REPLY_INTEGER ? len->integer : 0, field_number(group, "lag"),
+        field_number(group, "pending"), reclaimed && reclaimed->type == REDIS_REPLY_STRING ? reclaimed->str : "0");
+    freeReplyObject(len);
+    freeReplyObject(groups);
+    freeReplyObject(reclaimed);
+    redisReply *consumers = redisCommand(c, "XINFO CONSUMERS %s %s", CLUSTER_STREAM, CLUSTER_GROUP);
+    for (size_t i = 0; consumers && consumers->type == REDIS_REPLY_ARRAY && i < consumers->elements; i++) {
+        const redisReply *k = consumers->element[i];
+        redisReply *alive = redisCommand(c, "EXISTS %s%s", SHARED_NODE, field_text(k, "name"));
+        fprintf(out, "  consumer %s: pending %lld, idle %lld ms%s\n", field_text(k, "name"), field_number(k, "pending"),
+                field_number(k, "idle"),
+                alive && alive->type == REDIS_REPLY_INTEGER && alive->integer ? "" : " (not live)");
+        freeReplyObject(alive);
+    }
+    freeReplyObject(consumers);
+}
+
+int cluster_command(int argc, char **argv, FILE *out)
+{
+    const char *url = NULL;
+    if (argc < 1 || strcmp(argv[0], "status"))
+        return usage("the one verb is status");
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--redis") && i + 1 < argc)
+            url = argv[++i];
+        else
+            return usage("unknown or incomplete option");
+    if (!url)
+        return usage("--redis is needed");
+    RedisAddress a;
+    char err[200];
+    if (!redis_url_parse(url, &a, err, sizeof err))
+        return usage(err);
+    redisContext *c = redisConnectWithTimeout(a.host, a.port, (struct timeval){2, 0});
+    if (!c || c->err) {
+        fprintf(stderr, "feelfish cluster: cannot reach Redis at %s:%d: %s\n", a.host, a.port,
+                c ? c->errstr : "out of memory");
+        redisFree(c);
+        return 1;
+    }
+    redisSetTimeout(c, (struct timeval){5, 0});
+    redisReply *r = redisCommand(c, "SELECT %d", a.db);
+    bool ok = r && r->type != REDIS_REPLY_ERROR;
+    freeReplyObject(r);
+    if (!ok) {
+        fprintf(stderr, "feelfish cluster: Redis at %s:%d refuses database %d\n", a.host, a.port, a.db);
+        redisFree(c);
+        return 1;
+    }
+    fprintf(out, "redis %s:%d/%d\n", a.host, a.port, a.db);
+    print_nodes(c, out);
+    print_stream(c, out);
+    redisFree(c);
+    return 0;
+}
