@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../domain/shared.h"
+#include "../jobs/cluster.h"
 #include "api.h"
 #include "auth.h"
 #include "eval_cache.h"
@@ -319,9 +320,43 @@ void analysis_job_get(Request *r, const char *id)
     saves_wait(r, job->id, answer_job, job, release_job); /* what it shows is stored */
 }
 
+/* A job of another front of the cluster: its owner may cancel it here too. */
+static void delete_loaded(char *text, const char *owner, void *user)
+{
+    Request *r = user; /* NULL once the client has gone */
+    json_t *o = r && text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    if (!r)
+        return;
+    ApiError e;
+    Identity who = auth_of(r);
+    const char *status = json_string_value(json_object_get(o, "status")),
+               *id = json_string_value(json_object_get(o, "id"));
+    if (!status || !id)
+        api_reply_fail(r, 404, "unknown_job", NULL, "no job with that id");
+    else if (!auth_owns_job(owner, &who, &e))
+        api_reply_error(r, &e);
+    else if (strcmp(status, "queued") && strcmp(status, "running"))
+        api_reply_json(r, 200, json_pack("{s:s, s:s}", "id", id, "status", status));
+    else if (!cluster_cancel(id))
+        api_reply_fail(r, 503, "cluster_unavailable", NULL,
+                       "this front cannot reach the cluster's Redis just now; retry shortly");
+    else
+        api_reply_json(r, 200, json_pack("{s:s, s:s}", "id", id, "status", "cancelling"));
+    json_decref(o);
+    http_resume(r);
+}
+
 void analysis_job_delete(Request *r, const char *id)
 {
     Job *job = jobs_find(id);
+    if (!job && shared_on() && valid_id(id)) {
+        PersistLoad *load = persist_load_job(id, delete_loaded, r);
+        if (load) {
+            http_suspend(r, load, load_gone);
+            return;
+        }
+    }
     if (!job) {
         api_reply_fail(r, 404, "unknown_job", NULL, "no job with id '%.40s'", id);
         return;

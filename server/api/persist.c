@@ -25,6 +25,8 @@ static long keep_s(void) { return Cfg && Cfg->retention_days > 0 ? Cfg->retentio
 static bool failed_reply(const redisReply *r) { return !r || r->type == REDIS_REPLY_ERROR; }
 
 static const char *str(const redisReply *r) { return r && r->type == REDIS_REPLY_STRING ? r->str : NULL; }
+/* The same, with "" read as missing. */
+static const char *nonempty(const redisReply *r) { return str(r) && r->str[0] ? r->str : NULL; }
 
 /* ---- saves ---- */
 
@@ -147,8 +149,10 @@ static PersistLoad *new_load(const char *id, StoreLoaded job_done, PersistGameLo
     return l;
 }
 
+/* Missing fields come back as "" (a nil would end Lua's array there). */
 static const char JobLoad[] = "local j = redis.call('HMGET', KEYS[1], 'owner', 'status', 'text', 'live') "
-                              "return {j[1], j[2], j[3], j[4], redis.call('HGET', KEYS[2], 'result')}";
+                              "return {j[1] or '', j[2] or '', j[3] or '', j[4] or '', "
+                              "redis.call('HGET', KEYS[2], 'result') or ''}";
 
 static bool unfinished(const char *status) { return !strcmp(status, "queued") || !strcmp(status, "running"); }
 
@@ -158,13 +162,13 @@ static void job_read(redisAsyncContext *ac, void *r, void *priv)
     PersistLoad *l = priv;
     const redisReply *reply = r;
     const char *owner =
-        reply && reply->type == REDIS_REPLY_ARRAY && reply->elements == 5 ? str(reply->element[0]) : NULL;
+        reply && reply->type == REDIS_REPLY_ARRAY && reply->elements == 5 ? nonempty(reply->element[0]) : NULL;
     if (!owner) { /* not shared (or Redis went away): the store may have it */
         load_locally(l);
         return;
     }
-    const char *status = str(reply->element[1]), *text = str(reply->element[2]), *live = str(reply->element[3]),
-               *result = str(reply->element[4]);
+    const char *status = nonempty(reply->element[1]), *text = nonempty(reply->element[2]),
+               *live = nonempty(reply->element[3]), *result = nonempty(reply->element[4]);
     char *answer;
     if (status && !unfinished(status))
         answer = text ? strdup(text) : NULL;

@@ -20,6 +20,7 @@
 #include "../domain/shared.h"
 #include "../jobs/cluster.h"
 #include "../jobs/wire.h"
+#include "../net/metrics_http.h"
 #include "args.h"
 
 #define MAX_SLOTS 256
@@ -64,6 +65,13 @@ static void publish(const Slot *s, const WireEvent *e)
 
 static void read_more(void);
 
+/* Done with an entry: acknowledged, and deleted so that the stream holds only what waits or runs. */
+static void acknowledge(const char *entry)
+{
+    redis_link_command(W.cmd, NULL, NULL, "XACK %s %s %s", CLUSTER_STREAM, CLUSTER_GROUP, entry);
+    redis_link_command(W.cmd, NULL, NULL, "XDEL %s %s", CLUSTER_STREAM, entry);
+}
+
 /* The table's hook, before any listener: what the front must hear. */
 static void on_job_event(Job *job, const JobEvent *ev)
 {
@@ -83,7 +91,7 @@ static void on_job_event(Job *job, const JobEvent *ev)
                            JobStatusNames[ev->status], text ? text : "null");
         redis_link_command(W.cmd, NULL, NULL, "EXPIRE %s%s %d", CLUSTER_RESULT, job->id, CLUSTER_KEEP_S);
         publish(s, &e);
-        redis_link_command(W.cmd, NULL, NULL, "XACK %s %s %s", CLUSTER_STREAM, CLUSTER_GROUP, s->entry);
+        acknowledge(s->entry);
         W.finished++;
     } /* else: shutting down; left pending, another worker takes it over */
     free(text);
@@ -110,7 +118,7 @@ static void fail_taken(Taking *t, const char *why)
     WireEvent e = {.kind = JOB_EVENT_FINAL, .status = JOB_FAILED};
     snprintf(e.id, sizeof e.id, "%s", t->id);
     publish(&s, &e);
-    redis_link_command(W.cmd, NULL, NULL, "XACK %s %s %s", CLUSTER_STREAM, CLUSTER_GROUP, t->entry);
+    acknowledge(t->entry);
 }
 
 static void on_cancel_checked(redisAsyncContext *ac, void *r, void *priv)
@@ -124,7 +132,7 @@ static void on_cancel_checked(redisAsyncContext *ac, void *r, void *priv)
         if (!W.slots[i].job)
             free_slot = i;
     if (reply && reply->type == REDIS_REPLY_INTEGER && reply->integer == 1) { /* cancelled before it ran */
-        redis_link_command(W.cmd, NULL, NULL, "XACK %s %s %s", CLUSTER_STREAM, CLUSTER_GROUP, t->entry);
+        acknowledge(t->entry);
     } else if (reply && free_slot >= 0 && !W.stopping) {
         char err[200];
         Job *job = wire_job_decode(t->bytes, t->len, err, sizeof err);
@@ -180,7 +188,7 @@ static void take_entry(const redisReply *entry)
         if (t->bytes && t->id[0] && t->front[0])
             ; /* Redis is down: pending, taken over later */
         else
-            redis_link_command(W.cmd, NULL, NULL, "XACK %s %s %s", CLUSTER_STREAM, CLUSTER_GROUP, t->entry);
+            acknowledge(t->entry);
         free(t->bytes);
         free(t);
         return;
@@ -268,6 +276,29 @@ static void describe(char *line, size_t size)
              W.threads, W.running, W.taken, W.finished, W.reclaimed, (long)getpid());
 }
 
+/* With --metrics: the stream as every node sees it, and this worker's own counters. */
+static void publish_metrics(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return;
+    shared_metrics(f);
+    fprintf(f,
+            "# TYPE feelfish_worker_threads gauge\nfeelfish_worker_threads %d\n"
+            "# TYPE feelfish_worker_running gauge\nfeelfish_worker_running %d\n"
+            "# HELP feelfish_worker_jobs_taken_total jobs this worker read from the stream\n"
+            "# TYPE feelfish_worker_jobs_taken_total counter\nfeelfish_worker_jobs_taken_total %llu\n"
+            "# HELP feelfish_worker_jobs_finished_total jobs this worker finished and acknowledged\n"
+            "# TYPE feelfish_worker_jobs_finished_total counter\nfeelfish_worker_jobs_finished_total %llu\n"
+            "# HELP feelfish_worker_jobs_reclaimed_total jobs this worker took over from a dead one\n"
+            "# TYPE feelfish_worker_jobs_reclaimed_total counter\nfeelfish_worker_jobs_reclaimed_total %llu\n",
+            W.threads, W.running, W.taken, W.finished, W.reclaimed);
+    fclose(f);
+    metrics_http_set(buf, len);
+}
+
 /* ---- cancels ---- */
 
 static void on_cancel(redisAsyncContext *ac, void *r, void *priv)
@@ -302,6 +333,7 @@ static void on_signal(uv_signal_t *s, int signum)
     uv_timer_stop(&W.heartbeat);
     uv_timer_stop(&W.reclaim);
     shared_stop();
+    metrics_http_stop();
     jobs_shutdown();
     redis_link_free(W.block);
     redis_link_free(W.cmd);
@@ -317,10 +349,10 @@ static int usage(const char *why)
     fprintf(stderr,
             "worker: %s\n"
             "usage: feelfish worker --redis redis://HOST:PORT[/DB] [--threads N] [--hash MB] [--job-timeout MS]\n"
-            "                       [--reclaim-ms MS]\n"
+            "                       [--reclaim-ms MS] [--metrics [ADDR:]PORT]\n"
             "  a search worker of a cluster: runs the jobs fronts (feelfish serve --redis) put into Redis, N at a\n"
             "  time (default 1); a job whose worker stopped answering for --reclaim-ms (default 30000) is taken\n"
-            "  over and run again.\n",
+            "  over and run again. --metrics serves GET /metrics (Prometheus text; ADDR 127.0.0.1 unless given).\n",
             why);
     return 2;
 }
@@ -328,7 +360,7 @@ static int usage(const char *why)
 int worker_command(int argc, char **argv, FILE *unused)
 {
     (void)unused;
-    const char *url = NULL;
+    const char *url = NULL, *metrics = NULL;
     long threads = 1, hash = 64, timeout = 600000, reclaim = 30000;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -336,6 +368,8 @@ int worker_command(int argc, char **argv, FILE *unused)
         i++;
         if (!strcmp(a, "--redis") && v)
             url = v;
+        else if (!strcmp(a, "--metrics") && v)
+            metrics = v;
         else if (!strcmp(a, "--threads"))
             ok = args_long("worker", a, v, 1, MAX_SLOTS, &threads);
         else if (!strcmp(a, "--hash"))
@@ -355,6 +389,15 @@ int worker_command(int argc, char **argv, FILE *unused)
         return usage("--redis is needed");
     if (!redis_url_parse(url, &addr, err, sizeof err))
         return usage(err);
+    char bind[64] = "127.0.0.1";
+    long metrics_port = -1;
+    if (metrics) {
+        const char *colon = strrchr(metrics, ':');
+        if (colon && (size_t)(colon - metrics) < sizeof bind)
+            snprintf(bind, sizeof bind, "%.*s", (int)(colon - metrics), metrics);
+        if (!args_long("worker", "--metrics", colon ? colon + 1 : metrics, 0, 65535, &metrics_port))
+            return 2;
+    }
     signal(SIGPIPE, SIG_IGN);
     memset(&W, 0, sizeof W);
     W.loop = uv_default_loop();
@@ -363,6 +406,15 @@ int worker_command(int argc, char **argv, FILE *unused)
     char host[64] = "host";
     gethostname(host, sizeof host - 1);
     snprintf(W.me, sizeof W.me, "%s-%d", host, (int)getpid());
+    if (metrics_port >= 0) {
+        int bound;
+        if (!metrics_http_start(bind, (int)metrics_port, &bound, err, sizeof err)) {
+            fprintf(stderr, "feelfish worker: --metrics: %s\n", err);
+            return 1;
+        }
+        printf("metrics http %d\n", bound); /* for scripts started with --metrics 0 */
+        fflush(stdout);
+    }
     JobsSettings jobs = {(int)threads, (size_t)hash, (int)threads, timeout, 1, NULL};
     JobHooks hooks = ApiJobHooks; /* the API's renderers; what happens to an event is ours */
     hooks.on_event = on_job_event;
@@ -378,6 +430,8 @@ int worker_command(int argc, char **argv, FILE *unused)
     uv_timer_start(&W.heartbeat, on_heartbeat, (uint64_t)reclaim / 3, (uint64_t)reclaim / 3);
     uv_timer_start(&W.reclaim, on_reclaim, (uint64_t)reclaim / 2, (uint64_t)reclaim / 2);
     shared_start(W.loop, &addr, W.me, describe);
+    if (metrics_port >= 0)
+        shared_every_second(publish_metrics);
     uv_signal_init(W.loop, &W.sigint);
     uv_signal_init(W.loop, &W.sigterm);
     uv_signal_start(&W.sigint, on_signal, SIGINT);

@@ -166,7 +166,7 @@ void shared_metrics(FILE *f)
     if (!st->known)
         return;
     fprintf(f,
-            "# HELP feelfish_cluster_stream_length entries in the job stream (" CLUSTER_STREAM ")\n"
+            "# HELP feelfish_cluster_stream_length jobs in the stream (" CLUSTER_STREAM "): waiting or running\n"
             "# TYPE feelfish_cluster_stream_length gauge\nfeelfish_cluster_stream_length %lld\n"
             "# HELP feelfish_cluster_stream_backlog jobs no worker has taken yet (the group's lag)\n"
             "# TYPE feelfish_cluster_stream_backlog gauge\nfeelfish_cluster_stream_backlog %lld\n"

@@ -96,11 +96,13 @@ static bool cluster_submit(Job *job)
     return ok;
 }
 
-static void mark_cancelled(const Job *job)
+bool cluster_cancel(const char *id)
 {
-    redis_link_command(C.cmd, NULL, NULL, "SET %s%s 1 EX %d", CLUSTER_CANCELLED, job->id, CLUSTER_KEEP_S);
-    redis_link_command(C.cmd, NULL, NULL, "PUBLISH %s %s", CLUSTER_CANCEL, job->id);
+    return C.cmd && redis_link_command(C.cmd, NULL, NULL, "SET %s%s 1 EX %d", CLUSTER_CANCELLED, id, CLUSTER_KEEP_S) &&
+           redis_link_command(C.cmd, NULL, NULL, "PUBLISH %s %s", CLUSTER_CANCEL, id);
 }
+
+static void mark_cancelled(const Job *job) { cluster_cancel(job->id); }
 
 /* Not started as far as this front knows: a worker that takes it finds the mark and skips it (one
  * that took it just now hears the cancel and stops it; its events then find the job finished). */

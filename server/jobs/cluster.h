@@ -3,11 +3,10 @@
  * workers (feelfish worker) read it in the consumer group CLUSTER_GROUP (XREADGROUP), run it on their
  * local pool and publish its events to the channel of the front that holds its clients
  * (CLUSTER_EVENTS + front id); a final result is written to CLUSTER_RESULT + id before it is
- * published, then the entry is acknowledged (XACK). A worker keeps the entries it runs fresh
- * (XCLAIM ... JUSTID, resetting their idle time); an entry idle longer than the reclaim time belongs
- * to a worker that died, and another takes it over (XAUTOCLAIM) and runs the job again. A cancel is
- * published on CLUSTER_CANCEL and remembered as CLUSTER_CANCELLED + id for a worker that takes the
- * job later. */
+ * published, then the entry is acknowledged (XACK) and deleted (XDEL: the stream holds only what waits or runs). A
+ * worker keeps the entries it runs fresh (XCLAIM ... JUSTID, resetting their idle time); an entry idle longer than the
+ * reclaim time belongs to a worker that died, and another takes it over (XAUTOCLAIM) and runs the job again. A cancel
+ * is published on CLUSTER_CANCEL and remembered as CLUSTER_CANCELLED + id for a worker that takes the job later. */
 #ifndef FEELFISH_JOBS_CLUSTER_H
 #define FEELFISH_JOBS_CLUSTER_H
 
@@ -27,6 +26,10 @@ const JobsBackend *jobs_cluster_start(uv_loop_t *loop, const JobsSettings *setti
 
 /* This front's name (its channel's suffix), "" before jobs_cluster_start. */
 const char *cluster_front(void);
+
+/* Cancels job `id` wherever it runs or waits (a front may cancel another front's job, whose events
+ * still go to that front). False when Redis cannot be reached just now. */
+bool cluster_cancel(const char *id);
 
 /* Creates the stream and the group if they are missing (both sides call it when connected). */
 void cluster_create_group(RedisLink *link);

@@ -8,6 +8,7 @@ work flows again (time printed), and what was stored is still there; a game begu
 continues on front B and back; a front killed -> its clients read their jobs (running and finished)
 on the other; the evaluation cache and the Bayesian counts are shared; /metrics and `feelfish
 cluster status` show the stream. Prints 'cluster: N passed, N failed'."""
+import http.client
 import os
 import re
 import shutil
@@ -63,9 +64,17 @@ class Worker:
         self.log = os.path.join(self.dir, "stderr.log")
         with open(self.log, "w") as err:
             self.proc = subprocess.Popen([FF, "worker", "--redis", url, "--threads", "1", "--hash", "16",
-                                          "--reclaim-ms", str(RECLAIM_MS)], cwd=ROOT, stdout=subprocess.DEVNULL,
-                                         stderr=err)
+                                          "--reclaim-ms", str(RECLAIM_MS), "--metrics", "0"], cwd=ROOT,
+                                         stdout=subprocess.PIPE, stderr=err, text=True)
+        line = self.proc.stdout.readline()  # "metrics http PORT"
+        self.metrics_port = int(line.split()[2]) if line.startswith("metrics http ") else None
         self.name = name
+
+    def metrics(self):
+        conn = http.client.HTTPConnection("127.0.0.1", self.metrics_port, timeout=10)
+        conn.request("GET", "/metrics")
+        resp = conn.getresponse()
+        return resp.status, resp.read().decode()
 
     def text(self):
         with open(self.log, errors="replace") as f:
@@ -140,6 +149,23 @@ def cancel():
     print("    cancelled in %.2f s; then %s" % (took, [q[0] for q in quick]))
     check("cancel_reaches_worker", st == 200 and end.get("status") == "cancelled" and took < 5
           and all(q[0] == 200 for q in quick), (st, d, end, took))
+
+
+@suite.test("cancel_from_other_front")
+def cancel_elsewhere():
+    a, b = fronts
+    jid = job(a, 500000000)
+    poll(lambda: status(a, jid), lambda s: s.get("status") == "running", tries=200)
+    seen_on_b = status(b, jid)
+    other = b.request("DELETE", "/api/jobs/" + jid, source="127.0.0.2")  # another client: not its job
+    st, d, _ = b.request("DELETE", "/api/jobs/" + jid)
+    end = poll(lambda: status(a, jid), lambda s: s.get("status") not in ("queued", "running"), tries=200)
+    unknown = b.request("DELETE", "/api/jobs/0123456789abcdef")[0]
+    print("    B sees A's job as %s; DELETE on B by another client: %s, by its owner: %s %s; on A it ends %s"
+          % (seen_on_b.get("status"), other[0], st, d.get("status"), end.get("status")))
+    check("cancel_from_other_front", seen_on_b.get("status") == "running" and other[0] == 403 and st == 200
+          and d.get("status") == "cancelling" and end.get("status") == "cancelled" and unknown == 404,
+          (seen_on_b, other[:2], st, d, end, unknown))
 
 
 @suite.test("killed_worker_job_taken_over")
@@ -224,7 +250,7 @@ def bayes_shared():
           and shared == "1", (before, after, shared, r))
 
 
-@suite.test("metrics_and_cluster_status", "cluster_status_redis_unreachable")
+@suite.test("metrics_and_cluster_status", "worker_metrics", "cluster_status_redis_unreachable")
 def metrics_and_status():
     st, text, _ = fronts[1].request("GET", "/metrics")
     lines = [line for line in text.splitlines() if line.startswith("feelfish_cluster_")]
@@ -237,6 +263,13 @@ def metrics_and_status():
           and any(x.startswith("feelfish_cluster_reclaimed_total ") and not x.endswith(" 0") for x in lines)
           and out.returncode == 0 and "nodes: 2 fronts, 2 workers" in out.stdout and "backlog 0" in out.stdout,
           (lines, out.stdout, out.stderr))
+    wst, wtext = workers[0].metrics()
+    wlines = [line for line in wtext.splitlines() if line.startswith(("feelfish_cluster_stream_backlog",
+                                                                      "feelfish_worker_jobs_finished_total"))]
+    print("    a worker's /metrics: %s %s" % (wst, wlines))
+    check("worker_metrics", wst == 200 and "feelfish_cluster_stream_backlog 0" in wtext
+          and "feelfish_cluster_consumer_pending{" in wtext and "feelfish_worker_jobs_finished_total" in wtext,
+          wtext[-800:])
     bad = subprocess.run([FF, "cluster", "status", "--redis", "redis://127.0.0.1:%d" % free_port()],
                          capture_output=True, text=True, timeout=20)
     check("cluster_status_redis_unreachable", bad.returncode == 1 and "cannot reach Redis" in bad.stderr,
