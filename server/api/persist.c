@@ -7,6 +7,7 @@
 
 #include "../base/log.h"
 #include "../domain/shared.h"
+#include "../jobs/cluster.h"
 #include "saves.h"
 
 #define JOB_KEY "feelfish:job:"
@@ -19,7 +20,8 @@ static const ServerConfig *Cfg;
 
 void persist_init(const ServerConfig *cfg) { Cfg = cfg; }
 
-/* How long the shared copy of a job or game stays: the store's retention in days (0: for ever). */
+/* How long the shared copy of a game stays: the store's retention in days (0: for ever). A job's
+ * stays CLUSTER_KEEP_S (a day: jobs are many, and the front that ran one keeps it in SQLite). */
 static long keep_s(void) { return Cfg && Cfg->retention_days > 0 ? Cfg->retention_days * 86400 : 0; }
 
 static bool failed_reply(const redisReply *r) { return !r || r->type == REDIS_REPLY_ERROR; }
@@ -36,16 +38,22 @@ static void shared_saved(redisAsyncContext *ac, void *r, void *save)
     saves_done(!failed_reply(r), save);
 }
 
+/* A job's row; once it has ended, its live status and the worker's copy of the result go (the row
+ * holds the result). */
+static const char JobSave[] = "redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'status', ARGV[2], 'text', ARGV[3]) "
+                              "redis.call('EXPIRE', KEYS[1], ARGV[4]) "
+                              "if ARGV[2] ~= 'queued' and ARGV[2] ~= 'running' then "
+                              "redis.call('HDEL', KEYS[1], 'live') redis.call('DEL', KEYS[2]) end "
+                              "return 1";
+
 void persist_job(const char *id, const char *owner, const char *status, long long created_ms, long long finished_ms,
                  char *text)
 {
     if (shared_on()) {
         void *save = saves_begin(id);
-        if (!redis_link_command(shared_link(), shared_saved, save, "HSET %s%s owner %s status %s text %s", JOB_KEY, id,
-                                owner, status, text ? text : ""))
+        if (!redis_link_command(shared_link(), shared_saved, save, "EVAL %s 2 %s%s %s%s %s %s %s %d", JobSave, JOB_KEY,
+                                id, CLUSTER_RESULT, id, owner, status, text ? text : "", CLUSTER_KEEP_S))
             saves_done(false, save);
-        if (keep_s())
-            redis_link_command(shared_link(), NULL, NULL, "EXPIRE %s%s %ld", JOB_KEY, id, keep_s());
     }
     store_save_job(id, owner, status, created_ms, finished_ms, text, saves_done, saves_begin(id));
 }
@@ -191,7 +199,7 @@ PersistLoad *persist_load_job(const char *id, StoreLoaded done, void *user)
     PersistLoad *l = new_load(id, done, NULL, user);
     if (!l)
         return NULL;
-    if (!shared_on() || !redis_link_command(shared_link(), job_read, l, "EVAL %s 2 %s%s feelfish:result:%s", JobLoad,
+    if (!shared_on() || !redis_link_command(shared_link(), job_read, l, "EVAL %s 2 %s%s " CLUSTER_RESULT "%s", JobLoad,
                                             JOB_KEY, id, id)) {
         if (!store_load_job(id, local_loaded, l)) {
             free(l);

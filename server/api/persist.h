@@ -5,7 +5,8 @@
  *
  * Redis keys:
  *   feelfish:job:ID     owner, status, text (the stored row: the request while queued, the result
- *                       once finished), live (what another front answers while it runs)
+ *                       once finished), live (what another front answers while it runs); kept a
+ *                       day (the front that ran it keeps it for --retention-days)
  *   feelfish:game:ID    v (its version: every save adds one, and a save that does not start from
  *                       the version it read is refused), state (the stored game), thinker (the
  *                       front whose engine move it waits for, "" if none)

@@ -64,6 +64,8 @@ static void on_event_message(redisAsyncContext *ac, void *r, void *priv)
             C.queued--;
         else
             C.running--;
+        if (job->unlisted) /* nobody asks another front for it: the worker's copy can go */
+            redis_link_command(C.cmd, NULL, NULL, "DEL %s%s", CLUSTER_RESULT, job->id);
         jobs_finished(job, e.status, e.result, rendered);
     }
 }

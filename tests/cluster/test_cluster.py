@@ -11,9 +11,7 @@ cluster status` show the stream. Prints 'cluster: N passed, N failed'."""
 import http.client
 import os
 import re
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,41 +19,12 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from harness import FF, ROOT, SANITIZER_MARKS, SERVERS, Server, Suite, check, poll, tmpdir  # noqa: E402
+from redisserver import Redis  # noqa: E402
 from wsclient import WebSocket, free_port  # noqa: E402
 
-REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
 RECLAIM_MS = 3000
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 MIDDLE = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 9"
-
-
-class Redis:
-    def __init__(self):
-        self.dir = tmpdir("feelfish-redis-")
-        self.port = free_port()
-        self.proc = None
-        self.start()
-
-    def start(self):
-        self.proc = subprocess.Popen([REDIS, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
-                                      "--appendonly", "yes", "--save", "", "--protected-mode", "yes"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
-
-    def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(10)
-
-    @property
-    def url(self):
-        return "redis://127.0.0.1:%d/0" % self.port
 
 
 class Worker:
@@ -193,8 +162,8 @@ def kill_worker():
 
 
 def redis_cli(*args):
-    out = subprocess.run(["redis-cli", "-p", str(redis.port), *args], capture_output=True, text=True, timeout=10)
-    return out.stdout.strip()
+    reply = redis.command(*args)
+    return "\n".join(reply) if isinstance(reply, list) else str(reply)
 
 
 @suite.test("game_begun_on_a_continues_on_b")
@@ -314,7 +283,7 @@ def redis_restart():
           % (down[0], (down[1] or {}).get("error", {}).get("code"), took))
     check("redis_restart_reconnects", ok == [200, 200] and down[0] == 503
           and (down[1] or {}).get("error", {}).get("code") == "cluster_unavailable", (down, ok, took))
-    games = redis_cli("--scan", "--pattern", "feelfish:game:*").split()
+    games = redis.command("KEYS", "feelfish:game:*")
     check("redis_restart_keeps_state", len(games) >= 2 and redis_cli("HGET", "feelfish:bayes", "games") == "1", games)
 
 
