@@ -45,9 +45,9 @@ help:
 	@echo "make           build ./feelfish"
 	@echo "make run       install what is missing, build, start the server (REST :8080, WebSocket :8081)"
 	@echo "make test      install what is missing, build, run every test (last line: N passed, N failed)"
-	@echo "make test-docker  the Docker side with podman: base image, both images, compose up behind nginx,"
+	@echo "make test-docker  the Docker side with podman: base image, three images, the compose cluster behind nginx,"
 	@echo "                checks, then everything removed (KEEP_BASE=1 keeps the Debian base; ~2 min)"
-	@echo "make bench     benchmarks against Stockfish on this machine (perft, search, WAC; ~10 min), then make soak"
+	@echo "make bench     benchmarks on this machine (perft, search, WAC vs Stockfish; cluster scaling; ~12 min), then make soak"
 	@echo "make soak      the server for SOAK_SECONDS (600) beside hostile clients: RSS, fds, db size, p99, 5xx"
 	@echo "                (make bench ends with both, and the bot's clock test: 20 games at 1+0 vs Stockfish, ~17 min)"
 	@echo "make bench-strength  matches against Stockfish at UCI_Elo 2000/2400/2850 (hours)"
@@ -171,6 +171,7 @@ bench: deps-bench feelfish web
 	@tests/bench/search.sh
 	@tests/bench/wac.sh
 	@python3 tests/bench/server.py
+	@python3 tests/bench/scaling.py
 	@node tests/bench/web.mjs
 	@python3 tests/bench/soak.py
 	@python3 tests/bot/clock_test.py
