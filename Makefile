@@ -35,7 +35,7 @@ DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libwebso
 	nodejs $(if $(shell command -v npm 2>/dev/null),,npm)
 # (npm only when missing: NodeSource's nodejs brings its own npm and conflicts with Debian's)
 DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish chromium clang libclang-rt-14-dev redis-server
-DEB_BENCH := $(DEB_BUILD) stockfish python3 wrk nginx-light chromium gnuplot-nox
+DEB_BENCH := $(DEB_BUILD) stockfish python3 wrk nginx-light chromium gnuplot-nox redis-server redis-tools
 
 .PHONY: all help deps-build deps-test deps-bench web run test test-unit test-docker bench soak bench-strength bench-affective bench-bayesian format clean fuzz
 
