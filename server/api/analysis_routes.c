@@ -332,7 +332,7 @@ static void delete_loaded(char *text, const char *owner, void *user)
     Identity who = auth_of(r);
     const char *status = json_string_value(json_object_get(o, "status")),
                *id = json_string_value(json_object_get(o, "id"));
-    if (!status || !id)
+    if (!status || !id || json_object_get(o, "progress")) /* a game analysis has its own DELETE */
         api_reply_fail(r, 404, "unknown_job", NULL, "no job with that id");
     else if (!auth_owns_job(owner, &who, &e))
         api_reply_error(r, &e);

@@ -10,6 +10,7 @@
 #include "../base/list.h"
 #include "../base/log.h"
 #include "../domain/models.h"
+#include "../domain/shared.h"
 #include "encode.h"
 #include "encode_review.h"
 #include "eval_cache.h"
@@ -154,6 +155,8 @@ static void store_final(GameAnalysis *ga)
 /* What the cluster's other fronts answer for it while it runs here (api/persist.c). */
 static void share_progress(GameAnalysis *ga)
 {
+    if (!shared_on())
+        return;
     json_t *o = status_json(ga);
     char *text = api_dumps(o, false);
     json_decref(o);

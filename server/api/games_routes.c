@@ -91,6 +91,13 @@ static void wait_for_engine(Request *r, Game *g)
 
 /* ---- finding the game: in memory, else in storage ---- */
 
+static void reply_unreachable(Request *r)
+{
+    http_add_header(r, "Retry-After", "1");
+    api_reply_fail(r, 503, "cluster_unavailable", NULL,
+                   "this front cannot reach the cluster's Redis just now, where the game is kept; retry shortly");
+}
+
 typedef void (*GameAction)(Request *r, Game *g, bool owner);
 typedef struct {
     Request *r; /* NULL once the client has gone */
@@ -99,7 +106,8 @@ typedef struct {
     char secret[GAMES_SECRET_LEN + 1]; /* from a fullId, else empty */
 } GameLoad;
 
-/* The stored game (text), or word that the one in memory is current (text NULL, version > 0). */
+/* The stored game (text), or word that the one in memory is current (text NULL, version > 0), or
+ * that there is none (version 0), or that Redis could not be asked (PERSIST_UNREACHABLE). */
 static void game_loaded(char *text, long long version, bool orphaned, void *user)
 {
     GameLoad *l = user;
@@ -107,22 +115,25 @@ static void game_loaded(char *text, long long version, bool orphaned, void *user
     free(text);
     Game *g = games_find(l->id), *read = o ? decode_game(o) : NULL;
     json_decref(o);
+    bool unreachable = !read && version == PERSIST_UNREACHABLE;
     if (read) {
-        read->shared_version = version;
+        read->shared_version = version; /* carried into g if the copy takes its place */
         g = g ? games_replace(g, read) : games_adopt(read);
-        if (orphaned && g == read && games_engine_to_move(g)) /* its front died while its engine thought */
-            games_resume(g);
+        if (orphaned && !g->thinking && games_engine_to_move(g)) {
+            changed(g);      /* its front died while its engine thought: this front claims the move... */
+            games_resume(g); /* ...and makes it (a front that claimed it first refuses the later saves) */
+        }
     } else if (g && version > 0)
         g->shared_version = version;
-    else if (g && version == 0 && persist_game_current(g))
-        ; /* not stored anywhere yet: the one in memory is all there is */
-    else
-        g = NULL;
+    /* else version 0: stored nowhere yet (its first save is in flight: the one in memory is all there is),
+     * or no such game; unreachable: what this front holds is all it can serve */
     Request *r = l->r;
     if (r) {
         http_end_wait(r); /* l is freed below: the request must not point at it */
         if (g)
             l->fn(r, g, l->secret[0] && games_is_secret(g, l->secret));
+        else if (unreachable)
+            reply_unreachable(r);
         else
             api_reply_fail(r, 404, "unknown_game", NULL, "no game with id '%.40s'", l->id);
         if (!r->waiter) /* answered now, rather than waiting for the engine */
@@ -147,7 +158,11 @@ static void with_game(Request *r, const char *path_id, GameAction fn)
     memcpy(key.id, path_id, GAMES_ID_LEN);
     snprintf(key.secret, sizeof key.secret, "%s", path_id + GAMES_ID_LEN);
     Game *g = games_find(key.id);
-    if (g && persist_game_current(g)) {
+    if (shared_on() && !shared_up() && !g) { /* another front's games are out of reach */
+        reply_unreachable(r);
+        return;
+    }
+    if (g && (persist_game_current(g) || !shared_up())) {
         fn(r, g, key.secret[0] && games_is_secret(g, key.secret));
         return;
     }
@@ -161,7 +176,12 @@ static void with_game(Request *r, const char *path_id, GameAction fn)
     l->fn = fn;
     if (!persist_load_game(l->id, g ? g->shared_version : 0, game_loaded, l)) {
         free(l);
-        api_reply_fail(r, 404, "unknown_game", NULL, "no game with id '%.40s'", path_id);
+        if (g) /* Redis just went away: what this front holds is all it can serve */
+            fn(r, g, key.secret[0] && games_is_secret(g, key.secret));
+        else if (shared_on())
+            reply_unreachable(r);
+        else
+            api_reply_fail(r, 404, "unknown_game", NULL, "no game with id '%.40s'", path_id);
         return;
     }
     http_suspend(r, l, load_gone);

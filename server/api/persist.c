@@ -32,10 +32,37 @@ static const char *nonempty(const redisReply *r) { return str(r) && r->str[0] ? 
 
 /* ---- saves ---- */
 
-static void shared_saved(redisAsyncContext *ac, void *r, void *save)
+/* One tracked save (saves.c) made of the writes to SQLite and, in a cluster, to Redis: it succeeds
+ * only if every one does, whichever answers first. */
+typedef struct {
+    void *save;
+    int waiting;
+    bool ok;
+} Joint;
+
+static Joint *joint_begin(const char *key)
+{
+    Joint *j = malloc(sizeof *j);
+    if (!j)
+        abort();
+    *j = (Joint){saves_begin(key), shared_on() ? 2 : 1, true};
+    return j;
+}
+
+static void joint_done(bool ok, void *arg)
+{
+    Joint *j = arg;
+    j->ok = j->ok && ok;
+    if (--j->waiting)
+        return;
+    saves_done(j->ok, j->save);
+    free(j);
+}
+
+static void shared_saved(redisAsyncContext *ac, void *r, void *joint)
 {
     (void)ac;
-    saves_done(!failed_reply(r), save);
+    joint_done(!failed_reply(r), joint);
 }
 
 /* A job's row; once it has ended, its live status and the worker's copy of the result go (the row
@@ -49,19 +76,18 @@ static const char JobSave[] = "redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'st
 void persist_job(const char *id, const char *owner, const char *status, long long created_ms, long long finished_ms,
                  char *text)
 {
-    if (shared_on()) {
-        void *save = saves_begin(id);
-        if (!redis_link_command(shared_link(), shared_saved, save, "EVAL %s 2 %s%s %s%s %s %s %s %d", JobSave, JOB_KEY,
-                                id, CLUSTER_RESULT, id, owner, status, text ? text : "", CLUSTER_KEEP_S))
-            saves_done(false, save);
-    }
-    store_save_job(id, owner, status, created_ms, finished_ms, text, saves_done, saves_begin(id));
+    Joint *j = joint_begin(id);
+    if (shared_on() &&
+        !redis_link_command(shared_link(), shared_saved, j, "EVAL %s 2 %s%s %s%s %s %s %s %d", JobSave, JOB_KEY, id,
+                            CLUSTER_RESULT, id, owner, status, text ? text : "", CLUSTER_KEEP_S))
+        joint_done(false, j); /* (a job cancelled before it ran has no text) */
+    store_save_job(id, owner, status, created_ms, finished_ms, text, joint_done, j);
 }
 
 void persist_job_live(const char *id, const char *text)
 {
-    if (shared_on())
-        redis_link_command(shared_link(), NULL, NULL, "HSET %s%s live %s", JOB_KEY, id, text);
+    if (shared_on() && redis_link_command(shared_link(), NULL, NULL, "HSET %s%s live %s", JOB_KEY, id, text))
+        redis_link_command(shared_link(), NULL, NULL, "EXPIRE %s%s %d", JOB_KEY, id, CLUSTER_KEEP_S);
 }
 
 /* Compare and set: the save applies only to the version it was made from. */
@@ -73,7 +99,7 @@ static const char GameSave[] = "local v = tonumber(redis.call('HGET', KEYS[1], '
 
 typedef struct {
     char id[GAMES_ID_LEN + 1];
-    void *save;
+    Joint *joint;
 } GameSaving;
 
 static void game_saved(redisAsyncContext *ac, void *r, void *priv)
@@ -89,28 +115,29 @@ static void game_saved(redisAsyncContext *ac, void *r, void *priv)
         if (reply && reply->type == REDIS_REPLY_INTEGER)
             log_msg(LOG_WARN, "game %s was changed through another front meanwhile: this change is not stored", s->id);
     }
-    saves_done(ok, s->save);
+    joint_done(ok, s->joint);
     free(s);
 }
 
 void persist_game(Game *g, char *text, bool engine_to_move)
 {
+    Joint *j = joint_begin(g->id);
     if (shared_on()) {
         GameSaving *s = malloc(sizeof *s);
         if (!s)
             abort();
         snprintf(s->id, sizeof s->id, "%s", g->id);
-        s->save = saves_begin(g->id);
+        s->joint = j;
         long long from = g->shared_version;
         g->shared_version = from == STALE ? STALE : from + 1; /* saves go out in order on one link */
-        if (!redis_link_command(shared_link(), game_saved, s, "EVAL %s 1 %s%s %lld %s %s %ld", GameSave, GAME_KEY,
-                                g->id, from, text, engine_to_move ? shared_name() : "", keep_s())) {
+        if (!text || !redis_link_command(shared_link(), game_saved, s, "EVAL %s 1 %s%s %lld %s %s %ld", GameSave,
+                                         GAME_KEY, g->id, from, text, engine_to_move ? shared_name() : "", keep_s())) {
             g->shared_version = STALE;
-            saves_done(false, s->save);
+            joint_done(false, j);
             free(s);
         }
     }
-    store_save_game(g->id, g->updated_ms, text, engine_to_move, saves_done, saves_begin(g->id));
+    store_save_game(g->id, g->updated_ms, text, engine_to_move, joint_done, j);
 }
 
 bool persist_game_current(const Game *g) { return !shared_on() || g->thinking || g->external || g->pinned; }
@@ -222,8 +249,13 @@ static void game_read(redisAsyncContext *ac, void *r, void *priv)
     (void)ac;
     PersistLoad *l = priv;
     const redisReply *reply = r;
-    if (!reply || reply->type != REDIS_REPLY_ARRAY || reply->elements == 0) {
-        load_locally(l); /* not shared (from before the cluster), or Redis went away */
+    if (!reply || reply->type != REDIS_REPLY_ARRAY) { /* Redis went away: SQLite may hold an older copy */
+        l->game_done(NULL, PERSIST_UNREACHABLE, false, l->user);
+        free(l);
+        return;
+    }
+    if (reply->elements == 0) {
+        load_locally(l); /* not shared: from before the cluster, or none */
         return;
     }
     long long version = atoll(str(reply->element[0]) ? str(reply->element[0]) : "0");

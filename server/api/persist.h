@@ -40,8 +40,10 @@ void persist_game(Game *g, char *text, bool engine_to_move);
  * while this front runs its engine move or it is played elsewhere. */
 bool persist_game_current(const Game *g);
 /* A game's stored state: done(text, version, orphaned, user), text NULL when what this front holds
- * at `known_version` is current (text NULL and version 0: no such game). `orphaned`: its engine is to
- * move but the front that started that move is gone. */
+ * at `known_version` is current (text NULL and version 0: no such game; PERSIST_UNREACHABLE: Redis
+ * could not be asked). `orphaned`: its engine is to move but the front that started that move is
+ * gone. NULL: cannot look now (in a cluster: Redis is unreachable). */
+#define PERSIST_UNREACHABLE (-2)
 typedef void (*PersistGameLoaded)(char *text, long long version, bool orphaned, void *user);
 PersistLoad *persist_load_game(const char *id, long long known_version, PersistGameLoaded done, void *user);
 

@@ -20,25 +20,6 @@ static int usage(const char *why)
     return 2;
 }
 
-static long long field_number(const redisReply *map, const char *name)
-{
-    for (size_t i = 0; map && map->type == REDIS_REPLY_ARRAY && i + 1 < map->elements; i += 2)
-        if (map->element[i]->type == REDIS_REPLY_STRING && !strcmp(map->element[i]->str, name)) {
-            const redisReply *v = map->element[i + 1];
-            return v->type == REDIS_REPLY_INTEGER ? v->integer : v->type == REDIS_REPLY_STRING ? atoll(v->str) : 0;
-        }
-    return 0;
-}
-
-static const char *field_text(const redisReply *map, const char *name)
-{
-    for (size_t i = 0; map && map->type == REDIS_REPLY_ARRAY && i + 1 < map->elements; i += 2)
-        if (map->element[i]->type == REDIS_REPLY_STRING && !strcmp(map->element[i]->str, name) &&
-            map->element[i + 1]->type == REDIS_REPLY_STRING)
-            return map->element[i + 1]->str;
-    return "";
-}
-
 static int compare_text(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Every live node's line, fronts first (their lines start "front", workers' "worker"). */
@@ -79,22 +60,23 @@ static void print_stream(redisContext *c, FILE *out)
     redisReply *reclaimed = redisCommand(c, "HGET %s reclaimed", SHARED_STATS);
     const redisReply *group = NULL;
     for (size_t i = 0; groups && groups->type == REDIS_REPLY_ARRAY && i < groups->elements; i++)
-        if (!strcmp(field_text(groups->element[i], "name"), CLUSTER_GROUP))
+        if (!strcmp(redis_text(redis_field(groups->element[i], "name")), CLUSTER_GROUP))
             group = groups->element[i];
     fprintf(
         out,
         "stream %s: %lld entries, backlog %lld (not taken yet), pending %lld (taken, not finished), %s taken over\n",
-        CLUSTER_STREAM, len && len->type == REDIS_REPLY_INTEGER ? len->integer : 0, field_number(group, "lag"),
-        field_number(group, "pending"), reclaimed && reclaimed->type == REDIS_REPLY_STRING ? reclaimed->str : "0");
+        CLUSTER_STREAM, len && len->type == REDIS_REPLY_INTEGER ? len->integer : 0,
+        redis_number(redis_field(group, "lag")), redis_number(redis_field(group, "pending")),
+        reclaimed && reclaimed->type == REDIS_REPLY_STRING ? reclaimed->str : "0");
     freeReplyObject(len);
     freeReplyObject(groups);
     freeReplyObject(reclaimed);
     redisReply *consumers = redisCommand(c, "XINFO CONSUMERS %s %s", CLUSTER_STREAM, CLUSTER_GROUP);
     for (size_t i = 0; consumers && consumers->type == REDIS_REPLY_ARRAY && i < consumers->elements; i++) {
         const redisReply *k = consumers->element[i];
-        redisReply *alive = redisCommand(c, "EXISTS %s%s", SHARED_NODE, field_text(k, "name"));
-        fprintf(out, "  consumer %s: pending %lld, idle %lld ms%s\n", field_text(k, "name"), field_number(k, "pending"),
-                field_number(k, "idle"),
+        redisReply *alive = redisCommand(c, "EXISTS %s%s", SHARED_NODE, redis_text(redis_field(k, "name")));
+        fprintf(out, "  consumer %s: pending %lld, idle %lld ms%s\n", redis_text(redis_field(k, "name")),
+                redis_number(redis_field(k, "pending")), redis_number(redis_field(k, "idle")),
                 alive && alive->type == REDIS_REPLY_INTEGER && alive->integer ? "" : " (not live)");
         freeReplyObject(alive);
     }

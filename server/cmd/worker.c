@@ -110,15 +110,26 @@ typedef struct {
     size_t len;
 } Taking;
 
+/* A job taken but not run (cancelled meanwhile, or unreadable): its front hears how it ended. */
+static void end_taken(Taking *t, JobStatus status)
+{
+    Slot s = {0};
+    snprintf(s.front, sizeof s.front, "%s", t->front);
+    WireEvent e = {.kind = JOB_EVENT_FINAL, .status = status};
+    snprintf(e.id, sizeof e.id, "%s", t->id);
+    char result[96]; /* what any front answers if the job's own front is gone */
+    snprintf(result, sizeof result, "{\"id\":\"%s\",\"status\":\"%s\"}", t->id, JobStatusNames[status]);
+    redis_link_command(W.cmd, NULL, NULL, "HSET %s%s status %s result %s", CLUSTER_RESULT, t->id,
+                       JobStatusNames[status], result);
+    redis_link_command(W.cmd, NULL, NULL, "EXPIRE %s%s %d", CLUSTER_RESULT, t->id, CLUSTER_KEEP_S);
+    publish(&s, &e);
+    acknowledge(t->entry);
+}
+
 static void fail_taken(Taking *t, const char *why)
 {
     log_msg(LOG_ERROR, "worker: job %s (entry %s): %s", t->id, t->entry, why);
-    Slot s = {0};
-    snprintf(s.front, sizeof s.front, "%s", t->front);
-    WireEvent e = {.kind = JOB_EVENT_FINAL, .status = JOB_FAILED};
-    snprintf(e.id, sizeof e.id, "%s", t->id);
-    publish(&s, &e);
-    acknowledge(t->entry);
+    end_taken(t, JOB_FAILED);
 }
 
 static void on_cancel_checked(redisAsyncContext *ac, void *r, void *priv)
@@ -131,9 +142,9 @@ static void on_cancel_checked(redisAsyncContext *ac, void *r, void *priv)
     for (int i = 0; i < W.threads && free_slot < 0; i++)
         if (!W.slots[i].job)
             free_slot = i;
-    if (reply && reply->type == REDIS_REPLY_INTEGER && reply->integer == 1) { /* cancelled before it ran */
-        acknowledge(t->entry);
-    } else if (reply && free_slot >= 0 && !W.stopping) {
+    if (reply && reply->type == REDIS_REPLY_INTEGER && reply->integer == 1) /* cancelled before it ran */
+        end_taken(t, JOB_CANCELLED); /* (cancelled by another front, its own does not know yet) */
+    else if (reply && free_slot >= 0 && !W.stopping) {
         char err[200];
         Job *job = wire_job_decode(t->bytes, t->len, err, sizeof err);
         Slot *s = &W.slots[free_slot];

@@ -168,7 +168,7 @@ static void learn_from(Game *g)
     GameResult r = !strcmp(g->result, "1/2-1/2")                         ? RESULT_DRAW
                    : !strcmp(g->result, engine == WHITE ? "1-0" : "0-1") ? RESULT_WIN
                                                                          : RESULT_LOSS;
-    models_game_finished(g->result, g->reason[0] ? g->reason : g->status, g->move_count, r, g->levels);
+    models_game_finished(g->id, g->result, g->reason[0] ? g->reason : g->status, g->move_count, r, g->levels);
 }
 
 static void changed(Game *g)
@@ -492,9 +492,16 @@ Game *games_replace(Game *g, Game *fresh)
         games_free(fresh);
         return g;
     }
-    discard(g);
-    insert(fresh);
-    return fresh;
+    /* In place: a reply waiting for a save still holds g, and sees the newer copy. */
+    Game *next = g->next;
+    free(g->emotions);
+    free(g->choices);
+    for (int ph = 0; ph < BAYES_PHASE_NB; ph++)
+        free(g->levels[ph]);
+    *g = *fresh;
+    g->next = next;
+    free(fresh); /* the shell: what it pointed to is g's now */
+    return g;
 }
 
 bool games_sync(Game *g, const char *const *uci, int count, ApiError *e)

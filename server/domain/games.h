@@ -70,7 +70,7 @@ struct Game {
     char site[300]; /* where it was played (external games), e.g. its Lichess URL */
     long long created_ms, updated_ms;
     long long shared_version; /* in a cluster: the version of the shared copy this one is (api/persist.c) */
-    GameListener listener; /* hears the engine's reply (one at a time) */
+    GameListener listener;    /* hears the engine's reply (one at a time) */
     void *listener_user;
     struct Game *next;
 };
@@ -150,8 +150,9 @@ int games_retry_stalled(void);
  * agrees.
  * They stay in storage. Returns how many. */
 int games_evict_idle(long long before_ms, bool (*may)(const Game *g));
-/* A newer copy of g read from storage (a cluster's other front changed it) takes g's place, if
- * nothing refers to g (as games_evict_idle's); else `fresh` is freed. Returns the one in memory. */
+/* A newer copy of g read from storage (a cluster's other front changed it) is copied into g (the
+ * same address: a reply waiting for a save of g shows the newer copy), if no search, listener or
+ * retry refers to g; `fresh` is freed either way. Returns g. */
 Game *games_replace(Game *g, Game *fresh);
 int games_in_memory(void);
 

@@ -89,18 +89,22 @@ static void free_game(void *arg)
 
 /* ---- a cluster's shared counts ---- */
 
-static const char BayesAdd[] = "for f in string.gmatch(ARGV[1], '%S+') do redis.call('HINCRBY', KEYS[1], f, 1) end "
-                               "redis.call('HINCRBY', KEYS[1], 'games', 1) "
+/* A game's records are added once, whichever fronts report it (feelfish:bayes:games holds the ids);
+ * the version moves either way, so that a front that added them to its live model reads the truth. */
+static const char BayesAdd[] = "if redis.call('SADD', KEYS[2], ARGV[2]) == 1 then "
+                               "for f in string.gmatch(ARGV[1], '%S+') do redis.call('HINCRBY', KEYS[1], f, 1) end "
+                               "redis.call('HINCRBY', KEYS[1], 'games', 1) end "
                                "return redis.call('HINCRBY', KEYS[1], 'v', 1)";
 static const char BayesRead[] = "if redis.call('HGET', KEYS[1], 'v') == ARGV[1] then return false end "
                                 "return redis.call('HGETALL', KEYS[1])";
 
-static void share_game(const BayesGame *g)
+/* False when Redis cannot take it now. */
+static bool share_game(const char *id, const BayesGame *g)
 {
     size_t size = (size_t)g->records * ((size_t)BayesParamCount + 1) * 12 + 1, used = 0;
     char *fields = malloc(size);
     if (!fields)
-        return;
+        return false;
     fields[0] = 0;
     for (int k = 0; k < g->records; k++) {
         const BayesRecord *rec = &g->record[k];
@@ -109,9 +113,10 @@ static void share_game(const BayesGame *g)
                                      bayes_model_count_index(i, rec->phase, rec->result, rec->levels[i]));
         used += (size_t)snprintf(fields + used, size - used, "r%d.%d ", (int)rec->phase, (int)rec->result);
     }
-    if (!redis_link_command(shared_link(), NULL, NULL, "EVAL %s 1 %s %s", BayesAdd, BAYES_KEY, fields))
-        log_msg(LOG_WARN, "Redis is unreachable: a finished game's Bayesian records are not shared");
+    bool sent = redis_link_command(shared_link(), NULL, NULL, "EVAL %s 2 %s %s:games %s %s", BayesAdd, BAYES_KEY,
+                                   BAYES_KEY, fields, id);
     free(fields);
+    return sent;
 }
 
 /* The shared counts changed: the live model becomes the stored one plus them. */
@@ -163,8 +168,8 @@ void models_share(void)
     A.sharing = true;
 }
 
-void models_game_finished(const char *result, const char *reason, int plies, GameResult engine_result,
-                          uint8_t *const levels[BAYES_PHASE_NB])
+void models_game_finished(const char *game_id, const char *result, const char *reason, int plies,
+                          GameResult engine_result, uint8_t *const levels[BAYES_PHASE_NB])
 {
     PendingGame *p = calloc(1, sizeof *p);
     if (!p)
@@ -183,11 +188,16 @@ void models_game_finished(const char *result, const char *reason, int plies, Gam
         p->game.record[p->game.records++] = (BayesRecord){'E', ph, engine_result, p->levels[ph]};
     }
     bayes_model_add_game(&A.model, &p->game);
-    if (A.sharing) {
-        share_game(&p->game);
+    if (A.sharing && share_game(game_id, &p->game))
         free_game(p);
-    } else
+    else {
+        if (A.sharing) { /* Redis away: kept here, in this front's own part of the model */
+            log_msg(LOG_WARN, "Redis is unreachable: game %s's Bayesian records stay in this front's database",
+                    game_id);
+            bayes_model_add_game(&A.stored, &p->game);
+        }
         store_write(write_game, free_game, p);
+    }
 }
 
 /* ---- a player's style from PGN ---- */

@@ -21,9 +21,10 @@ void models_choose(const Position *root, const MoveHistory *history, BayesTarget
 void models_levels(const BayesChoice *choice, uint8_t *levels);
 
 /* A finished game's records (the engine's levels in each phase it reached, and its result) go to
- * the live model and, through the writer thread, to the database. */
-void models_game_finished(const char *result, const char *reason, int plies, GameResult engine_result,
-                          uint8_t *const levels[BAYES_PHASE_NB]);
+ * the live model and, through the writer thread, to the database (in a cluster: to Redis, once per
+ * game id). */
+void models_game_finished(const char *game_id, const char *result, const char *reason, int plies,
+                          GameResult engine_result, uint8_t *const levels[BAYES_PHASE_NB]);
 
 /* The live Bayesian model; the style model, NULL when the server has none. */
 const BayesModel *models_bayes(void);

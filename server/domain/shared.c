@@ -9,7 +9,7 @@
 
 static struct {
     RedisLink *link;
-    char name[32];
+    char name[96];
     void (*describe)(char *line, size_t size);
     uv_timer_t tick;
     bool ticking;
@@ -23,28 +23,6 @@ RedisLink *shared_link(void) { return S.link; }
 const char *shared_name(void) { return S.name; }
 const SharedStream *shared_stream(void) { return &S.stream; }
 
-/* A field of a RESP2 map (an array of names and values), or NULL. */
-static const redisReply *field(const redisReply *map, const char *name)
-{
-    if (!map || map->type != REDIS_REPLY_ARRAY)
-        return NULL;
-    for (size_t i = 0; i + 1 < map->elements; i += 2)
-        if (map->element[i]->type == REDIS_REPLY_STRING && !strcmp(map->element[i]->str, name))
-            return map->element[i + 1];
-    return NULL;
-}
-
-static long long number(const redisReply *r)
-{
-    if (!r)
-        return 0;
-    if (r->type == REDIS_REPLY_INTEGER)
-        return r->integer;
-    if (r->type == REDIS_REPLY_STRING)
-        return atoll(r->str);
-    return 0;
-}
-
 /* The four replies of a reading come in order on one connection: groups, consumers, length,
  * counters; the last one completes it. */
 static void on_groups(redisAsyncContext *ac, void *r, void *priv)
@@ -55,10 +33,10 @@ static void on_groups(redisAsyncContext *ac, void *r, void *priv)
     if (!reply || reply->type != REDIS_REPLY_ARRAY)
         return;
     for (size_t i = 0; i < reply->elements; i++) {
-        const redisReply *g = reply->element[i], *name = field(g, "name");
+        const redisReply *g = reply->element[i], *name = redis_field(g, "name");
         if (name && name->type == REDIS_REPLY_STRING && !strcmp(name->str, CLUSTER_GROUP)) {
-            S.reading.pending = number(field(g, "pending"));
-            S.reading.lag = number(field(g, "lag"));
+            S.reading.pending = redis_number(redis_field(g, "pending"));
+            S.reading.lag = redis_number(redis_field(g, "lag"));
         }
     }
 }
@@ -70,20 +48,20 @@ static void on_consumers(redisAsyncContext *ac, void *r, void *priv)
     if (!reply || reply->type != REDIS_REPLY_ARRAY)
         return;
     for (size_t i = 0; i < reply->elements && S.reading.consumers < SHARED_CONSUMERS_MAX; i++) {
-        const redisReply *c = reply->element[i], *name = field(c, "name");
+        const redisReply *c = reply->element[i], *name = redis_field(c, "name");
         if (!name || name->type != REDIS_REPLY_STRING)
             continue;
         int k = S.reading.consumers++;
         snprintf(S.reading.consumer[k].name, sizeof S.reading.consumer[k].name, "%s", name->str);
-        S.reading.consumer[k].pending = number(field(c, "pending"));
-        S.reading.consumer[k].idle_ms = number(field(c, "idle"));
+        S.reading.consumer[k].pending = redis_number(redis_field(c, "pending"));
+        S.reading.consumer[k].idle_ms = redis_number(redis_field(c, "idle"));
     }
 }
 
 static void on_length(redisAsyncContext *ac, void *r, void *priv)
 {
     (void)ac, (void)priv;
-    S.reading.length = number(r);
+    S.reading.length = redis_number(r);
 }
 
 static void on_counters(redisAsyncContext *ac, void *r, void *priv)
@@ -91,7 +69,7 @@ static void on_counters(redisAsyncContext *ac, void *r, void *priv)
     (void)ac, (void)priv;
     if (!r)
         return;
-    S.reading.reclaimed = number(r);
+    S.reading.reclaimed = redis_number(r);
     S.reading.known = true;
     S.stream = S.reading;
 }
@@ -99,15 +77,16 @@ static void on_counters(redisAsyncContext *ac, void *r, void *priv)
 static void on_tick(uv_timer_t *t)
 {
     (void)t;
-    if (!redis_link_ready(S.link))
-        return;
-    char line[256];
-    S.describe(line, sizeof line);
-    redis_link_command(S.link, NULL, NULL, "SET %s%s %s PX %d", SHARED_NODE, S.name, line, SHARED_NODE_TTL_MS);
-    redis_link_command(S.link, on_groups, NULL, "XINFO GROUPS %s", CLUSTER_STREAM);
-    redis_link_command(S.link, on_consumers, NULL, "XINFO CONSUMERS %s %s", CLUSTER_STREAM, CLUSTER_GROUP);
-    redis_link_command(S.link, on_length, NULL, "XLEN %s", CLUSTER_STREAM);
-    redis_link_command(S.link, on_counters, NULL, "HGET %s reclaimed", SHARED_STATS);
+    if (redis_link_ready(S.link)) {
+        char line[256];
+        S.describe(line, sizeof line);
+        redis_link_command(S.link, NULL, NULL, "SET %s%s %s PX %d", SHARED_NODE, S.name, line, SHARED_NODE_TTL_MS);
+        redis_link_command(S.link, on_groups, NULL, "XINFO GROUPS %s", CLUSTER_STREAM);
+        redis_link_command(S.link, on_consumers, NULL, "XINFO CONSUMERS %s %s", CLUSTER_STREAM, CLUSTER_GROUP);
+        redis_link_command(S.link, on_length, NULL, "XLEN %s", CLUSTER_STREAM);
+        redis_link_command(S.link, on_counters, NULL, "HGET %s reclaimed", SHARED_STATS);
+    } else
+        S.stream.known = false; /* no stale figures in /metrics while Redis is away */
     for (int i = 0; i < 4 && S.every_second[i]; i++)
         S.every_second[i]();
 }

@@ -64,6 +64,8 @@ static void on_event_message(redisAsyncContext *ac, void *r, void *priv)
             C.queued--;
         else
             C.running--;
+        if (!rendered && hooks->render_result) /* ended before it ran (cancelled, unreadable): rendered here */
+            rendered = hooks->render_result(job, NULL, NULL, e.status);
         if (job->unlisted) /* nobody asks another front for it: the worker's copy can go */
             redis_link_command(C.cmd, NULL, NULL, "DEL %s%s", CLUSTER_RESULT, job->id);
         jobs_finished(job, e.status, e.result, rendered);

@@ -217,3 +217,26 @@ void redis_link_free(RedisLink *l)
     }
     uv_close((uv_handle_t *)&l->retry, closed);
 }
+
+const redisReply *redis_field(const redisReply *map, const char *name)
+{
+    if (!map || map->type != REDIS_REPLY_ARRAY)
+        return NULL;
+    for (size_t i = 0; i + 1 < map->elements; i += 2)
+        if (map->element[i]->type == REDIS_REPLY_STRING && !strcmp(map->element[i]->str, name))
+            return map->element[i + 1];
+    return NULL;
+}
+
+long long redis_number(const redisReply *r)
+{
+    if (!r)
+        return 0;
+    if (r->type == REDIS_REPLY_INTEGER)
+        return r->integer;
+    if (r->type == REDIS_REPLY_STRING)
+        return atoll(r->str);
+    return 0;
+}
+
+const char *redis_text(const redisReply *r) { return r && r->type == REDIS_REPLY_STRING ? r->str : ""; }

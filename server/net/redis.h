@@ -32,6 +32,13 @@ bool redis_link_command(RedisLink *link, redisCallbackFn *fn, void *priv, const 
 /* A subscription's reply: the message's payload (a string) when it is a "message", else NULL (the
  * subscription's confirmation, a dropped link). */
 const redisReply *redis_message_payload(const redisReply *reply);
+/* A field of a RESP2 map (an array of names and values, as XINFO answers), or NULL. */
+const redisReply *redis_field(const redisReply *map, const char *name);
+/* An integer reply, or a string one read as a number; 0 for anything else. */
+long long redis_number(const redisReply *r);
+/* A string reply's text, or "". */
+const char *redis_text(const redisReply *r);
+
 /* Closes it (pending callbacks get NULL). */
 void redis_link_free(RedisLink *link);
 

@@ -137,6 +137,25 @@ def cancel_elsewhere():
           (seen_on_b, other[:2], st, d, end, unknown))
 
 
+@suite.test("queued_job_cancelled_from_other_front")
+def cancel_queued_elsewhere():
+    a, b = fronts
+    busy = [job(a, 500000000) for _ in workers]  # every worker busy: the next one waits in the stream
+    poll(lambda: [status(a, j).get("status") for j in busy], lambda s: s == ["running"] * len(busy), tries=200)
+    queued = job(a, 100000)
+    before = status(a, queued).get("status")
+    st, d, _ = b.request("DELETE", "/api/jobs/" + queued)
+    for j in busy:
+        a.request("DELETE", "/api/jobs/" + j)
+    end = poll(lambda: status(a, queued), lambda s: s.get("status") not in ("queued", "running"), tries=200)
+    on_b = status(b, queued)
+    health = a.health()
+    print("    a queued job on A (%s), DELETE on B: %s %s; A then says %s, B %s; A's queue depth %s"
+          % (before, st, d.get("status"), end.get("status"), on_b.get("status"), health["queue"]["depth"]))
+    check("queued_job_cancelled_from_other_front", before == "queued" and st == 200 and end.get("status") == "cancelled"
+          and on_b.get("status") == "cancelled" and health["queue"]["depth"] == 0, (before, st, d, end, on_b, health))
+
+
 @suite.test("killed_worker_job_taken_over")
 def kill_worker():
     a = fronts[0]
@@ -269,11 +288,16 @@ def front_killed():
           and end.get("status") == "done" and end.get("bestMove"), (finished, end, seen))
 
 
-@suite.test("redis_restart_reconnects", "redis_restart_keeps_state")
+@suite.test("redis_restart_reconnects", "redis_down_games_unreachable_not_lost", "redis_restart_keeps_state")
 def redis_restart():
+    a, b = fronts
+    st, g, _ = a.request("POST", "/api/games", {"mode": "classical", "color": "white", "level": 1})
     redis.stop()
     time.sleep(0.5)
     down = analyse(fronts[0], depth=4, timeout=10)
+    game_on_b = b.request("GET", "/api/games/" + g["id"])  # never read there: out of reach
+    game_on_a = a.request("GET", "/api/games/" + g["id"])  # in A's memory
+    move_on_a = a.request("POST", "/api/games/%s/moves" % g["fullId"], {"move": "e2e4"})  # cannot be stored
     redis.start()
     t0 = time.monotonic()
     ok = poll(lambda: [analyse(f, depth=6, timeout=20)[0] for f in fronts], lambda r: r == [200, 200], tries=100,
@@ -283,6 +307,13 @@ def redis_restart():
           % (down[0], (down[1] or {}).get("error", {}).get("code"), took))
     check("redis_restart_reconnects", ok == [200, 200] and down[0] == 503
           and (down[1] or {}).get("error", {}).get("code") == "cluster_unavailable", (down, ok, took))
+    code = lambda got: (got[1] or {}).get("error", {}).get("code") if isinstance(got[1], dict) else None  # noqa: E731
+    print("    while Redis was down: a game B never read -> %s %s; A, which holds it -> %s; a move on A -> %s %s"
+          % (game_on_b[0], code(game_on_b), game_on_a[0], move_on_a[0], code(move_on_a)))
+    after = poll(lambda: b.request("GET", "/api/games/" + g["id"]), lambda got: got[0] == 200, tries=50, delay=0.2)
+    check("redis_down_games_unreachable_not_lost", st == 201 and game_on_b[0] == 503
+          and code(game_on_b) == "cluster_unavailable" and game_on_a[0] == 200 and move_on_a[0] == 503
+          and after[0] == 200 and after[1].get("moves") == [], (game_on_b[:2], game_on_a[:2], move_on_a[:2], after[:2]))
     games = redis.command("KEYS", "feelfish:game:*")
     check("redis_restart_keeps_state", len(games) >= 2 and redis_cli("HGET", "feelfish:bayes", "games") == "1", games)
 
