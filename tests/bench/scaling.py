@@ -27,7 +27,6 @@ import os
 import queue
 import re
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -37,8 +36,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 import harness  # noqa: E402
-from harness import DATA, ROOT, Server, tmpdir  # noqa: E402
-from redisserver import REDIS, Redis  # noqa: E402
+from harness import DATA, Server, tmpdir  # noqa: E402
+from redisserver import REDIS, Redis, Worker  # noqa: E402
 from wsclient import free_port  # noqa: E402
 
 # Every process runs one copy of the binary taken now: a `make` in the tree during the run (others
@@ -128,29 +127,6 @@ def commandstats(redis):
 
 
 # ---- workers, clients ----
-
-class Worker:
-    def __init__(self, url):
-        self.dir = tmpdir("feelfish-worker-")
-        self.log = os.path.join(self.dir, "stderr.log")
-        with open(self.log, "w") as err:
-            self.proc = subprocess.Popen([FF, "worker", "--redis", url, "--threads", "1", "--hash", "16"], cwd=ROOT,
-                                         stdout=subprocess.DEVNULL, stderr=err)
-
-    def text(self):
-        with open(self.log, errors="replace") as f:
-            return f.read()
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        return self.proc.returncode
-
 
 class Client:
     """One keep-alive connection to a server; analyse() gives (round trip ms, the search's own ms)."""

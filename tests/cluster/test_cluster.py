@@ -8,18 +8,16 @@ work flows again (time printed), and what was stored is still there; a game begu
 continues on front B and back; a front killed -> its clients read their jobs (running and finished)
 on the other; the evaluation cache and the Bayesian counts are shared; /metrics and `feelfish
 cluster status` show the stream. Prints 'cluster: N passed, N failed'."""
-import http.client
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from harness import FF, ROOT, SANITIZER_MARKS, SERVERS, Server, Suite, check, poll, tmpdir  # noqa: E402
-from redisserver import Redis  # noqa: E402
+from harness import FF, SANITIZER_MARKS, SERVERS, Server, Suite, check, poll  # noqa: E402
+from redisserver import Redis, Worker as RedisWorker  # noqa: E402
 from wsclient import WebSocket, free_port  # noqa: E402
 
 RECLAIM_MS = 3000
@@ -27,40 +25,10 @@ START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 MIDDLE = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 9"
 
 
-class Worker:
-    def __init__(self, url, name):
-        self.dir = tmpdir("feelfish-worker-")
-        self.log = os.path.join(self.dir, "stderr.log")
-        with open(self.log, "w") as err:
-            self.proc = subprocess.Popen([FF, "worker", "--redis", url, "--threads", "1", "--hash", "16",
-                                          "--reclaim-ms", str(RECLAIM_MS), "--metrics", "0"], cwd=ROOT,
-                                         stdout=subprocess.PIPE, stderr=err, text=True)
-        line = self.proc.stdout.readline()  # "metrics http PORT"
-        self.metrics_port = int(line.split()[2]) if line.startswith("metrics http ") else None
-        self.name = name
 
-    def metrics(self):
-        conn = http.client.HTTPConnection("127.0.0.1", self.metrics_port, timeout=10)
-        conn.request("GET", "/metrics")
-        resp = conn.getresponse()
-        return resp.status, resp.read().decode()
 
-    def text(self):
-        with open(self.log, errors="replace") as f:
-            return f.read()
-
-    def runs(self, job_id):
-        return ("job %s started" % job_id) in self.text()
-
-    def stop(self, sig=signal.SIGTERM):
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        return self.proc.returncode
+def Worker(url, name):
+    return RedisWorker(url, name, "--reclaim-ms", str(RECLAIM_MS))
 
 
 redis = Redis()

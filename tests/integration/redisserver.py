@@ -1,13 +1,18 @@
 """A real redis-server for the cluster's tests and benchmarks: Debian's, on a free loopback port, AOF
 on (appendfsync always, as feelfish's compose file runs it), in a temporary folder of its own; it
 can be stopped and started again on the same port and folder (a Redis restart). `command` speaks
-RESP on a connection of its own (no client library needed)."""
+RESP on a connection of its own (no client library needed). And `feelfish worker` as a process
+(Worker), with its log and its /metrics."""
+import http.client
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
 
-from harness import tmpdir
+import harness
+from harness import ROOT, tmpdir
 from wsclient import free_port
 
 REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
@@ -56,6 +61,45 @@ class Redis:
     def info(self, section):
         """INFO SECTION as a dict of its 'name:value' lines."""
         return dict(line.split(":", 1) for line in self.command("INFO", section).splitlines() if ":" in line)
+
+
+class Worker:
+    """`feelfish worker --redis url --threads 1 --hash 16 --metrics 0 [extra...]` (harness.FF as it is
+    when started); its stderr in a file."""
+
+    def __init__(self, url, name="", *extra):
+        self.dir = tmpdir("feelfish-worker-")
+        self.log = os.path.join(self.dir, "stderr.log")
+        self.name = name
+        with open(self.log, "w") as err:
+            self.proc = subprocess.Popen([harness.FF, "worker", "--redis", url, "--threads", "1", "--hash", "16",
+                                          "--metrics", "0", *extra], cwd=ROOT, stdout=subprocess.PIPE, stderr=err,
+                                         text=True)
+        line = self.proc.stdout.readline()  # "metrics http PORT"
+        self.metrics_port = int(line.split()[2]) if line.startswith("metrics http ") else None
+
+    def metrics(self):
+        conn = http.client.HTTPConnection("127.0.0.1", self.metrics_port, timeout=10)
+        conn.request("GET", "/metrics")
+        resp = conn.getresponse()
+        return resp.status, resp.read().decode()
+
+    def text(self):
+        with open(self.log, errors="replace") as f:
+            return f.read()
+
+    def runs(self, job_id):
+        return ("job %s started" % job_id) in self.text()
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
 
 
 def _reply(f):
