@@ -261,13 +261,9 @@ static void answer_job(Request *r, bool ok, void *arg)
 }
 
 /* A finished job not in memory is read from storage; the request waits for the read. */
-static void job_loaded(char *text, const char *owner, void *user)
+static void job_loaded(json_t *result, const char *owner, void *user)
 {
-    Request *r = user; /* NULL once the client has gone */
-    json_t *result = r && text ? json_loads(text, 0, NULL) : NULL;
-    free(text);
-    if (!r)
-        return;
+    Request *r = user;
     ApiError e;
     Identity who = auth_of(r);
     if (result && !auth_sees_job(owner, &who, &e)) {
@@ -321,13 +317,9 @@ void analysis_job_get(Request *r, const char *id)
 }
 
 /* A job of another front of the cluster: its owner may cancel it here too. */
-static void delete_loaded(char *text, const char *owner, void *user)
+static void delete_loaded(json_t *o, const char *owner, void *user)
 {
-    Request *r = user; /* NULL once the client has gone */
-    json_t *o = r && text ? json_loads(text, 0, NULL) : NULL;
-    free(text);
-    if (!r)
-        return;
+    Request *r = user;
     ApiError e;
     Identity who = auth_of(r);
     const char *status = json_string_value(json_object_get(o, "status")),

@@ -635,16 +635,10 @@ static bool asks_pgn(const Request *r)
     return n > 4 && !strcmp(r->path + n - 4, "/pgn");
 }
 
-static void loaded(char *text, const char *owner, void *user)
+static void loaded(json_t *o, const char *owner, void *user)
 {
-    Request *r = user; /* NULL once the client has gone */
-    bool want_pgn = r && asks_pgn(r);
-    json_t *o = r && text ? json_loads(text, 0, NULL) : NULL;
-    free(text);
-    if (!r) {
-        json_decref(o);
-        return;
-    }
+    Request *r = user;
+    bool want_pgn = asks_pgn(r);
     ApiError e;
     Identity who = auth_of(r);
     const char *pgn = json_string_value(json_object_get(o, "pgn"));

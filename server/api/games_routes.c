@@ -106,13 +106,11 @@ typedef struct {
     char secret[GAMES_SECRET_LEN + 1]; /* from a fullId, else empty */
 } GameLoad;
 
-/* The stored game (text), or word that the one in memory is current (text NULL, version > 0), or
+/* The stored game (state), or word that the one in memory is current (NULL, version > 0), or
  * that there is none (version 0), or that Redis could not be asked (PERSIST_UNREACHABLE). */
-static void game_loaded(char *text, long long version, bool orphaned, void *user)
+static void game_loaded(json_t *o, long long version, bool orphaned, void *user)
 {
     GameLoad *l = user;
-    json_t *o = text ? json_loads(text, 0, NULL) : NULL;
-    free(text);
     Game *g = games_find(l->id), *read = o ? decode_game(o) : NULL;
     json_decref(o);
     bool unreachable = !read && version == PERSIST_UNREACHABLE;
@@ -158,11 +156,7 @@ static void with_game(Request *r, const char *path_id, GameAction fn)
     memcpy(key.id, path_id, GAMES_ID_LEN);
     snprintf(key.secret, sizeof key.secret, "%s", path_id + GAMES_ID_LEN);
     Game *g = games_find(key.id);
-    if (shared_on() && !shared_up() && !g) { /* another front's games are out of reach */
-        reply_unreachable(r);
-        return;
-    }
-    if (g && (persist_game_current(g) || !shared_up())) {
+    if (g && persist_game_current(g)) {
         fn(r, g, key.secret[0] && games_is_secret(g, key.secret));
         return;
     }
@@ -176,9 +170,7 @@ static void with_game(Request *r, const char *path_id, GameAction fn)
     l->fn = fn;
     if (!persist_load_game(l->id, g ? g->shared_version : 0, game_loaded, l)) {
         free(l);
-        if (g) /* Redis just went away: what this front holds is all it can serve */
-            fn(r, g, key.secret[0] && games_is_secret(g, key.secret));
-        else if (shared_on())
+        if (shared_on()) /* Redis is away: another front's games are out of reach */
             reply_unreachable(r);
         else
             api_reply_fail(r, 404, "unknown_game", NULL, "no game with id '%.40s'", path_id);

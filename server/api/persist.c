@@ -26,9 +26,8 @@ static long keep_s(void) { return Cfg && Cfg->retention_days > 0 ? Cfg->retentio
 
 static bool failed_reply(const redisReply *r) { return !r || r->type == REDIS_REPLY_ERROR; }
 
-static const char *str(const redisReply *r) { return r && r->type == REDIS_REPLY_STRING ? r->str : NULL; }
-/* The same, with "" read as missing. */
-static const char *nonempty(const redisReply *r) { return str(r) && r->str[0] ? r->str : NULL; }
+/* A string reply's text, NULL if it is missing or "". */
+static const char *nonempty(const redisReply *r) { return *redis_text(r) ? redis_text(r) : NULL; }
 
 /* ---- saves ---- */
 
@@ -140,39 +139,71 @@ void persist_game(Game *g, char *text, bool engine_to_move)
     store_save_game(g->id, g->updated_ms, text, engine_to_move, joint_done, j);
 }
 
-bool persist_game_current(const Game *g) { return !shared_on() || g->thinking || g->external || g->pinned; }
+bool persist_game_current(const Game *g)
+{
+    return !shared_up() || g->thinking || g->external || g->pinned; /* (Redis away: what this front holds) */
+}
 
 /* ---- loads ---- */
 
 struct PersistLoad {
     char id[64];
-    StoreLoaded job_done;
+    PersistJobLoaded job_done;
     PersistGameLoaded game_done;
     void *user; /* NULL once forgotten */
 };
 
-/* The callback still comes, with user NULL. */
 void persist_load_forget(PersistLoad *l) { l->user = NULL; }
+
+/* Hands a job's row (parsed from text) to its caller, unless forgotten; frees l. */
+static void job_found(PersistLoad *l, const char *text, const char *owner)
+{
+    json_t *row = text && l->user ? json_loads(text, 0, NULL) : NULL;
+    if (l->user)
+        l->job_done(row, owner, l->user);
+    else
+        json_decref(row);
+    free(l);
+}
+
+/* The same for a game's state. */
+static void game_found(PersistLoad *l, const char *text, long long version, bool orphaned)
+{
+    json_t *state = text && l->user ? json_loads(text, 0, NULL) : NULL;
+    if (l->user)
+        l->game_done(state, version, orphaned, l->user);
+    else
+        json_decref(state);
+    free(l);
+}
 
 /* From the store: what a single front has, and a cluster's fallback (rows from before it joined). */
 static void local_loaded(char *text, const char *owner, void *arg)
 {
     PersistLoad *l = arg;
     if (l->job_done)
-        l->job_done(text, owner, l->user);
+        job_found(l, text, owner);
     else
-        l->game_done(text, 0, false, l->user);
-    free(l);
+        game_found(l, text, 0, false);
+    free(text);
 }
 
-static void load_locally(PersistLoad *l)
+static bool load_locally(PersistLoad *l)
 {
-    if (!(l->game_done ? store_load_game(l->id, local_loaded, l) : store_load_job(l->id, local_loaded, l)))
-        /* storage closed: nothing to find */
-        local_loaded(NULL, "", l);
+    return l->game_done ? store_load_game(l->id, local_loaded, l) != NULL
+                        : store_load_job(l->id, local_loaded, l) != NULL;
 }
 
-static PersistLoad *new_load(const char *id, StoreLoaded job_done, PersistGameLoaded game_done, void *user)
+/* A look-up, its Redis read sent or not: if not, the store when `locally` says so, else nothing. */
+static PersistLoad *started(PersistLoad *l, bool sent, bool locally)
+{
+    if (sent || (locally && load_locally(l)))
+        return l;
+    free(l);
+    return NULL;
+}
+
+static PersistLoad *new_load(const char *id, PersistJobLoaded job_done, PersistGameLoaded game_done, void *user)
 {
     PersistLoad *l = calloc(1, sizeof *l);
     if (!l)
@@ -199,41 +230,33 @@ static void job_read(redisAsyncContext *ac, void *r, void *priv)
     const char *owner =
         reply && reply->type == REDIS_REPLY_ARRAY && reply->elements == 5 ? nonempty(reply->element[0]) : NULL;
     if (!owner) { /* not shared (or Redis went away): the store may have it */
-        load_locally(l);
+        if (!load_locally(l))
+            job_found(l, NULL, "");
         return;
     }
     const char *status = nonempty(reply->element[1]), *text = nonempty(reply->element[2]),
                *live = nonempty(reply->element[3]), *result = nonempty(reply->element[4]);
-    char *answer;
     if (status && !unfinished(status))
-        answer = text ? strdup(text) : NULL;
-    else if (result) /* a worker finished it; its front has not said so (yet, or ever: it died) */
-        answer = strdup(result);
-    else if (live)
-        answer = strdup(live);
-    else {
-        size_t size = strlen(l->id) + 64;
-        answer = malloc(size);
-        if (answer)
-            snprintf(answer, size, "{\"id\":\"%s\",\"status\":\"%s\"}", l->id, status ? status : "queued");
+        job_found(l, text, owner);
+    else if (result || live) /* a worker's result (its front has not said so: yet, or ever), or a live status */
+        job_found(l, result ? result : live, owner);
+    else { /* queued on another front */
+        if (l->user)
+            l->job_done(json_pack("{s:s, s:s}", "id", l->id, "status", status ? status : "queued"), owner, l->user);
+        free(l);
     }
-    l->job_done(answer, owner, l->user);
-    free(l);
 }
 
-PersistLoad *persist_load_job(const char *id, StoreLoaded done, void *user)
+PersistLoad *persist_load_job(const char *id, PersistJobLoaded done, void *user)
 {
     PersistLoad *l = new_load(id, done, NULL, user);
     if (!l)
         return NULL;
-    if (!shared_on() || !redis_link_command(shared_link(), job_read, l, "EVAL %s 2 %s%s " CLUSTER_RESULT "%s", JobLoad,
-                                            JOB_KEY, id, id)) {
-        if (!store_load_job(id, local_loaded, l)) {
-            free(l);
-            return NULL;
-        }
-    }
-    return l;
+    /* Redis away: this front's own jobs are still in its store */
+    return started(l,
+                   shared_on() && redis_link_command(shared_link(), job_read, l, "EVAL %s 2 %s%s " CLUSTER_RESULT "%s",
+                                                     JobLoad, JOB_KEY, id, id),
+                   true);
 }
 
 /* The state only when it is not the version the caller holds; whether the thinker is alive. */
@@ -249,21 +272,16 @@ static void game_read(redisAsyncContext *ac, void *r, void *priv)
     (void)ac;
     PersistLoad *l = priv;
     const redisReply *reply = r;
-    if (!reply || reply->type != REDIS_REPLY_ARRAY) { /* Redis went away: SQLite may hold an older copy */
-        l->game_done(NULL, PERSIST_UNREACHABLE, false, l->user);
-        free(l);
-        return;
+    if (!reply || reply->type != REDIS_REPLY_ARRAY) /* Redis went away: SQLite may hold an older copy */
+        game_found(l, NULL, PERSIST_UNREACHABLE, false);
+    else if (reply->elements == 0) { /* not shared: from before the cluster, or none */
+        if (!load_locally(l))
+            game_found(l, NULL, 0, false);
+    } else {
+        const char *state = reply->elements == 3 ? nonempty(reply->element[1]) : NULL;
+        bool orphaned = reply->elements == 3 && redis_number(reply->element[2]) == 0;
+        game_found(l, state, redis_number(reply->element[0]), orphaned);
     }
-    if (reply->elements == 0) {
-        load_locally(l); /* not shared: from before the cluster, or none */
-        return;
-    }
-    long long version = atoll(str(reply->element[0]) ? str(reply->element[0]) : "0");
-    const char *state = reply->elements == 3 ? str(reply->element[1]) : NULL;
-    bool orphaned =
-        reply->elements == 3 && reply->element[2]->type == REDIS_REPLY_INTEGER && reply->element[2]->integer == 0;
-    l->game_done(state ? strdup(state) : NULL, version, orphaned, l->user);
-    free(l);
 }
 
 PersistLoad *persist_load_game(const char *id, long long known_version, PersistGameLoaded done, void *user)
@@ -271,14 +289,13 @@ PersistLoad *persist_load_game(const char *id, long long known_version, PersistG
     PersistLoad *l = new_load(id, NULL, done, user);
     if (!l)
         return NULL;
-    if (!shared_on() || !redis_link_command(shared_link(), game_read, l, "EVAL %s 1 %s%s %lld %s", GameLoad, GAME_KEY,
-                                            id, known_version, SHARED_NODE)) {
-        if (!store_load_game(id, local_loaded, l)) {
-            free(l);
-            return NULL;
-        }
-    }
-    return l;
+    if (shared_on() && !saves_settled(id)) /* a save in flight may yet be refused: ask for the state */
+        known_version = STALE;
+    /* Redis away: the store may hold an older copy, so nothing is read (outside a cluster, the store) */
+    return started(l,
+                   shared_on() && redis_link_command(shared_link(), game_read, l, "EVAL %s 1 %s%s %lld %s", GameLoad,
+                                                     GAME_KEY, id, known_version, SHARED_NODE),
+                   !shared_on());
 }
 
 /* ---- the evaluation cache ---- */
@@ -328,7 +345,7 @@ static void cache_miss_read(redisAsyncContext *ac, void *r, void *priv)
 {
     (void)ac;
     CacheMiss *m = priv;
-    const char *value = str(r);
+    const char *value = nonempty(r);
     if (value)
         m->get->values[m->index] = strdup(value);
     CacheGet *c = m->get;
@@ -382,7 +399,7 @@ static void cache_scan_read(redisAsyncContext *ac, void *r, void *priv)
     const redisReply *reply = r;
     StoreCacheScan *s = c->scan;
     for (size_t i = 0; reply && reply->type == REDIS_REPLY_ARRAY && i + 1 < reply->elements; i += 2) {
-        const char *key = str(reply->element[i]), *value = str(reply->element[i + 1]);
+        const char *key = nonempty(reply->element[i]), *value = nonempty(reply->element[i + 1]);
         bool known = !key || !value;
         for (int k = 0; k < s->n && !known; k++)
             known = !strcmp(s->keys[k], key);

@@ -15,6 +15,8 @@
 #ifndef FEELFISH_API_PERSIST_H
 #define FEELFISH_API_PERSIST_H
 
+#include <jansson.h>
+
 #include "../base/config.h"
 #include "../domain/games.h"
 #include "../store/store.h"
@@ -26,25 +28,29 @@ void persist_job(const char *id, const char *owner, const char *status, long lon
                  char *text);
 /* What other fronts answer for a job this front runs (a snapshot, not acknowledged: no tracking). */
 void persist_job_live(const char *id, const char *text);
-/* A job's stored text and owner, or NULL: done(text, owner, user) later (as store_load_job, which
- * it falls back to). In a cluster, a job of another front that has not finished answers its live
- * snapshot, or {"id", "status"}. NULL: cannot look now (done is not called). */
+/* A job's stored row: done(row, owner, user) later, row the JSON stored (the caller's), NULL if there
+ * is none (the store's row when Redis has none or is away). In a cluster, a job of another front
+ * that has not finished answers its live snapshot, or {"id", "status"}. NULL: cannot look now (done
+ * is not called). */
 typedef struct PersistLoad PersistLoad;
-PersistLoad *persist_load_job(const char *id, StoreLoaded done, void *user);
+typedef void (*PersistJobLoaded)(json_t *row, const char *owner, void *user);
+PersistLoad *persist_load_job(const char *id, PersistJobLoaded done, void *user);
+/* The caller has gone: done is not called. */
 void persist_load_forget(PersistLoad *l);
 
 /* A game's state (text taken over); its save is tracked under its id. In a cluster, a save that
  * finds the shared copy changed by another front fails (the game then reloads at its next use). */
 void persist_game(Game *g, char *text, bool engine_to_move);
 /* Whether g in memory may be used without asking the shared copy: always outside a cluster; in one,
- * while this front runs its engine move or it is played elsewhere. */
+ * while this front runs its engine move or it is played elsewhere, and while Redis is away (what this
+ * front holds is all it can serve then). */
 bool persist_game_current(const Game *g);
-/* A game's stored state: done(text, version, orphaned, user), text NULL when what this front holds
- * at `known_version` is current (text NULL and version 0: no such game; PERSIST_UNREACHABLE: Redis
- * could not be asked). `orphaned`: its engine is to move but the front that started that move is
- * gone. NULL: cannot look now (in a cluster: Redis is unreachable). */
+/* A game's stored state: done(state, version, orphaned, user), state (the caller's) NULL when what
+ * this front holds at `known_version` is current (NULL and version 0: no such game;
+ * PERSIST_UNREACHABLE: Redis could not be asked). `orphaned`: its engine is to move but the front
+ * that started that move is gone. NULL: cannot look now (in a cluster: Redis is unreachable). */
 #define PERSIST_UNREACHABLE (-2)
-typedef void (*PersistGameLoaded)(char *text, long long version, bool orphaned, void *user);
+typedef void (*PersistGameLoaded)(json_t *state, long long version, bool orphaned, void *user);
 PersistLoad *persist_load_game(const char *id, long long known_version, PersistGameLoaded done, void *user);
 
 /* The evaluation cache, shared (store_cache_get/put/scan's contract; a cluster looks in Redis for
