@@ -15,6 +15,7 @@
 #define EVAL_KEY "feelfish:eval:"
 #define EVAL_KEEP_S (30 * 86400) /* a position's cache entries go 30 days after its last new one */
 #define STALE (-1)               /* a game's version when this front's copy is known to be behind */
+#define PERSIST_WAIT_MS 3000     /* a save made while the link reconnects waits this long for it (a Redis restart) */
 
 static const ServerConfig *Cfg;
 
@@ -77,8 +78,8 @@ void persist_job(const char *id, const char *owner, const char *status, long lon
 {
     Joint *j = joint_begin(id);
     if (shared_on() &&
-        !redis_link_command(shared_link(), shared_saved, j, "EVAL %s 2 %s%s %s%s %s %s %s %d", JobSave, JOB_KEY, id,
-                            CLUSTER_RESULT, id, owner, status, text ? text : "", CLUSTER_KEEP_S))
+        !redis_link_send(shared_link(), PERSIST_WAIT_MS, shared_saved, j, "EVAL %s 2 %s%s %s%s %s %s %s %d", JobSave,
+                         JOB_KEY, id, CLUSTER_RESULT, id, owner, status, text ? text : "", CLUSTER_KEEP_S))
         joint_done(false, j); /* (a job cancelled before it ran has no text) */
     store_save_job(id, owner, status, created_ms, finished_ms, text, joint_done, j);
 }
@@ -129,8 +130,9 @@ void persist_game(Game *g, char *text, bool engine_to_move)
         s->joint = j;
         long long from = g->shared_version;
         g->shared_version = from == STALE ? STALE : from + 1; /* saves go out in order on one link */
-        if (!text || !redis_link_command(shared_link(), game_saved, s, "EVAL %s 1 %s%s %lld %s %s %ld", GameSave,
-                                         GAME_KEY, g->id, from, text, engine_to_move ? shared_name() : "", keep_s())) {
+        if (!text ||
+            !redis_link_send(shared_link(), PERSIST_WAIT_MS, game_saved, s, "EVAL %s 1 %s%s %lld %s %s %ld", GameSave,
+                             GAME_KEY, g->id, from, text, engine_to_move ? shared_name() : "", keep_s())) {
             g->shared_version = STALE;
             joint_done(false, j);
             free(s);

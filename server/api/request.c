@@ -379,12 +379,7 @@ Job *request_start(ApiError *e, json_t *body, bool allow_infinite, const char *c
     snprintf(job->client, sizeof job->client, "%s", client); /* before the queue sees it: fairness */
     if (!jobs_submit(job)) {
         job_release(job);
-        if (shared_on() && !shared_up())
-            api_error_set(e, 503, "cluster_unavailable", NULL,
-                          "this front cannot reach the cluster's Redis just now (its workers are behind it); retry "
-                          "shortly");
-        else
-            api_error_set(e, 503, "queue_full", NULL, "every worker is busy and the queue is full; retry shortly");
+        shared_queue_refused(e, "retry shortly");
         return NULL;
     }
     job->counted = true;

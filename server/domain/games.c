@@ -13,6 +13,7 @@
 #include "../base/ids.h"
 #include "../jobs/jobs.h"
 #include "models.h"
+#include "shared.h"
 
 #define GAMES_TABLE 1024
 
@@ -434,7 +435,7 @@ Game *games_create(const GameSettings *s, ApiError *e)
     insert(g);
     if (p.side != g->human && !g->external && !engine_move(g)) {
         discard(g); /* nothing was created: the client may retry */
-        api_error_set(e, 503, "queue_full", NULL, "every worker is busy; retry shortly");
+        shared_queue_refused(e, "retry shortly");
         return NULL;
     }
     changed(g);
@@ -580,7 +581,7 @@ bool games_move(Game *g, const char *text, ApiError *e)
     update_status(g, &p);
     if (!games_over(g) && !engine_move(g)) {
         g->move_count--; /* nothing changed: the client may retry */
-        api_error_set(e, 503, "queue_full", NULL, "every worker is busy; retry the move shortly");
+        shared_queue_refused(e, "retry the move shortly");
         return false;
     }
     changed(g);

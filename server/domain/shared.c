@@ -23,6 +23,15 @@ RedisLink *shared_link(void) { return S.link; }
 const char *shared_name(void) { return S.name; }
 const SharedStream *shared_stream(void) { return &S.stream; }
 
+void shared_queue_refused(ApiError *e, const char *retry)
+{
+    if (shared_on() && !shared_up())
+        api_error_set(e, 503, "cluster_unavailable", NULL,
+                      "this front cannot reach the cluster's Redis just now (its workers are behind it); %s", retry);
+    else
+        api_error_set(e, 503, "queue_full", NULL, "every worker is busy and the queue is full; %s", retry);
+}
+
 /* The four replies of a reading come in order on one connection: groups, consumers, length,
  * counters; the last one completes it. */
 static void on_groups(redisAsyncContext *ac, void *r, void *priv)

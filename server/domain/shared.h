@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "../base/error.h"
 #include "../net/redis.h"
 
 #define SHARED_NODE "feelfish:node:"
@@ -31,6 +32,10 @@ bool shared_up(void);
 RedisLink *shared_link(void);
 /* Calls fn every second while connected (after the heartbeat); at most 4. */
 void shared_every_second(void (*fn)(void));
+/* A search refused a place in the queue, as an answer (503): Redis out of reach (a cluster's
+ * workers are behind it: cluster_unavailable), else every worker busy (queue_full). `retry` ends
+ * the message ("retry the move shortly"). */
+void shared_queue_refused(ApiError *e, const char *retry);
 /* This node's name, "" when off. */
 const char *shared_name(void);
 

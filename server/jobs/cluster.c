@@ -9,11 +9,22 @@
 #include "../base/log.h"
 #include "wire.h"
 
+/* A job this front sent and has not seen end. Its entry may not have reached Redis (the link
+ * dropped before Redis answered), and its final event may have been published while this front's
+ * subscription was down: both are checked again whenever the links come back (recheck). */
+typedef struct {
+    Job *job;   /* retained */
+    bool added; /* Redis answered the entry's XADD */
+} Flight;
+
 static struct {
     RedisLink *cmd, *sub;
+    bool subscribed; /* the subscription is confirmed on the current connection */
     char front[24];
     int capacity, queued, running;
     unsigned long long lost_events; /* events for jobs this front does not hold (any more) */
+    Flight *flights;
+    int flight_count, flight_cap;
 } C;
 
 const char *cluster_front(void) { return C.front; }
@@ -24,10 +35,156 @@ void cluster_create_group(RedisLink *link)
     redis_link_command(link, NULL, NULL, "XGROUP CREATE %s %s 0 MKSTREAM", CLUSTER_STREAM, CLUSTER_GROUP);
 }
 
+static void recheck(void);
+
+/* ---- jobs in flight ---- */
+
+static Flight *flight_of(const char *id)
+{
+    for (int i = 0; i < C.flight_count; i++)
+        if (!strcmp(C.flights[i].job->id, id))
+            return &C.flights[i];
+    return NULL;
+}
+
+static bool unfinished(const Job *job) { return job->status == JOB_QUEUED || job->status == JOB_RUNNING; }
+
+/* Lets go of the jobs that have ended (here, or by a cancel). */
+static void flights_sweep(void)
+{
+    int kept = 0;
+    for (int i = 0; i < C.flight_count; i++)
+        if (unfinished(C.flights[i].job))
+            C.flights[kept++] = C.flights[i];
+        else
+            job_release(C.flights[i].job);
+    C.flight_count = kept;
+}
+
+static bool flight_add(Job *job)
+{
+    flights_sweep();
+    if (C.flight_count == C.flight_cap) {
+        int cap = C.flight_cap ? 2 * C.flight_cap : 16;
+        Flight *f = realloc(C.flights, (size_t)cap * sizeof *f);
+        if (!f)
+            return false;
+        C.flights = f;
+        C.flight_cap = cap;
+    }
+    job_retain(job);
+    C.flights[C.flight_count++] = (Flight){job, false};
+    return true;
+}
+
+/* The job's end, from its final event or from the result a worker stored. Takes `rendered`. */
+static void finish(Job *job, JobStatus status, const SearchResult *result, void *rendered)
+{
+    const JobHooks *hooks = jobs_hooks();
+    if (job->status == JOB_QUEUED)
+        C.queued--;
+    else
+        C.running--;
+    if (!rendered && hooks->render_result) /* ended before it ran (cancelled, unreadable): rendered here */
+        rendered = hooks->render_result(job, NULL, NULL, status);
+    if (job->unlisted) /* nobody asks another front for it: the worker's copy can go */
+        redis_link_command(C.cmd, NULL, NULL, "DEL %s%s", CLUSTER_RESULT, job->id);
+    jobs_finished(job, status, result, rendered);
+}
+
+/* Whether Redis took the entry: if the link dropped first, it is sent again once it is back. The
+ * entry is added once per job id (a mark that lasts an hour), so sending it again is safe. */
+static void on_added(redisAsyncContext *ac, void *r, void *priv)
+{
+    (void)ac;
+    const redisReply *reply = r;
+    Flight *f = flight_of(priv);
+    if (reply && reply->type == REDIS_REPLY_ERROR)
+        log_msg(LOG_WARN, "cluster: job %s: Redis refused its entry: %s (sent again when a link comes back)",
+                (char *)priv, reply->str);
+    if (f && reply && reply->type != REDIS_REPLY_ERROR)
+        f->added = true;
+    free(priv);
+}
+
+static const char EntryAdd[] =
+    "if redis.call('SET', KEYS[2], '1', 'NX', 'EX', 3600) then "
+    "return redis.call('XADD', KEYS[1], '*', 'id', ARGV[1], 'front', ARGV[2], 'job', ARGV[3]) "
+    "end return 0";
+
+static bool send_entry(Job *job)
+{
+    char *bytes, *id = strdup(job->id);
+    size_t len;
+    if (!id || !wire_job_encode(job, &bytes, &len)) {
+        free(id);
+        return false;
+    }
+    bool sent = redis_link_command(C.cmd, on_added, id, "EVAL %s 2 %s %s%s %s %s %b", EntryAdd, CLUSTER_STREAM,
+                                   CLUSTER_SUBMITTED, job->id, job->id, C.front, bytes, len);
+    free(bytes);
+    if (!sent)
+        free(id);
+    return sent;
+}
+
+static JobStatus status_named(const char *name)
+{
+    for (int s = JOB_DONE; s <= JOB_FAILED; s++)
+        if (!strcmp(JobStatusNames[s], name))
+            return (JobStatus)s;
+    return JOB_FAILED;
+}
+
+/* A job's stored result, read because its final event may have gone while the subscription was down. */
+static void on_stored_result(redisAsyncContext *ac, void *r, void *priv)
+{
+    (void)ac;
+    const redisReply *reply = r;
+    Flight *f = flight_of(priv);
+    free(priv);
+    if (!f || !unfinished(f->job) || !reply || reply->type != REDIS_REPLY_ARRAY || reply->elements != 2 ||
+        reply->element[0]->type != REDIS_REPLY_STRING)
+        return; /* still running (or Redis went away again: checked once more when it is back) */
+    const JobHooks *hooks = jobs_hooks();
+    const redisReply *text = reply->element[1];
+    void *rendered = text->type == REDIS_REPLY_STRING && hooks->rendered_from_text
+                         ? hooks->rendered_from_text(text->str, text->len)
+                         : NULL;
+    finish(f->job, status_named(reply->element[0]->str), NULL, rendered);
+}
+
+/* Both links are up again: entries Redis never acknowledged go again, and jobs whose end may have
+ * been missed are looked up. */
+static void recheck(void)
+{
+    if (!redis_link_ready(C.cmd) || !C.subscribed)
+        return;
+    flights_sweep();
+    for (int i = 0; i < C.flight_count; i++) {
+        Flight *f = &C.flights[i];
+        char *id = f->added ? strdup(f->job->id) : NULL;
+        if (!f->added)
+            send_entry(f->job);
+        else if (id && !redis_link_command(C.cmd, on_stored_result, id, "HMGET %s%s status result", CLUSTER_RESULT,
+                                           f->job->id))
+            free(id);
+    }
+}
+
+/* ---- events in ---- */
+
 static void on_event_message(redisAsyncContext *ac, void *r, void *priv)
 {
     (void)ac, (void)priv;
-    const redisReply *payload = redis_message_payload(r);
+    const redisReply *reply = r, *payload = redis_message_payload(reply);
+    if (!reply)
+        C.subscribed = false; /* the link dropped */
+    else if (!payload && reply->type == REDIS_REPLY_ARRAY && reply->elements >= 1 &&
+             reply->element[0]->type == REDIS_REPLY_STRING && !strcmp(reply->element[0]->str, "subscribe")) {
+        C.subscribed = true;
+        recheck();
+    }
     if (!payload)
         return;
     WireEvent e;
@@ -59,22 +216,14 @@ static void on_event_message(redisAsyncContext *ac, void *r, void *priv)
             jobs_started(job);
         }
         jobs_info(job, e.line, rendered);
-    } else {
-        if (job->status == JOB_QUEUED)
-            C.queued--;
-        else
-            C.running--;
-        if (!rendered && hooks->render_result) /* ended before it ran (cancelled, unreadable): rendered here */
-            rendered = hooks->render_result(job, NULL, NULL, e.status);
-        if (job->unlisted) /* nobody asks another front for it: the worker's copy can go */
-            redis_link_command(C.cmd, NULL, NULL, "DEL %s%s", CLUSTER_RESULT, job->id);
-        jobs_finished(job, e.status, e.result, rendered);
-    }
+    } else
+        finish(job, e.status, e.result, rendered);
 }
 
 static void on_sub_ready(RedisLink *link, void *user)
 {
     (void)user;
+    C.subscribed = false;
     redis_link_command(link, on_event_message, NULL, "SUBSCRIBE %s%s", CLUSTER_EVENTS, C.front);
 }
 
@@ -82,22 +231,20 @@ static void on_cmd_ready(RedisLink *link, void *user)
 {
     (void)user;
     cluster_create_group(link);
+    recheck();
 }
 
 static bool cluster_submit(Job *job)
 {
-    if (!redis_link_ready(C.cmd) || C.queued + C.running >= C.capacity)
+    if (!redis_link_ready(C.cmd) || C.queued + C.running >= C.capacity || !flight_add(job))
         return false;
-    char *bytes;
-    size_t len;
-    if (!wire_job_encode(job, &bytes, &len))
+    if (!send_entry(job)) {
+        C.flights[--C.flight_count].job = NULL;
+        job_release(job);
         return false;
-    bool ok = redis_link_command(C.cmd, NULL, NULL, "XADD %s * id %s front %s job %b", CLUSTER_STREAM, job->id, C.front,
-                                 bytes, len);
-    free(bytes);
-    if (ok)
-        C.queued++;
-    return ok;
+    }
+    C.queued++;
+    return true;
 }
 
 bool cluster_cancel(const char *id)
@@ -140,6 +287,11 @@ static void cluster_shutdown(void)
     redis_link_free(C.sub);
     redis_link_free(C.cmd);
     C.sub = C.cmd = NULL;
+    for (int i = 0; i < C.flight_count; i++)
+        job_release(C.flights[i].job);
+    free(C.flights);
+    C.flights = NULL;
+    C.flight_count = C.flight_cap = 0;
 }
 
 static const JobsBackend Cluster = {cluster_submit, cluster_unqueue,         cluster_stop,

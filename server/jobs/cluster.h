@@ -6,7 +6,9 @@
  * published, then the entry is acknowledged (XACK) and deleted (XDEL: the stream holds only what waits or runs). A
  * worker keeps the entries it runs fresh (XCLAIM ... JUSTID, resetting their idle time); an entry idle longer than the
  * reclaim time belongs to a worker that died, and another takes it over (XAUTOCLAIM) and runs the job again. A cancel
- * is published on CLUSTER_CANCEL and remembered as CLUSTER_CANCELLED + id for a worker that takes the job later. */
+ * is published on CLUSTER_CANCEL and remembered as CLUSTER_CANCELLED + id for a worker that takes the job later. An
+ * entry is added once per job id (CLUSTER_SUBMITTED + id marks it for an hour), so a front that lost Redis's answer
+ * sends it again safely. */
 #ifndef FEELFISH_JOBS_CLUSTER_H
 #define FEELFISH_JOBS_CLUSTER_H
 
@@ -19,7 +21,8 @@
 #define CLUSTER_CANCEL "feelfish:cancel"
 #define CLUSTER_CANCELLED "feelfish:cancelled:"
 #define CLUSTER_RESULT "feelfish:result:"
-#define CLUSTER_KEEP_S 86400 /* how long results and cancel marks stay in Redis */
+#define CLUSTER_SUBMITTED "feelfish:submitted:" /* a front added this job id's entry (an hour) */
+#define CLUSTER_KEEP_S 86400                    /* how long results and cancel marks stay in Redis */
 
 /* The front's backend: jobs go to Redis instead of a local pool. */
 const JobsBackend *jobs_cluster_start(uv_loop_t *loop, const JobsSettings *settings, const RedisAddress *redis);

@@ -2,20 +2,28 @@
 #include "redis.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wmissing-prototypes"
-#include <hiredis/adapters/libuv.h>
-#pragma GCC diagnostic pop
-
 #include "../base/log.h"
 
-#define RETRY_MS 500
-#define CONNECT_TIMEOUT_MS 1000
+#define TICK_MS 250
+#define RETRY_MS 500            /* after a failed attempt or a lost connection */
+#define CONNECT_TIMEOUT_MS 1000 /* an attempt no one answers (a host that drops packets) */
+#define PROBE_EVERY_MS 1000     /* a PING when the last probe is this old */
+#define PROBE_DEAD_MS 5000      /* a PING (or the SELECT) unanswered this long: Redis is frozen or gone */
+
+/* A command waiting for the link to come back (redis_link_send). */
+typedef struct Held {
+    char *cmd; /* formatted */
+    size_t len;
+    redisCallbackFn *fn;
+    void *priv;
+    uint64_t until;
+    struct Held *next;
+} Held;
 
 struct RedisLink {
     uv_loop_t *loop;
@@ -26,9 +34,13 @@ struct RedisLink {
     redisAsyncContext *ac; /* NULL while down */
     bool ready;            /* connected and the database selected */
     bool closing;
-    bool was_down; /* said once per outage */
+    bool was_down;       /* said once per outage */
+    bool probing;        /* a PING (or the SELECT) awaits its answer */
+    uint64_t since;      /* the attempt began (connecting), the link went down (ac NULL), or closing began */
+    uint64_t probe_sent; /* when the last probe went */
     unsigned connects;
-    uv_timer_t retry;
+    Held *held, **held_end; /* oldest first */
+    uv_timer_t tick;
 };
 
 bool redis_url_parse(const char *url, RedisAddress *out, char *err, size_t err_size)
@@ -69,41 +81,117 @@ bool redis_url_parse(const char *url, RedisAddress *out, char *err, size_t err_s
     return true;
 }
 
-static void connect_now(RedisLink *l);
+/* ---- hiredis on the loop: a uv_poll per connection ----
+ * Written here rather than taken from hiredis 0.14's adapters/libuv.h, which drops a poll error:
+ * a connection reset by Redis (it died with our commands unread) or a refused connect was never
+ * seen, and the link stayed "up" with its commands unanswered for ever. Here an error makes hiredis
+ * read or write as it was waiting to, and meet the error itself. */
 
-/* A retry, or a connection attempt that is taking too long: hiredis's libuv adapter drops the error
- * of a refused connection (uv_poll reports it as a status, which the adapter ignores), so such an
- * attempt would wait for ever. */
-static void on_retry(uv_timer_t *t)
+typedef struct {
+    redisAsyncContext *ac; /* NULL once hiredis has let go */
+    uv_poll_t poll;
+    int events;
+} Watch;
+
+static void on_io(uv_poll_t *p, int status, int events)
 {
-    RedisLink *l = t->data;
-    if (l->ac) {
-        if (l->ac->c.flags & REDIS_CONNECTED)
-            return;
-        redisAsyncContext *ac = l->ac;
-        l->ac = NULL;
-        if (!l->was_down)
-            log_msg(LOG_WARN, "redis %s: cannot connect to %s:%d (trying again every %d ms)", l->name, l->addr.host,
-                    l->addr.port, CONNECT_TIMEOUT_MS);
-        l->was_down = true;
-        redisAsyncFree(ac);
-    }
-    connect_now(l);
+    Watch *w = p->data;
+    if (status < 0)
+        events = w->events;
+    if (w->ac && (events & UV_READABLE))
+        redisAsyncHandleRead(w->ac);
+    if (w->ac && (events & UV_WRITABLE)) /* (the read may have ended the connection) */
+        redisAsyncHandleWrite(w->ac);
 }
 
-static void schedule_retry(RedisLink *l)
+static void watch_set(Watch *w, int events)
 {
-    if (!l->closing)
-        uv_timer_start(&l->retry, on_retry, RETRY_MS, 0);
+    w->events = events;
+    if (events)
+        uv_poll_start(&w->poll, events, on_io);
+    else
+        uv_poll_stop(&w->poll);
+}
+
+static void add_read(void *p) { watch_set(p, ((Watch *)p)->events | UV_READABLE); }
+static void del_read(void *p) { watch_set(p, ((Watch *)p)->events & ~UV_READABLE); }
+static void add_write(void *p) { watch_set(p, ((Watch *)p)->events | UV_WRITABLE); }
+static void del_write(void *p) { watch_set(p, ((Watch *)p)->events & ~UV_WRITABLE); }
+static void watch_closed(uv_handle_t *h) { free(h->data); }
+
+static void watch_cleanup(void *p)
+{
+    Watch *w = p;
+    if (!w->ac)
+        return; /* (hiredis may say so twice) */
+    w->ac = NULL;
+    uv_close((uv_handle_t *)&w->poll, watch_closed);
+}
+
+static bool watch_attach(redisAsyncContext *ac, uv_loop_t *loop)
+{
+    Watch *w = calloc(1, sizeof *w);
+    if (!w || uv_poll_init_socket(loop, &w->poll, ac->c.fd)) {
+        free(w);
+        return false;
+    }
+    w->ac = ac;
+    w->poll.data = w;
+    ac->ev.data = w;
+    ac->ev.addRead = add_read;
+    ac->ev.delRead = del_read;
+    ac->ev.addWrite = add_write;
+    ac->ev.delWrite = del_write;
+    ac->ev.cleanup = watch_cleanup;
+    return true;
+}
+
+/* ---- the link: connected, selected, probed, connected again ---- */
+
+/* Down: said once per outage; the tick tries again after RETRY_MS. */
+static void went_down(RedisLink *l, const char *why)
+{
+    if (!l->was_down && why && !l->closing)
+        log_msg(LOG_WARN, "redis %s: %s:%d: %s; connecting again every %d ms", l->name, l->addr.host, l->addr.port, why,
+                RETRY_MS);
+    l->was_down = true;
+    l->ac = NULL;
+    l->ready = l->probing = false;
+    l->since = uv_now(l->loop);
+}
+
+/* Lets go of the connection: the replies still awaited come back NULL. */
+static void drop(RedisLink *l, const char *why)
+{
+    redisAsyncContext *ac = l->ac;
+    went_down(l, why);
+    redisAsyncFree(ac); /* (its on_disconnect finds the link on to something else) */
+}
+
+static void probe(RedisLink *l, redisCallbackFn *fn, const char *command)
+{
+    l->probing = true;
+    l->probe_sent = uv_now(l->loop);
+    redisAsyncCommand(l->ac, fn, l, command);
+}
+
+static void on_pong(redisAsyncContext *ac, void *r, void *priv)
+{
+    (void)r;
+    RedisLink *l = priv;
+    if (l->ac == ac)
+        l->probing = false;
 }
 
 static void on_selected(redisAsyncContext *ac, void *r, void *priv)
 {
     RedisLink *l = priv;
     redisReply *reply = r;
-    if (!reply || reply->type == REDIS_REPLY_ERROR || l->ac != ac) {
-        if (reply && reply->type == REDIS_REPLY_ERROR)
-            log_msg(LOG_ERROR, "redis %s: SELECT %d: %s", l->name, l->addr.db, reply->str);
+    if (!reply || l->ac != ac)
+        return;
+    l->probing = false;
+    if (reply->type == REDIS_REPLY_ERROR) {
+        log_msg(LOG_ERROR, "redis %s: SELECT %d: %s", l->name, l->addr.db, reply->str);
         return;
     }
     l->ready = true;
@@ -111,6 +199,15 @@ static void on_selected(redisAsyncContext *ac, void *r, void *priv)
         log_msg(LOG_INFO, "redis %s: connected again to %s:%d", l->name, l->addr.host, l->addr.port);
     l->was_down = false;
     l->connects++;
+    while (l->held) { /* first, in the order they came */
+        Held *h = l->held;
+        l->held = h->next;
+        if (redisAsyncFormattedCommand(ac, h->fn, h->priv, h->cmd, h->len) != REDIS_OK && h->fn)
+            h->fn(NULL, NULL, h->priv);
+        redisFreeCommand(h->cmd);
+        free(h);
+    }
+    l->held_end = &l->held;
     if (l->on_ready)
         l->on_ready(l, l->user);
 }
@@ -118,52 +215,90 @@ static void on_selected(redisAsyncContext *ac, void *r, void *priv)
 static void on_connect(const redisAsyncContext *ac, int status)
 {
     RedisLink *l = ac->data;
+    if (l->ac != ac)
+        return;
     if (status != REDIS_OK) { /* hiredis frees the context after this */
-        if (!l->was_down)
-            log_msg(LOG_WARN, "redis %s: cannot connect to %s:%d: %s (trying again every %d ms)", l->name, l->addr.host,
-                    l->addr.port, ac->errstr, RETRY_MS);
-        l->was_down = true;
-        l->ac = NULL;
-        schedule_retry(l);
+        went_down(l, ac->errstr[0] ? ac->errstr : "cannot connect");
         return;
     }
-    redisAsyncCommand(l->ac, on_selected, l, "SELECT %d", l->addr.db);
+    redisEnableKeepAlive(&l->ac->c); /* a peer gone silent is found by the kernel too (subscriptions) */
+    char select[32];
+    snprintf(select, sizeof select, "SELECT %d", l->addr.db);
+    probe(l, on_selected, select);
 }
-
-static void closed(uv_handle_t *h) { free(h->data); }
 
 static void on_disconnect(const redisAsyncContext *ac, int status)
 {
     RedisLink *l = ac->data;
-    (void)status;
-    if (l->closing) {
-        uv_close((uv_handle_t *)&l->retry, closed);
-        return;
-    }
     if (l->ac != ac)
-        return;
-    l->ac = NULL;
-    l->ready = false;
-    log_msg(LOG_WARN, "redis %s: connection to %s:%d lost; connecting again", l->name, l->addr.host, l->addr.port);
-    l->was_down = true;
-    schedule_retry(l);
+        return; /* dropped by this link */
+    went_down(l, status == REDIS_OK ? "connection closed" : "connection lost");
 }
 
 static void connect_now(RedisLink *l)
 {
+    l->since = uv_now(l->loop);
     redisAsyncContext *ac = redisAsyncConnect(l->addr.host, l->addr.port);
-    if (!ac || ac->err) {
+    if (!ac || ac->err || !watch_attach(ac, l->loop)) {
+        if (ac && !l->was_down)
+            log_msg(LOG_WARN, "redis %s: cannot connect to %s:%d: %s", l->name, l->addr.host, l->addr.port,
+                    ac->err ? ac->errstr : "out of memory");
+        l->was_down = true;
         if (ac)
             redisAsyncFree(ac);
-        schedule_retry(l);
         return;
     }
     ac->data = l;
     l->ac = ac;
-    redisLibuvAttach(ac, l->loop);
     redisAsyncSetConnectCallback(ac, on_connect);
     redisAsyncSetDisconnectCallback(ac, on_disconnect);
-    uv_timer_start(&l->retry, on_retry, CONNECT_TIMEOUT_MS, 0);
+}
+
+static void closed(uv_handle_t *h) { free(h->data); }
+
+/* Held commands whose wait is over (all of them when `all`) hear NULL. */
+static void release_held(RedisLink *l, bool all)
+{
+    uint64_t now = uv_now(l->loop);
+    while (l->held && (all || l->held->until <= now)) { /* (waits end in the order they began) */
+        Held *h = l->held;
+        l->held = h->next;
+        if (h->fn)
+            h->fn(NULL, NULL, h->priv);
+        redisFreeCommand(h->cmd);
+        free(h);
+    }
+    if (!l->held)
+        l->held_end = &l->held;
+}
+
+/* Every TICK_MS: connect when down, give up an attempt no one answers, probe a quiet link and drop
+ * one whose probe goes unanswered (Redis frozen, or its host gone without a word). A closing link
+ * waits here for its last replies, up to PROBE_DEAD_MS. A subscribed link is not probed (hiredis
+ * 0.14 loses a PING's reply there): the kernel's keep-alive finds a silent peer. */
+static void on_tick(uv_timer_t *t)
+{
+    RedisLink *l = t->data;
+    uint64_t now = uv_now(l->loop), age = now - l->since;
+    release_held(l, false);
+    if (l->closing) {
+        if (l->ac && age >= PROBE_DEAD_MS)
+            drop(l, NULL);
+        if (!l->ac) {
+            uv_timer_stop(&l->tick);
+            uv_close((uv_handle_t *)&l->tick, closed);
+        }
+    } else if (!l->ac) {
+        if (age >= RETRY_MS)
+            connect_now(l);
+    } else if (!(l->ac->c.flags & REDIS_CONNECTED)) {
+        if (age >= CONNECT_TIMEOUT_MS)
+            drop(l, "no answer to the connection");
+    } else if (l->probing) {
+        if (now - l->probe_sent >= PROBE_DEAD_MS)
+            drop(l, "no answer for 5 s");
+    } else if (l->ready && !(l->ac->c.flags & REDIS_SUBSCRIBED) && now - l->probe_sent >= PROBE_EVERY_MS)
+        probe(l, on_pong, "PING");
 }
 
 RedisLink *redis_link_new(uv_loop_t *loop, const RedisAddress *a, const char *name, RedisReady on_ready, void *user)
@@ -176,8 +311,10 @@ RedisLink *redis_link_new(uv_loop_t *loop, const RedisAddress *a, const char *na
     snprintf(l->name, sizeof l->name, "%s", name);
     l->on_ready = on_ready;
     l->user = user;
-    uv_timer_init(loop, &l->retry);
-    l->retry.data = l;
+    uv_timer_init(loop, &l->tick);
+    l->tick.data = l;
+    l->held_end = &l->held;
+    uv_timer_start(&l->tick, on_tick, TICK_MS, TICK_MS);
     connect_now(l);
     return l;
 }
@@ -196,6 +333,31 @@ bool redis_link_command(RedisLink *l, redisCallbackFn *fn, void *priv, const cha
     return rc == REDIS_OK;
 }
 
+bool redis_link_send(RedisLink *l, unsigned wait_ms, redisCallbackFn *fn, void *priv, const char *format, ...)
+{
+    if (!l || l->closing)
+        return false;
+    va_list ap;
+    va_start(ap, format);
+    bool sent = false;
+    if (l->ready && l->ac)
+        sent = redisvAsyncCommand(l->ac, fn, priv, format, ap) == REDIS_OK;
+    else {
+        Held *h = calloc(1, sizeof *h);
+        int len = h ? redisvFormatCommand(&h->cmd, format, ap) : -1;
+        if (len < 0)
+            free(h);
+        else {
+            *h = (Held){h->cmd, (size_t)len, fn, priv, uv_now(l->loop) + wait_ms, NULL};
+            *l->held_end = h;
+            l->held_end = &h->next;
+            sent = true;
+        }
+    }
+    va_end(ap);
+    return sent;
+}
+
 const redisReply *redis_message_payload(const redisReply *reply)
 {
     if (!reply || reply->type != REDIS_REPLY_ARRAY || reply->elements != 3 ||
@@ -210,12 +372,16 @@ void redis_link_free(RedisLink *l)
     if (!l)
         return;
     l->closing = true;
-    uv_timer_stop(&l->retry);
-    if (l->ac) {
-        redisAsyncDisconnect(l->ac); /* on_disconnect frees the link */
-        return;
+    l->since = uv_now(l->loop);
+    release_held(l, true);
+    if (l->ac && l->ready)
+        redisAsyncDisconnect(l->ac); /* what was sent goes first; on_disconnect, or the tick's deadline, ends it */
+    else if (l->ac)
+        drop(l, NULL);
+    if (!l->ac) {
+        uv_timer_stop(&l->tick);
+        uv_close((uv_handle_t *)&l->tick, closed);
     }
-    uv_close((uv_handle_t *)&l->retry, closed);
 }
 
 const redisReply *redis_field(const redisReply *map, const char *name)

@@ -1,8 +1,11 @@
-/* Redis as a client, on the loop (hiredis's async API with its libuv adapter): a link is one
+/* Redis as a client, on the loop (hiredis's async API, on a uv_poll of our own): a link is one
  * connection that connects again by itself when Redis goes away (every 500 ms), selects the URL's
  * database, and calls its owner's on_ready after every (re)connection, where the owner subscribes
- * again or restarts its reads. Commands sent while it is down fail at once (the callback is not
- * called); replies of commands in flight when it drops come back NULL. Loop thread only. */
+ * again or restarts its reads. A link that is not subscribed is probed (PING) every second: one
+ * that goes 5 s without an answer (Redis frozen, its host gone silent) is dropped and connected
+ * again; subscribed ones rely on TCP keep-alive. Commands sent while it is down fail at once (the
+ * callback is not called) unless sent with redis_link_send; replies of commands in flight when it
+ * drops come back NULL. Loop thread only. */
 #ifndef FEELFISH_NET_REDIS_H
 #define FEELFISH_NET_REDIS_H
 
@@ -29,6 +32,10 @@ bool redis_link_ready(const RedisLink *link);
 unsigned redis_link_connects(const RedisLink *link);
 /* A command (hiredis's format, %b for bytes); false when the link is down. */
 bool redis_link_command(RedisLink *link, redisCallbackFn *fn, void *priv, const char *format, ...);
+/* The same for a command that may wait for the link: while it is down (a Redis restart, a
+ * reconnection after a blip) the command is held, in order, and sent first once the link is back;
+ * if that takes longer than wait_ms its callback gets NULL. False only when it cannot be held. */
+bool redis_link_send(RedisLink *link, unsigned wait_ms, redisCallbackFn *fn, void *priv, const char *format, ...);
 /* A subscription's reply: the message's payload (a string) when it is a "message", else NULL (the
  * subscription's confirmation, a dropped link). */
 const redisReply *redis_message_payload(const redisReply *reply);

@@ -10,8 +10,10 @@ on the other; the evaluation cache and the Bayesian counts are shared; /metrics 
 cluster status` show the stream. Prints 'cluster: N passed, N failed'."""
 import os
 import re
+import signal
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -281,9 +283,88 @@ def redis_restart():
     after = poll(lambda: b.request("GET", "/api/games/" + g["id"]), lambda got: got[0] == 200, tries=50, delay=0.2)
     check("redis_down_games_unreachable_not_lost", st == 201 and game_on_b[0] == 503
           and code(game_on_b) == "cluster_unavailable" and game_on_a[0] == 200 and move_on_a[0] == 503
+          and code(move_on_a) == "cluster_unavailable"
           and after[0] == 200 and after[1].get("moves") == [], (game_on_b[:2], game_on_a[:2], move_on_a[:2], after[:2]))
     games = redis.command("KEYS", "feelfish:game:*")
     check("redis_restart_keeps_state", len(games) >= 2 and redis_cli("HGET", "feelfish:bayes", "games") == "1", games)
+
+
+def all_connected():
+    return poll(lambda: [f.health().get("cluster", {}).get("redisConnected") for f in fronts],
+                lambda r: r == [True, True], tries=150, delay=0.1)
+
+
+def timed(fn):
+    t0 = time.monotonic()
+    got = fn()
+    return got, time.monotonic() - t0
+
+
+@suite.test("redis_reset_noticed", "redis_frozen_noticed", "redis_restart_write_waits")
+def redis_reset_and_frozen():
+    """Redis dying with the fronts' commands unread resets their connections rather than closing
+    them; Redis frozen (SIGSTOP, as a host gone silent) answers nothing at all. Either way a request
+    that needs Redis is answered 503, soon, and every node connects again afterwards."""
+    a, b = fronts
+    code = lambda got: (got[1] or {}).get("error", {}).get("code") if isinstance(got[1], dict) else None  # noqa: E731
+    new_game = lambda: a.request("POST", "/api/games", {"mode": "classical", "color": "white", "level": 1})[1]  # noqa: E731
+    all_connected()
+    g = new_game()
+    redis.proc.send_signal(signal.SIGSTOP)
+    time.sleep(2.5)  # heartbeats and probes wait, unread, in Redis's sockets
+    redis.proc.kill()
+    redis.proc.wait()
+    reset, took_reset = timed(lambda: b.request("GET", "/api/games/" + g["id"], timeout=20))
+    redis.start()
+    back, took_back = timed(all_connected)
+    kept = b.request("GET", "/api/games/" + g["id"])
+    print("    Redis killed with commands unread: a game B never read -> %s %s in %.2f s; connected again in %.1f s;"
+          " the game (acknowledged before the kill) on B -> %s" % (reset[0], code(reset), took_reset, took_back, kept[0]))
+    check("redis_reset_noticed", reset[0] == 503 and code(reset) == "cluster_unavailable" and took_reset < 2
+          and back == [True, True] and kept[0] == 200 and kept[1].get("id") == g["id"], (reset[:2], back, kept[:2]))
+    g = new_game()
+    redis.proc.send_signal(signal.SIGSTOP)
+    try:
+        # sent before any front knows: its entry waits on a link that will be dropped
+        early = {}
+        sent_early = threading.Thread(target=lambda: early.update(got=analyse(a, depth=6, timeout=90)))
+        sent_early.start()
+        frozen, took_frozen = timed(lambda: b.request("GET", "/api/games/" + g["id"], timeout=30))
+        poll(lambda: a.health(), lambda h: not h.get("cluster", {}).get("redisConnected"), tries=100, delay=0.1)
+        search, took_search = timed(lambda: analyse(a, depth=4, timeout=30))
+        thawed = time.monotonic()
+    finally:
+        redis.proc.send_signal(signal.SIGCONT)
+    back, took_back = timed(all_connected)
+    sent_early.join(90)
+    early = early.get("got") or (None, None)
+    took_early = time.monotonic() - thawed
+    ok = poll(lambda: [analyse(f, depth=6, timeout=20)[0] for f in fronts], lambda r: r == [200, 200], tries=100,
+              delay=0.2)
+    kept = b.request("GET", "/api/games/" + g["id"])
+    print("    Redis frozen: a game B never read -> %s %s after %.1f s; once A saw it, a search on A -> %s %s in %.2f s"
+          % (frozen[0], code(frozen), took_frozen, search[0], code(search), took_search))
+    print("    thawed: connected again in %.1f s; a search sent to A just after the freeze -> %s %s, %.1f s after the"
+          " thaw; analyses %s; the game on B -> %s"
+          % (took_back, early[0], (early[1] or {}).get("bestMove"), took_early, ok, kept[0]))
+    check("redis_frozen_noticed", frozen[0] == 503 and code(frozen) == "cluster_unavailable" and took_frozen < 12
+          and search[0] == 503 and code(search) == "cluster_unavailable" and took_search < 2 and back == [True, True]
+          and early[0] == 200 and (early[1] or {}).get("bestMove") and ok == [200, 200] and kept[0] == 200,
+          (frozen[:2], took_frozen, search[:2], back, early[:2], ok, kept[:2]))
+    # a write made while Redis restarts waits for it (up to 3 s) rather than failing
+    redis.stop()
+    made = {}
+    writer = threading.Thread(target=lambda: made.update(got=timed(lambda: a.request(
+        "POST", "/api/games", {"mode": "classical", "color": "white", "level": 1}, timeout=30))))
+    writer.start()
+    time.sleep(0.5)
+    redis.start()
+    writer.join(30)
+    (st, g, _), took = made.get("got") or ((None, {}, None), 0)
+    all_connected()
+    kept = b.request("GET", "/api/games/" + g["id"]) if st == 201 else (None, None)
+    print("    a game created while Redis restarted -> %s after %.1f s; on B -> %s" % (st, took, kept[0]))
+    check("redis_restart_write_waits", st == 201 and 0.5 <= took < 3.5 and kept[0] == 200, (st, g, took, kept[:2]))
 
 
 @suite.test("workers_exit_clean")
