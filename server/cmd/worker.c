@@ -53,12 +53,24 @@ static Slot *slot_of(const Job *job)
 
 /* ---- events out ---- */
 
+/* Stored (a final event), then published. The stored result is what any front answers; the event
+ * itself is kept a few minutes for the job's own front in case it misses the message (its own code,
+ * a game or a stateless play, reads the search's result, not the rendered one). */
 static void publish(const Slot *s, const WireEvent *e)
 {
     char *bytes;
     size_t len;
     if (!wire_event_encode(e, &bytes, &len))
         return;
+    if (e->kind == JOB_EVENT_FINAL) {
+        char result[96]; /* a job that never ran: its status is all there is */
+        snprintf(result, sizeof result, "{\"id\":\"%s\",\"status\":\"%s\"}", e->id, JobStatusNames[e->status]);
+        redis_link_command(W.cmd, NULL, NULL, "HSET %s%s status %s result %s", CLUSTER_RESULT, e->id,
+                           JobStatusNames[e->status], e->rendered ? e->rendered : result);
+        redis_link_command(W.cmd, NULL, NULL, "EXPIRE %s%s %d", CLUSTER_RESULT, e->id, CLUSTER_KEEP_S);
+        redis_link_command(W.cmd, NULL, NULL, "SET %s%s %b EX %d", CLUSTER_FINAL, e->id, bytes, len,
+                           CLUSTER_FINAL_KEEP_S);
+    }
     redis_link_command(W.cmd, NULL, NULL, "PUBLISH %s%s %b", CLUSTER_EVENTS, s->front, bytes, len);
     free(bytes);
 }
@@ -87,9 +99,6 @@ static void on_job_event(Job *job, const JobEvent *ev)
         publish(s, &e);
     else if (!ev->stopping) {
         /* Stored, then announced, then acknowledged: one connection keeps the order. */
-        redis_link_command(W.cmd, NULL, NULL, "HSET %s%s status %s result %s", CLUSTER_RESULT, job->id,
-                           JobStatusNames[ev->status], text ? text : "null");
-        redis_link_command(W.cmd, NULL, NULL, "EXPIRE %s%s %d", CLUSTER_RESULT, job->id, CLUSTER_KEEP_S);
         publish(s, &e);
         acknowledge(s->entry);
         W.finished++;
@@ -117,11 +126,6 @@ static void end_taken(Taking *t, JobStatus status)
     snprintf(s.front, sizeof s.front, "%s", t->front);
     WireEvent e = {.kind = JOB_EVENT_FINAL, .status = status};
     snprintf(e.id, sizeof e.id, "%s", t->id);
-    char result[96]; /* what any front answers if the job's own front is gone */
-    snprintf(result, sizeof result, "{\"id\":\"%s\",\"status\":\"%s\"}", t->id, JobStatusNames[status]);
-    redis_link_command(W.cmd, NULL, NULL, "HSET %s%s status %s result %s", CLUSTER_RESULT, t->id,
-                       JobStatusNames[status], result);
-    redis_link_command(W.cmd, NULL, NULL, "EXPIRE %s%s %d", CLUSTER_RESULT, t->id, CLUSTER_KEEP_S);
     publish(&s, &e);
     acknowledge(t->entry);
 }

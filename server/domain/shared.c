@@ -25,7 +25,7 @@ const SharedStream *shared_stream(void) { return &S.stream; }
 
 void shared_queue_refused(ApiError *e, const char *retry)
 {
-    if (shared_on() && !shared_up())
+    if (shared_on() && (!shared_up() || !cluster_up()))
         api_error_set(e, 503, "cluster_unavailable", NULL,
                       "this front cannot reach the cluster's Redis just now (its workers are behind it); %s", retry);
     else

@@ -10,11 +10,13 @@
 #include "wire.h"
 
 /* A job this front sent and has not seen end. Its entry may not have reached Redis (the link
- * dropped before Redis answered), and its final event may have been published while this front's
- * subscription was down: both are checked again whenever the links come back (recheck). */
+ * dropped before Redis answered, or Redis refused it): it is sent again every second until Redis
+ * takes it. Its final event may have been published while this front's subscription was down: the
+ * result the worker stored is read whenever the links come back (recheck). */
 typedef struct {
-    Job *job;   /* retained */
-    bool added; /* Redis answered the entry's XADD */
+    Job *job;     /* retained */
+    bool added;   /* Redis took the entry */
+    bool sending; /* an entry is on its way, not answered yet */
 } Flight;
 
 static struct {
@@ -25,9 +27,11 @@ static struct {
     unsigned long long lost_events; /* events for jobs this front does not hold (any more) */
     Flight *flights;
     int flight_count, flight_cap;
+    uv_timer_t resend;
 } C;
 
 const char *cluster_front(void) { return C.front; }
+bool cluster_up(void) { return redis_link_ready(C.cmd) && redis_link_ready(C.sub); }
 
 void cluster_create_group(RedisLink *link)
 {
@@ -73,7 +77,7 @@ static bool flight_add(Job *job)
         C.flight_cap = cap;
     }
     job_retain(job);
-    C.flights[C.flight_count++] = (Flight){job, false};
+    C.flights[C.flight_count++] = (Flight){job, false, false};
     return true;
 }
 
@@ -87,23 +91,27 @@ static void finish(Job *job, JobStatus status, const SearchResult *result, void 
         C.running--;
     if (!rendered && hooks->render_result) /* ended before it ran (cancelled, unreadable): rendered here */
         rendered = hooks->render_result(job, NULL, NULL, status);
-    if (job->unlisted) /* nobody asks another front for it: the worker's copy can go */
-        redis_link_command(C.cmd, NULL, NULL, "DEL %s%s", CLUSTER_RESULT, job->id);
+    if (job->unlisted) /* nobody asks another front for it: the worker's copy of its result goes too */
+        redis_link_command(C.cmd, NULL, NULL, "DEL %s%s %s%s", CLUSTER_FINAL, job->id, CLUSTER_RESULT, job->id);
+    else
+        redis_link_command(C.cmd, NULL, NULL, "DEL %s%s", CLUSTER_FINAL, job->id);
     jobs_finished(job, status, result, rendered);
 }
 
-/* Whether Redis took the entry: if the link dropped first, it is sent again once it is back. The
- * entry is added once per job id (a mark that lasts an hour), so sending it again is safe. */
+/* Whether Redis took the entry; if not (the link dropped first, or Redis refused it), it goes
+ * again. The entry is added once per job id (a mark that lasts an hour), so sending it again is safe. */
 static void on_added(redisAsyncContext *ac, void *r, void *priv)
 {
     (void)ac;
     const redisReply *reply = r;
     Flight *f = flight_of(priv);
     if (reply && reply->type == REDIS_REPLY_ERROR)
-        log_msg(LOG_WARN, "cluster: job %s: Redis refused its entry: %s (sent again when a link comes back)",
-                (char *)priv, reply->str);
-    if (f && reply && reply->type != REDIS_REPLY_ERROR)
-        f->added = true;
+        log_msg(LOG_WARN, "cluster: job %s: Redis refused its entry: %s (sent again in a second)", (char *)priv,
+                reply->str);
+    if (f) {
+        f->sending = false;
+        f->added = reply && reply->type != REDIS_REPLY_ERROR;
+    }
     free(priv);
 }
 
@@ -112,20 +120,35 @@ static const char EntryAdd[] =
     "return redis.call('XADD', KEYS[1], '*', 'id', ARGV[1], 'front', ARGV[2], 'job', ARGV[3]) "
     "end return 0";
 
-static bool send_entry(Job *job)
+static bool send_entry(Flight *f)
 {
+    Job *job = f->job;
     char *bytes, *id = strdup(job->id);
     size_t len;
     if (!id || !wire_job_encode(job, &bytes, &len)) {
         free(id);
         return false;
     }
-    bool sent = redis_link_command(C.cmd, on_added, id, "EVAL %s 2 %s %s%s %s %s %b", EntryAdd, CLUSTER_STREAM,
-                                   CLUSTER_SUBMITTED, job->id, job->id, C.front, bytes, len);
+    f->sending = redis_link_command(C.cmd, on_added, id, "EVAL %s 2 %s %s%s %s %s %b", EntryAdd, CLUSTER_STREAM,
+                                    CLUSTER_SUBMITTED, job->id, job->id, C.front, bytes, len);
     free(bytes);
-    if (!sent)
+    if (!f->sending)
         free(id);
-    return sent;
+    return f->sending;
+}
+
+static void resend(void)
+{
+    flights_sweep();
+    for (int i = 0; i < C.flight_count; i++)
+        if (!C.flights[i].added && !C.flights[i].sending)
+            send_entry(&C.flights[i]);
+}
+
+static void on_resend(uv_timer_t *t)
+{
+    (void)t;
+    resend();
 }
 
 static JobStatus status_named(const char *name)
@@ -136,38 +159,52 @@ static JobStatus status_named(const char *name)
     return JOB_FAILED;
 }
 
-/* A job's stored result, read because its final event may have gone while the subscription was down. */
+/* What the worker stored of a job's end (its status and rendered result, and the final event as
+ * published), and whether the entry's mark is still there. */
+static const char StoredResult[] = "local r = redis.call('HMGET', KEYS[1], 'status', 'result') "
+                                   "return {r[1] or '', r[2] or '', redis.call('GET', KEYS[3]) or '', "
+                                   "redis.call('EXISTS', KEYS[2])}";
+
+/* Read because the job's final event may have gone while the subscription was down. */
 static void on_stored_result(redisAsyncContext *ac, void *r, void *priv)
 {
     (void)ac;
     const redisReply *reply = r;
     Flight *f = flight_of(priv);
     free(priv);
-    if (!f || !unfinished(f->job) || !reply || reply->type != REDIS_REPLY_ARRAY || reply->elements != 2 ||
-        reply->element[0]->type != REDIS_REPLY_STRING)
-        return; /* still running (or Redis went away again: checked once more when it is back) */
+    if (!f || !unfinished(f->job) || !reply || reply->type != REDIS_REPLY_ARRAY || reply->elements != 4)
+        return; /* (Redis went away again: checked once more when it is back) */
+    const redisReply *status = reply->element[0], *text = reply->element[1], *event = reply->element[2];
+    if (!*redis_text(status)) {
+        if (!redis_number(reply->element[3]) && f->added && !f->sending)
+            f->added = false; /* no result and no mark: Redis lost the entry (restarted without its data) */
+        return;               /* still to run, or running */
+    }
     const JobHooks *hooks = jobs_hooks();
-    const redisReply *text = reply->element[1];
-    void *rendered = text->type == REDIS_REPLY_STRING && hooks->rendered_from_text
-                         ? hooks->rendered_from_text(text->str, text->len)
-                         : NULL;
-    finish(f->job, status_named(reply->element[0]->str), NULL, rendered);
+    WireEvent e;
+    static SearchResult result; /* loop thread */
+    bool whole = event->type == REDIS_REPLY_STRING && event->len &&
+                 wire_event_decode(event->str, event->len, &e, &result) && e.kind == JOB_EVENT_FINAL;
+    void *rendered = NULL;
+    if (whole && e.rendered && hooks->rendered_from_text)
+        rendered = hooks->rendered_from_text(e.rendered, e.rendered_len);
+    else if (!whole && text->len && hooks->rendered_from_text)
+        rendered = hooks->rendered_from_text(text->str, text->len);
+    finish(f->job, whole ? e.status : status_named(status->str), whole ? e.result : NULL, rendered);
 }
 
-/* Both links are up again: entries Redis never acknowledged go again, and jobs whose end may have
- * been missed are looked up. */
+/* Both links are up again: entries Redis never took go again, then (in order, on the same link) each
+ * job's stored result is read, in case its end was missed. */
 static void recheck(void)
 {
     if (!redis_link_ready(C.cmd) || !C.subscribed)
         return;
-    flights_sweep();
+    resend();
     for (int i = 0; i < C.flight_count; i++) {
-        Flight *f = &C.flights[i];
-        char *id = f->added ? strdup(f->job->id) : NULL;
-        if (!f->added)
-            send_entry(f->job);
-        else if (id && !redis_link_command(C.cmd, on_stored_result, id, "HMGET %s%s status result", CLUSTER_RESULT,
-                                           f->job->id))
+        const char *job_id = C.flights[i].job->id;
+        char *id = strdup(job_id);
+        if (id && !redis_link_command(C.cmd, on_stored_result, id, "EVAL %s 3 %s%s %s%s %s%s", StoredResult,
+                                      CLUSTER_RESULT, job_id, CLUSTER_SUBMITTED, job_id, CLUSTER_FINAL, job_id))
             free(id);
     }
 }
@@ -238,7 +275,7 @@ static bool cluster_submit(Job *job)
 {
     if (!redis_link_ready(C.cmd) || C.queued + C.running >= C.capacity || !flight_add(job))
         return false;
-    if (!send_entry(job)) {
+    if (!send_entry(&C.flights[C.flight_count - 1])) {
         C.flights[--C.flight_count].job = NULL;
         job_release(job);
         return false;
@@ -284,6 +321,8 @@ static void cluster_deliver_pending(void) {}
 
 static void cluster_shutdown(void)
 {
+    uv_timer_stop(&C.resend);
+    uv_close((uv_handle_t *)&C.resend, NULL);
     redis_link_free(C.sub);
     redis_link_free(C.cmd);
     C.sub = C.cmd = NULL;
@@ -302,6 +341,8 @@ const JobsBackend *jobs_cluster_start(uv_loop_t *loop, const JobsSettings *setti
     memset(&C, 0, sizeof C);
     ids_random_hex(C.front, 12);
     C.capacity = settings->queue_capacity;
+    uv_timer_init(loop, &C.resend);
+    uv_timer_start(&C.resend, on_resend, 1000, 1000);
     C.cmd = redis_link_new(loop, redis, "jobs", on_cmd_ready, NULL);
     C.sub = redis_link_new(loop, redis, "events", on_sub_ready, NULL);
     if (!C.cmd || !C.sub)

@@ -148,6 +148,34 @@ static bool watch_attach(redisAsyncContext *ac, uv_loop_t *loop)
 
 /* ---- the link: connected, selected, probed, connected again ---- */
 
+/* The oldest held command, taken off the list (so that a callback may hold another). */
+static Held *take_held(RedisLink *l)
+{
+    Held *h = l->held;
+    l->held = h->next;
+    if (!l->held)
+        l->held_end = &l->held;
+    return h;
+}
+
+static void free_held(Held *h)
+{
+    redisFreeCommand(h->cmd);
+    free(h);
+}
+
+/* Held commands whose wait is over (all of them when `all`) hear NULL. */
+static void release_held(RedisLink *l, bool all)
+{
+    uint64_t now = uv_now(l->loop);
+    while (l->held && (all || l->held->until <= now)) { /* (waits end in the order they began) */
+        Held *h = take_held(l);
+        if (h->fn)
+            h->fn(NULL, NULL, h->priv);
+        free_held(h);
+    }
+}
+
 /* Down: said once per outage; the tick tries again after RETRY_MS. */
 static void went_down(RedisLink *l, const char *why)
 {
@@ -190,8 +218,10 @@ static void on_selected(redisAsyncContext *ac, void *r, void *priv)
     if (!reply || l->ac != ac)
         return;
     l->probing = false;
-    if (reply->type == REDIS_REPLY_ERROR) {
-        log_msg(LOG_ERROR, "redis %s: SELECT %d: %s", l->name, l->addr.db, reply->str);
+    if (reply->type == REDIS_REPLY_ERROR) { /* (a database the server does not have) */
+        char why[160];
+        snprintf(why, sizeof why, "SELECT %d: %.120s", l->addr.db, reply->str);
+        drop(l, why);
         return;
     }
     l->ready = true;
@@ -200,14 +230,11 @@ static void on_selected(redisAsyncContext *ac, void *r, void *priv)
     l->was_down = false;
     l->connects++;
     while (l->held) { /* first, in the order they came */
-        Held *h = l->held;
-        l->held = h->next;
+        Held *h = take_held(l);
         if (redisAsyncFormattedCommand(ac, h->fn, h->priv, h->cmd, h->len) != REDIS_OK && h->fn)
             h->fn(NULL, NULL, h->priv);
-        redisFreeCommand(h->cmd);
-        free(h);
+        free_held(h);
     }
-    l->held_end = &l->held;
     if (l->on_ready)
         l->on_ready(l, l->user);
 }
@@ -256,22 +283,6 @@ static void connect_now(RedisLink *l)
 
 static void closed(uv_handle_t *h) { free(h->data); }
 
-/* Held commands whose wait is over (all of them when `all`) hear NULL. */
-static void release_held(RedisLink *l, bool all)
-{
-    uint64_t now = uv_now(l->loop);
-    while (l->held && (all || l->held->until <= now)) { /* (waits end in the order they began) */
-        Held *h = l->held;
-        l->held = h->next;
-        if (h->fn)
-            h->fn(NULL, NULL, h->priv);
-        redisFreeCommand(h->cmd);
-        free(h);
-    }
-    if (!l->held)
-        l->held_end = &l->held;
-}
-
 /* Every TICK_MS: connect when down, give up an attempt no one answers, probe a quiet link and drop
  * one whose probe goes unanswered (Redis frozen, or its host gone without a word). A closing link
  * waits here for its last replies, up to PROBE_DEAD_MS. A subscribed link is not probed (hiredis
@@ -281,6 +292,8 @@ static void on_tick(uv_timer_t *t)
     RedisLink *l = t->data;
     uint64_t now = uv_now(l->loop), age = now - l->since;
     release_held(l, false);
+    if (uv_is_closing((uv_handle_t *)t))
+        return; /* a callback closed the link */
     if (l->closing) {
         if (l->ac && age >= PROBE_DEAD_MS)
             drop(l, NULL);
@@ -337,14 +350,14 @@ bool redis_link_send(RedisLink *l, unsigned wait_ms, redisCallbackFn *fn, void *
 {
     if (!l || l->closing)
         return false;
-    va_list ap;
+    va_list ap, again;
     va_start(ap, format);
-    bool sent = false;
-    if (l->ready && l->ac)
-        sent = redisvAsyncCommand(l->ac, fn, priv, format, ap) == REDIS_OK;
-    else {
+    va_copy(again, ap);
+    /* (a link hiredis is taking down, while it calls back what was in flight, refuses it: held too) */
+    bool sent = l->ready && l->ac && redisvAsyncCommand(l->ac, fn, priv, format, ap) == REDIS_OK;
+    if (!sent) {
         Held *h = calloc(1, sizeof *h);
-        int len = h ? redisvFormatCommand(&h->cmd, format, ap) : -1;
+        int len = h ? redisvFormatCommand(&h->cmd, format, again) : -1;
         if (len < 0)
             free(h);
         else {
@@ -354,6 +367,7 @@ bool redis_link_send(RedisLink *l, unsigned wait_ms, redisCallbackFn *fn, void *
             sent = true;
         }
     }
+    va_end(again);
     va_end(ap);
     return sent;
 }
@@ -369,7 +383,7 @@ const redisReply *redis_message_payload(const redisReply *reply)
 
 void redis_link_free(RedisLink *l)
 {
-    if (!l)
+    if (!l || l->closing)
         return;
     l->closing = true;
     l->since = uv_now(l->loop);

@@ -367,6 +367,56 @@ def redis_reset_and_frozen():
     check("redis_restart_write_waits", st == 201 and 0.5 <= took < 3.5 and kept[0] == 200, (st, g, took, kept[:2]))
 
 
+@suite.test("subscription_drops_lose_no_final")
+def subscription_drops():
+    """Redis closes every subscriber connection again and again (CLIENT KILL TYPE pubsub) while
+    jobs, a game's engine moves and stateless plays run: finals published while front A was not
+    subscribed are read back from what the workers stored, so every one of them ends, with its move."""
+    a = fronts[0]
+    all_connected()
+    stop = threading.Event()
+    kills = []
+
+    def storm():
+        while not stop.is_set():
+            try:
+                kills.append(int(redis.command("CLIENT", "KILL", "TYPE", "pubsub")))
+            except (OSError, ValueError):
+                pass
+            stop.wait(0.3)
+
+    killer = threading.Thread(target=storm)
+    killer.start()
+    plays = {}
+    players = []
+    try:
+        jids = []
+        for i in range(12):  # over 3 s, while subscriptions keep dropping
+            jids.append(job(a, 20000 + 1000 * i))
+            if i % 3 == 0:
+                players.append(threading.Thread(target=lambda i=i: plays.update({i: a.request(
+                    "POST", "/api/play", {"moves": ["e2e4"], "limits": {"nodes": 3000 + 100 * i}}, timeout=60)})))
+                players[-1].start()
+            time.sleep(0.25)
+        st, g, _ = a.request("POST", "/api/games", {"mode": "classical", "color": "black", "level": 1}, timeout=60)
+        moved = a.request("POST", "/api/games/%s/moves" % g["fullId"], {"move": "e7e5"}, timeout=60) \
+            if st in (200, 201) else (st, g)  # 200: answered once the engine has moved
+    finally:
+        stop.set()
+        killer.join()
+    for t in players:
+        t.join(60)
+    ends = [poll(lambda jid=jid: status(a, jid), lambda s: s.get("status") == "done", tries=300, delay=0.1)
+            for jid in jids]
+    done = sum(1 for e in ends if e.get("status") == "done" and e.get("bestMove"))
+    played = sum(1 for i in plays if plays[i][0] == 200 and plays[i][1].get("move"))
+    game_moves = (moved[1] or {}).get("moves", []) if moved[0] == 200 else []
+    print("    %d subscriber connections killed in %d rounds: jobs done %d/%d, plays %d/4, the game %s -> %d plies"
+          % (sum(kills), len(kills), done, len(jids), played, st, len(game_moves)))
+    check("subscription_drops_lose_no_final", sum(kills) >= 4 and done == len(jids) and played == 4 and st == 200
+          and len(game_moves) == 3, (kills, [e.get("status") for e in ends], {i: plays[i][:2] for i in plays}, moved[:2]))
+
+
 @suite.test("workers_exit_clean")
 def workers_exit_clean():
     codes = {w.name: w.stop() for w in workers}
