@@ -42,10 +42,13 @@ static void on_job_event(Job *job, const JobEvent *ev)
     if (ended)
         persist_job(job->id, job->client, JobStatusNames[job->status], job->created_ms, job->finished_ms,
                     api_dumps(ev->rendered, false));
-    else if (ev->kind == JOB_EVENT_STARTED && job->durable) {
-        char live[96];
-        snprintf(live, sizeof live, "{\"id\":\"%s\",\"status\":\"running\"}", job->id);
-        persist_job_live(job->id, live); /* what the cluster's other fronts answer meanwhile */
+    else if (ev->kind == JOB_EVENT_STARTED && job->durable && shared_on()) {
+        json_t *live = encode_job_status(job->id, "running");
+        char *text = api_dumps(live, false);
+        json_decref(live);
+        if (text)
+            persist_job_live(job->id, text); /* what the cluster's other fronts answer meanwhile */
+        free(text);
     }
 }
 
@@ -141,7 +144,7 @@ static void answer_queued(Request *r, bool ok, void *arg)
 {
     Job *job = arg;
     if (ok)
-        api_reply_json(r, 202, json_pack("{s:s, s:s}", "id", job->id, "status", "queued"));
+        api_reply_json(r, 202, encode_job_status(job->id, "queued"));
     else {
         jobs_cancel(job); /* not acknowledged: it does not run either */
         saves_reply_unavailable(r);
@@ -329,12 +332,12 @@ static void delete_loaded(json_t *o, const char *owner, void *user)
     else if (!auth_owns_job(owner, &who, &e))
         api_reply_error(r, &e);
     else if (strcmp(status, "queued") && strcmp(status, "running"))
-        api_reply_json(r, 200, json_pack("{s:s, s:s}", "id", id, "status", status));
+        api_reply_json(r, 200, encode_job_status(id, status));
     else if (!cluster_cancel(id))
         api_reply_fail(r, 503, "cluster_unavailable", NULL,
                        "this front cannot reach the cluster's Redis just now; retry shortly");
     else
-        api_reply_json(r, 200, json_pack("{s:s, s:s}", "id", id, "status", "cancelling"));
+        api_reply_json(r, 200, encode_job_status(id, "cancelling"));
     json_decref(o);
     http_resume(r);
 }
@@ -357,8 +360,7 @@ void analysis_job_delete(Request *r, const char *id)
         return;
     jobs_cancel(job);
     api_reply_json(r, 200,
-                   json_pack("{s:s, s:s}", "id", job->id, "status",
-                             job->status == JOB_RUNNING ? "cancelling" : JobStatusNames[job->status]));
+                   encode_job_status(job->id, job->status == JOB_RUNNING ? "cancelling" : JobStatusNames[job->status]));
 }
 
 /* ---- cloud-eval ---- */

@@ -181,9 +181,14 @@ json_t *encode_analysis(const Position *pos, const char *mode, const SearchResul
     return o;
 }
 
+json_t *encode_job_status(const char *id, const char *status)
+{
+    return json_pack("{s:s, s:s}", "id", id, "status", status);
+}
+
 json_t *encode_result(const Job *job, const SearchResult *r, const SearchResult *classical, JobStatus status)
 {
-    json_t *o = json_pack("{s:s, s:s}", "id", job->id, "status", JobStatusNames[status]);
+    json_t *o = encode_job_status(job->id, JobStatusNames[status]);
     if (r) {
         json_t *body = encode_analysis(job->pos, job->mode, r, classical, job->has_emotion ? &job->emotion : NULL,
                                        job->has_bayes ? &job->bayes : NULL);

@@ -22,6 +22,8 @@ json_t *encode_style(Style s, const double posterior[STYLE_NB], const StyleFeatu
 /* A line from p (unchanged on return): {"moves"|"pv": UCI, "san", "cp"|"mate"}. */
 json_t *encode_line(Position *p, const SearchInfo *info, bool with_moves);
 json_t *encode_info(const Job *job, const SearchInfo *info);
+/* A job known only by its status: {"id", "status"} (queued, cancelling, a job that never ran...). */
+json_t *encode_job_status(const char *id, const char *status);
 /* r NULL: a job that never ran ({"id", "status"}). */
 json_t *encode_result(const Job *job, const SearchResult *r, const SearchResult *classical, JobStatus status);
 /* The analysis result outside any job (the analyse command): no id. */

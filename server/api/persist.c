@@ -8,6 +8,7 @@
 #include "../base/log.h"
 #include "../domain/shared.h"
 #include "../jobs/cluster.h"
+#include "encode.h"
 #include "saves.h"
 
 #define JOB_KEY "feelfish:job:"
@@ -244,7 +245,7 @@ static void job_read(redisAsyncContext *ac, void *r, void *priv)
         job_found(l, result ? result : live, owner);
     else { /* queued on another front */
         if (l->user)
-            l->job_done(json_pack("{s:s, s:s}", "id", l->id, "status", status ? status : "queued"), owner, l->user);
+            l->job_done(encode_job_status(l->id, status ? status : "queued"), owner, l->user);
         free(l);
     }
 }

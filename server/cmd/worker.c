@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "../api/api.h"
+#include "../api/encode.h"
+#include "../api/reply.h"
 #include "../base/log.h"
 #include "../domain/shared.h"
 #include "../jobs/cluster.h"
@@ -24,6 +26,7 @@
 #include "args.h"
 
 #define MAX_SLOTS 256
+#define RECENT_CANCELS 64
 
 typedef struct {
     Job *job; /* NULL: free */
@@ -41,6 +44,10 @@ static struct {
     uv_timer_t heartbeat, reclaim;
     uv_signal_t sigint, sigterm;
     unsigned long long taken, reclaimed, finished;
+    /* Cancels heard for jobs not running here: one may be on its way in (its cancel mark was read
+     * just before the mark was set, and the cancel came before it took a slot). */
+    char recent_cancels[RECENT_CANCELS][24];
+    int next_cancel;
 } W;
 
 static Slot *slot_of(const Job *job)
@@ -53,25 +60,37 @@ static Slot *slot_of(const Job *job)
 
 /* ---- events out ---- */
 
-/* Stored (a final event), then published. The stored result is what any front answers; the event
- * itself is kept a few minutes for the job's own front in case it misses the message (its own code,
- * a game or a stateless play, reads the search's result, not the rendered one). */
+/* A final event: its result stored (what any front answers), then published; when no one heard it
+ * (its front's subscription was down) the event itself is kept a while, for that front to read back
+ * once it is subscribed again. One script, so that a front subscribes either before it (and hears
+ * it) or after it (and finds the event kept). */
+static const char FinalPublish[] = "redis.call('HSET', KEYS[1], 'status', ARGV[1], 'result', ARGV[2]) "
+                                   "redis.call('EXPIRE', KEYS[1], ARGV[5]) "
+                                   "if redis.call('PUBLISH', ARGV[3], ARGV[4]) == 0 then "
+                                   "redis.call('SET', KEYS[2], ARGV[4], 'EX', ARGV[6]) end "
+                                   "return 1";
+
 static void publish(const Slot *s, const WireEvent *e)
 {
-    char *bytes;
+    char *bytes, channel[64];
     size_t len;
     if (!wire_event_encode(e, &bytes, &len))
         return;
-    if (e->kind == JOB_EVENT_FINAL) {
-        char result[96]; /* a job that never ran: its status is all there is */
-        snprintf(result, sizeof result, "{\"id\":\"%s\",\"status\":\"%s\"}", e->id, JobStatusNames[e->status]);
-        redis_link_command(W.cmd, NULL, NULL, "HSET %s%s status %s result %s", CLUSTER_RESULT, e->id,
-                           JobStatusNames[e->status], e->rendered ? e->rendered : result);
-        redis_link_command(W.cmd, NULL, NULL, "EXPIRE %s%s %d", CLUSTER_RESULT, e->id, CLUSTER_KEEP_S);
-        redis_link_command(W.cmd, NULL, NULL, "SET %s%s %b EX %d", CLUSTER_FINAL, e->id, bytes, len,
-                           CLUSTER_FINAL_KEEP_S);
+    snprintf(channel, sizeof channel, "%s%s", CLUSTER_EVENTS, s->front);
+    if (e->kind != JOB_EVENT_FINAL)
+        redis_link_command(W.cmd, NULL, NULL, "PUBLISH %s %b", channel, bytes, len);
+    else {
+        json_t *status = e->rendered ? NULL : encode_job_status(e->id, JobStatusNames[e->status]); /* never ran */
+        char *result = status ? api_dumps(status, false) : NULL;
+        json_decref(status);
+        redis_link_command(W.cmd, NULL, NULL, "EVAL %s 2 %s%s %s%s %s %s %s %b %d %d", FinalPublish, CLUSTER_RESULT,
+                           e->id, CLUSTER_FINAL, e->id, JobStatusNames[e->status],
+                           e->rendered ? e->rendered
+                           : result    ? result
+                                       : "",
+                           channel, bytes, len, CLUSTER_KEEP_S, CLUSTER_FINAL_KEEP_S);
+        free(result);
     }
-    redis_link_command(W.cmd, NULL, NULL, "PUBLISH %s%s %b", CLUSTER_EVENTS, s->front, bytes, len);
     free(bytes);
 }
 
@@ -146,7 +165,10 @@ static void on_cancel_checked(redisAsyncContext *ac, void *r, void *priv)
     for (int i = 0; i < W.threads && free_slot < 0; i++)
         if (!W.slots[i].job)
             free_slot = i;
-    if (reply && reply->type == REDIS_REPLY_INTEGER && reply->integer == 1) /* cancelled before it ran */
+    bool heard = false;
+    for (int i = 0; i < RECENT_CANCELS && !heard; i++)
+        heard = !strcmp(W.recent_cancels[i], t->id);
+    if (heard || (reply && reply->type == REDIS_REPLY_INTEGER && reply->integer == 1)) /* cancelled before it ran */
         end_taken(t, JOB_CANCELLED); /* (cancelled by another front, its own does not know yet) */
     else if (reply && free_slot >= 0 && !W.stopping) {
         char err[200];
@@ -323,6 +345,10 @@ static void on_cancel(redisAsyncContext *ac, void *r, void *priv)
     Job *job = payload ? jobs_find(payload->str) : NULL;
     if (job && slot_of(job))
         jobs_cancel(job);
+    else if (payload && payload->len < sizeof W.recent_cancels[0]) {
+        memcpy(W.recent_cancels[W.next_cancel], payload->str, payload->len + 1);
+        W.next_cancel = (W.next_cancel + 1) % RECENT_CANCELS;
+    }
 }
 
 static void on_block_ready(RedisLink *link, void *user)

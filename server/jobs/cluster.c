@@ -91,10 +91,8 @@ static void finish(Job *job, JobStatus status, const SearchResult *result, void 
         C.running--;
     if (!rendered && hooks->render_result) /* ended before it ran (cancelled, unreadable): rendered here */
         rendered = hooks->render_result(job, NULL, NULL, status);
-    if (job->unlisted) /* nobody asks another front for it: the worker's copy of its result goes too */
-        redis_link_command(C.cmd, NULL, NULL, "DEL %s%s %s%s", CLUSTER_FINAL, job->id, CLUSTER_RESULT, job->id);
-    else
-        redis_link_command(C.cmd, NULL, NULL, "DEL %s%s", CLUSTER_FINAL, job->id);
+    if (job->unlisted) /* nobody asks another front for it: the worker's copy can go */
+        redis_link_command(C.cmd, NULL, NULL, "DEL %s%s", CLUSTER_RESULT, job->id);
     jobs_finished(job, status, result, rendered);
 }
 
@@ -159,8 +157,8 @@ static JobStatus status_named(const char *name)
     return JOB_FAILED;
 }
 
-/* What the worker stored of a job's end (its status and rendered result, and the final event as
- * published), and whether the entry's mark is still there. */
+/* What the worker stored of a job's end (its status and rendered result, and the final event itself
+ * if it was published while this front was not subscribed), and whether the entry's mark is still there. */
 static const char StoredResult[] = "local r = redis.call('HMGET', KEYS[1], 'status', 'result') "
                                    "return {r[1] or '', r[2] or '', redis.call('GET', KEYS[3]) or '', "
                                    "redis.call('EXISTS', KEYS[2])}";
@@ -190,6 +188,8 @@ static void on_stored_result(redisAsyncContext *ac, void *r, void *priv)
         rendered = hooks->rendered_from_text(e.rendered, e.rendered_len);
     else if (!whole && text->len && hooks->rendered_from_text)
         rendered = hooks->rendered_from_text(text->str, text->len);
+    if (whole)
+        redis_link_command(C.cmd, NULL, NULL, "DEL %s%s", CLUSTER_FINAL, f->job->id);
     finish(f->job, whole ? e.status : status_named(status->str), whole ? e.result : NULL, rendered);
 }
 

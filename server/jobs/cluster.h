@@ -2,13 +2,14 @@
  * process needs. A front (feelfish serve --redis) adds each job to the stream CLUSTER_STREAM; the
  * workers (feelfish worker) read it in the consumer group CLUSTER_GROUP (XREADGROUP), run it on their
  * local pool and publish its events to the channel of the front that holds its clients
- * (CLUSTER_EVENTS + front id); a final result is written to CLUSTER_RESULT + id (and the event itself to
- * CLUSTER_FINAL + id, which the front deletes once it has the job's end) before it is published, then the entry is
- * acknowledged (XACK) and deleted (XDEL: the stream holds only what waits or runs). A worker keeps the entries it runs
- * fresh (XCLAIM ... JUSTID, resetting their idle time); an entry idle longer than the reclaim time belongs to a worker
- * that died, and another takes it over (XAUTOCLAIM) and runs the job again. A cancel is published on CLUSTER_CANCEL and
- * remembered as CLUSTER_CANCELLED + id for a worker that takes the job later. An entry is added once per job id
- * (CLUSTER_SUBMITTED + id marks it for an hour), so a front that lost Redis's answer sends it again safely. */
+ * (CLUSTER_EVENTS + front id); a final result is written to CLUSTER_RESULT + id as it is published, in one script
+ * that also keeps the event itself as CLUSTER_FINAL + id when no one heard it (for its front to read back), then the
+ * entry is acknowledged (XACK) and deleted (XDEL: the stream holds only what waits or runs). A worker keeps the entries
+ * it runs fresh (XCLAIM ... JUSTID, resetting their idle time); an entry idle longer than the reclaim time belongs to a
+ * worker that died, and another takes it over (XAUTOCLAIM) and runs the job again. A cancel is published on
+ * CLUSTER_CANCEL and remembered as CLUSTER_CANCELLED + id for a worker that takes the job later. An entry is added once
+ * per job id (CLUSTER_SUBMITTED + id marks it for an hour), so a front that lost Redis's answer sends it again safely.
+ */
 #ifndef FEELFISH_JOBS_CLUSTER_H
 #define FEELFISH_JOBS_CLUSTER_H
 
@@ -21,7 +22,7 @@
 #define CLUSTER_CANCEL "feelfish:cancel"
 #define CLUSTER_CANCELLED "feelfish:cancelled:"
 #define CLUSTER_RESULT "feelfish:result:"
-#define CLUSTER_FINAL "feelfish:final:" /* a final event as published, for a front that missed it */
+#define CLUSTER_FINAL "feelfish:final:" /* a final event no one heard, for its front to read back */
 #define CLUSTER_FINAL_KEEP_S 600
 #define CLUSTER_SUBMITTED "feelfish:submitted:" /* a front added this job id's entry (an hour) */
 #define CLUSTER_KEEP_S 86400                    /* how long results and cancel marks stay in Redis */

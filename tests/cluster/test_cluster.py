@@ -123,7 +123,9 @@ def cancel_queued_elsewhere():
     print("    a queued job on A (%s), DELETE on B: %s %s; A then says %s, B %s; A's queue depth %s"
           % (before, st, d.get("status"), end.get("status"), on_b.get("status"), health["queue"]["depth"]))
     check("queued_job_cancelled_from_other_front", before == "queued" and st == 200 and end.get("status") == "cancelled"
-          and on_b.get("status") == "cancelled" and health["queue"]["depth"] == 0, (before, st, d, end, on_b, health))
+          and on_b.get("status") == "cancelled" and health["queue"]["depth"] == 0,
+          (before, st, d, end, on_b, health, [line for w in workers for line in w.text().splitlines()
+                                              if any(j and j in line for j in busy + [queued])]))
 
 
 @suite.test("killed_worker_job_taken_over")
