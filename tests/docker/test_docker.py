@@ -63,6 +63,11 @@ counts = {"passed": 0, "failed": 0}
 T0 = time.monotonic()
 
 
+def analysis_ended(m):
+    """What ends a WebSocket analysis: its bestmove, or an error frame."""
+    return m.get("type") in ("bestmove", "error")
+
+
 def check(name, cond, detail=""):
     if cond:
         counts["passed"] += 1
@@ -390,18 +395,13 @@ def check_worker_killed(stack):
             if rc:
                 detail = "podman kill %s: exit %d %s" % (name, rc, out.strip())
             else:
-                deadline = t_kill + 45
-                while time.monotonic() < deadline:
-                    m = ws.recv_json(max(0.1, deadline - time.monotonic()))
-                    if m is None:
-                        detail = "the WebSocket closed, or nothing for %.0f s" % (time.monotonic() - t_kill)
-                        break
-                    if m.get("type") == "bestmove":
-                        best, t_best = m, time.monotonic()
-                        break
-                    if m.get("type") == "error":
-                        detail = "error frame: %s" % m
-                        break
+                end, _ = ws.until(analysis_ended, timeout=t_kill + 45 - time.monotonic())
+                if not end:
+                    detail = "the WebSocket closed, or nothing for %.0f s" % (time.monotonic() - t_kill)
+                elif end["type"] == "error":
+                    detail = "error frame: %s" % end
+                else:
+                    best, t_best = end, time.monotonic()
         ws.close()
     except (OSError, ValueError) as e:
         detail = "%s: %s" % (type(e).__name__, e)
@@ -486,20 +486,14 @@ def checks(stack):
     try:
         ws = WebSocket(port, path="/ws", headers={"Origin": own})
         ws.send({"op": "analyse", "id": "c1", "fen": FEN, "limits": {"depth": 10}})
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            m = ws.recv_json(max(0.1, deadline - time.monotonic()))
-            if m is None:
-                ws_detail = "closed by the server"
-                break
-            if m.get("type") == "info":
-                infos.append(m)
-            elif m.get("type") == "bestmove":
-                best = m
-                break
-            elif m.get("type") == "error":
-                ws_detail = "error frame: %s" % m
-                break
+        end, seen = ws.until(analysis_ended, timeout=60)
+        infos = [m for m in seen if m.get("type") == "info"]
+        if not end:
+            ws_detail = "closed by the server, or nothing for 60 s"
+        elif end["type"] == "error":
+            ws_detail = "error frame: %s" % end
+        else:
+            best = end
         ws.close()
     except (OSError, ValueError) as e:
         ws_detail = "%s: %s" % (type(e).__name__, e)
