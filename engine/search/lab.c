@@ -23,6 +23,8 @@ typedef struct {
     uint64_t nodes, leaves;
     int root_depth;
     Move best;
+    const atomic_bool *stop;
+    bool stopped; /* every node from then on is a leaf worth 0: the search unwinds at once */
     /* MTD(f)'s memory: bounds per (position, remaining depth). */
     struct LabEntry {
         Key key;
@@ -69,6 +71,12 @@ static int terminal_value(Lab *lab, int ply)
 static bool lab_leaf(Lab *lab, int depth, int ply, MoveList *list, int *value)
 {
     lab->nodes++;
+    if ((lab->nodes & 4095) == 0 && lab->stop && atomic_load_explicit(lab->stop, memory_order_relaxed))
+        lab->stopped = true;
+    if (lab->stopped) {
+        *value = 0;
+        return true;
+    }
     if (movegen_legal(&lab->pos, list, GEN_ALL) == 0) {
         *value = terminal_value(lab, ply);
         return true;
@@ -234,7 +242,7 @@ static int ab_memory(Lab *lab, int alpha, int beta, int depth, int ply)
 static int mtdf(Lab *lab, int guess, int depth, int *passes)
 {
     int value = guess, lower = -VALUE_INFINITE, upper = VALUE_INFINITE;
-    while (lower < upper) {
+    while (lower < upper && !lab->stopped) {
         int beta = value == lower ? value + 1 : value;
         value = ab_memory(lab, beta - 1, beta, depth, 0);
         (*passes)++;
@@ -246,7 +254,7 @@ static int mtdf(Lab *lab, int guess, int depth, int *passes)
     return value;
 }
 
-void lab_run(LabAlgorithm a, const Position *p, int depth, const Evaluator *e, LabResult *out)
+void lab_run(LabAlgorithm a, const Position *p, int depth, const Evaluator *e, const atomic_bool *stop, LabResult *out)
 {
     Lab *lab = calloc(1, sizeof *lab);
     if (!lab)
@@ -254,6 +262,7 @@ void lab_run(LabAlgorithm a, const Position *p, int depth, const Evaluator *e, L
     position_copy(&lab->pos, p);
     lab->eval = e;
     lab->root_depth = depth;
+    lab->stop = stop;
     memset(out, 0, sizeof *out);
     switch (a) {
     case LAB_MINIMAX: out->value = minimax(lab, depth, 0); break;
@@ -273,6 +282,7 @@ void lab_run(LabAlgorithm a, const Position *p, int depth, const Evaluator *e, L
         break;
     }
     out->best = lab->best;
+    out->complete = !lab->stopped;
     out->nodes = lab->nodes;
     out->leaves = lab->leaves;
     free(lab);

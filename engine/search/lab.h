@@ -4,6 +4,8 @@
 #ifndef FEELFISH_LAB_H
 #define FEELFISH_LAB_H
 
+#include <stdatomic.h>
+
 #include "../eval/eval.h"
 #include "../core/position.h"
 
@@ -17,10 +19,12 @@ typedef struct {
     uint64_t nodes;  /* positions searched (a look-up in MTD(f)'s memory is not one) */
     uint64_t leaves; /* of which evaluated statically or found terminal */
     int passes;      /* MTD(f): null-window searches made */
+    bool complete;   /* false: stopped before the end (value and best move are then meaningless) */
 } LabResult;
 
-/* Runs one algorithm to depth (1..8) on a copy of p. */
-void lab_run(LabAlgorithm a, const Position *p, int depth, const Evaluator *e, LabResult *out);
+/* Runs one algorithm to depth (1..8) on a copy of p; `stop` (may be NULL), once set from another
+ * thread, ends it within a few thousand nodes, incomplete. */
+void lab_run(LabAlgorithm a, const Position *p, int depth, const Evaluator *e, const atomic_bool *stop, LabResult *out);
 /* The algorithm named, or -1. */
 int lab_algorithm_from_name(const char *name);
 

@@ -32,8 +32,6 @@ static void free_rendered(void *rendered) { json_decref(rendered); }
 
 static void on_job_event(Job *job, const JobEvent *ev)
 {
-    if (ev->kind == JOB_EVENT_FINAL && job->counted)
-        quota_job_ended(job->client, job->limits.infinite);
     /* A finished result is stored (unless nobody can ask for it); so is the end of a queued job that was cancelled
      * (DELETE, its timeout), which must not run again at the next start. One cut short by a shutdown stays queued: the
      * next start runs it again. */
@@ -235,8 +233,6 @@ static void resume_job(const char *id, const char *owner, const char *request, l
     job->created_ms = created_ms;
     job->durable = true;
     snprintf(job->client, sizeof job->client, "%s", owner);
-    job->counted = true;
-    quota_job_started(job->client, false);
     if (Waiting.count || !jobs_submit(job))
         wait_for_room(job);
     (*count)++;

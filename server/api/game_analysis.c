@@ -15,6 +15,7 @@
 #include "encode_review.h"
 #include "eval_cache.h"
 #include "persist.h"
+#include "quota.h"
 #include "reply.h"
 #include "request.h"
 #include "saves.h"
@@ -25,6 +26,9 @@
 #define PER_CLIENT 4          /* unfinished analyses per client */
 #define SUBSCRIBERS 16        /* WebSocket sessions following one analysis */
 #define DEFAULT_NODES 1000000 /* Lichess's budget for a requested analysis */
+/* Whole-game analyses are background work: their positions are queued only while the queue is less
+ * than half full, so requests someone waits for always find room. */
+#define QUEUE_SHARE 2
 
 typedef struct GameAnalysis GameAnalysis;
 
@@ -48,6 +52,7 @@ struct GameAnalysis {
     Emotion *emotions; /* affective: each position's, else NULL */
     Slot slots[IN_FLIGHT];
     int in_flight;
+    bool holding; /* unfinished with nothing in flight: it holds one of its owner's job places */
     bool *cached; /* the position came from the evaluation cache */
     int cache_hits;
     bool looking;   /* the cache is being read: nothing is searched until it answers */
@@ -74,8 +79,21 @@ static GameAnalysis *find(const char *id)
 
 static bool unfinished(const GameAnalysis *ga) { return ga->status == JOB_QUEUED || ga->status == JOB_RUNNING; }
 
+/* An analysis under way counts against its owner's --client-jobs-max as its positions in flight, and
+ * as one while none is (between positions, reading the cache, waiting for room). */
+static void update_hold(GameAnalysis *ga)
+{
+    bool hold = unfinished(ga) && !ga->in_flight;
+    if (hold != ga->holding) {
+        ga->holding = hold;
+        quota_hold(ga->owner, hold ? 1 : -1);
+    }
+}
+
 static void free_analysis(GameAnalysis *ga)
 {
+    if (ga->holding)
+        quota_hold(ga->owner, -1);
     json_decref(ga->request);
     json_decref(ga->position);
     json_decref(ga->result);
@@ -143,6 +161,7 @@ static void send_final(GameAnalysis *ga)
 /* Its row: the request while it runs ("queued"), then what GET shows plus the PGN. */
 static void store_final(GameAnalysis *ga)
 {
+    update_hold(ga); /* it has ended */
     json_t *o = status_json(ga);
     if (ga->pgn)
         json_object_set_new(o, "pgn", json_string(ga->pgn));
@@ -335,6 +354,17 @@ static void on_job(Job *job, const JobEvent *ev, void *user)
     pump(ga);
 }
 
+/* Whether another position may be queued: its first one takes the place the analysis holds; more
+ * need a free place in the owner's --client-jobs-max; and the queue must be less than half full. */
+static bool may_search(const GameAnalysis *ga)
+{
+    JobsStats st;
+    jobs_stats(&st);
+    if (st.queued >= st.capacity / QUEUE_SHARE)
+        return false;
+    return !ga->in_flight || quota_job_allowed(ga->owner);
+}
+
 /* Releases the slots whose job ended, then starts positions while there is room. A slot's address
  * is its job listener's user, so slots never move: a free one (no job) is taken. */
 static void pump(GameAnalysis *ga)
@@ -345,14 +375,16 @@ static void pump(GameAnalysis *ga)
             ga->slots[i].job = NULL;
             ga->in_flight--;
         }
-    if (ga->looking)
+    if (ga->looking) {
+        update_hold(ga);
         return; /* the cache answers first */
+    }
     if (unfinished(ga) && ga->done == ga->total && !ga->in_flight) {
         finish(ga);
         return;
     }
     static Position p;
-    while (unfinished(ga) && ga->next < ga->total && ga->in_flight < IN_FLIGHT) {
+    while (unfinished(ga) && ga->next < ga->total && ga->in_flight < IN_FLIGHT && may_search(ga)) {
         if (ga->cached[ga->next]) {
             ga->next++;
             continue;
@@ -374,6 +406,7 @@ static void pump(GameAnalysis *ga)
         }
         snprintf(job->client, sizeof job->client, "%s", ga->owner); /* served fairly among its jobs */
         job->unlisted = true; /* its result goes to the analysis and the evaluation cache, not to a job row */
+        job->background = true;
         if (ga->emotions && job->has_emotion)
             ga->emotions[ga->next] = job->emotion;
         if (!jobs_submit(job)) {
@@ -385,11 +418,14 @@ static void pump(GameAnalysis *ga)
             if (!ga->slots[i].job)
                 s = &ga->slots[i];
         *s = (Slot){ga, ga->next++, job, false};
+        job_retain(job); /* the slot's own reference: the table keeps its own until the job is evicted */
         ga->in_flight++;
         job_add_listener(job, on_job, s);
+        update_hold(ga); /* its place is now its position's */
     }
     if (unfinished(ga) && ga->done == ga->total && !ga->in_flight)
         finish(ga);
+    update_hold(ga);
 }
 
 void game_analysis_retry(void)
@@ -565,6 +601,7 @@ static void answer_created(Request *r, bool ok, void *arg)
         api_reply_fail(r, 404, "unknown_analysis", NULL, "the analysis is gone");
     else if (!ok) {
         ga->status = JOB_CANCELLED; /* not acknowledged: it does not run either */
+        update_hold(ga);
         saves_reply_unavailable(r);
     } else {
         api_reply_json(r, 202, status_json(ga));
@@ -589,12 +626,21 @@ void game_analysis_create(Request *r, const char *param)
                        "you have %d game analyses under way (the limit): wait for one, or cancel one", mine);
         return;
     }
+    if (!quota_job_allowed(who.who)) {
+        json_decref(body);
+        api_reply_fail(r, 429, "too_many_jobs", NULL,
+                       "%.48s already has the most work queued or running a client may (searches, labs, game "
+                       "analyses); wait for some to end",
+                       who.who);
+        return;
+    }
     GameAnalysis *ga = build(body, who.who, NULL, &e);
     json_decref(body);
     if (!ga) {
         api_reply_error(r, &e);
         return;
     }
+    update_hold(ga); /* counted from now on, before its first position */
     char *request = api_dumps(ga->request, false);
     persist_job(ga->id, ga->owner, "queued", ga->created_ms, 0, request);
     share_progress(ga);

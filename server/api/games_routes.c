@@ -116,6 +116,8 @@ static void game_loaded(json_t *o, long long version, bool orphaned, void *user)
     bool unreachable = !read && version == PERSIST_UNREACHABLE;
     if (read) {
         read->shared_version = version; /* carried into g if the copy takes its place */
+        if (!g || games_unreferenced(g))
+            saves_forget_failure(l->id); /* the stored copy takes the place of what failed to be */
         g = g ? games_replace(g, read) : games_adopt(read);
         if (orphaned && !g->thinking && games_engine_to_move(g)) {
             changed(g);      /* its front died while its engine thought: this front claims the move... */
@@ -156,7 +158,10 @@ static void with_game(Request *r, const char *path_id, GameAction fn)
     memcpy(key.id, path_id, GAMES_ID_LEN);
     snprintf(key.secret, sizeof key.secret, "%s", path_id + GAMES_ID_LEN);
     Game *g = games_find(key.id);
-    if (g && persist_game_current(g)) {
+    /* A game whose last save failed (a full disk) holds in memory what was never stored, and its
+     * client was told so: once nothing holds it, the stored copy is read back and takes its place. */
+    bool unstored = g && saves_failed(g->id) && games_unreferenced(g);
+    if (g && !unstored && persist_game_current(g)) {
         fn(r, g, key.secret[0] && games_is_secret(g, key.secret));
         return;
     }
@@ -202,9 +207,24 @@ static const char *text_or_empty(json_t *body, const char *key)
     return !v ? NULL : json_is_string(v) ? json_string_value(v) : "";
 }
 
+/* A new game or a move sets the engine thinking: a search job of the player's, so it needs a free
+ * place in the player's --client-jobs-max like any other (429 too_many_jobs, nothing changed). */
+static bool engine_may_think(Request *r)
+{
+    if (quota_job_allowed(r->client))
+        return true;
+    api_reply_fail(r, 429, "too_many_jobs", NULL,
+                   "%.48s already has the most work queued or running a client may (searches, the engine's moves, "
+                   "labs, game analyses); wait for some to end",
+                   r->client);
+    return false;
+}
+
 void games_route_create(Request *r, const char *param)
 {
     (void)param;
+    if (!engine_may_think(r))
+        return;
     json_t *body = api_parse_body(r);
     if (!body)
         return;
@@ -258,7 +278,7 @@ static void do_get(Request *r, Game *g, bool owner) { reply_game(r, g, 200, owne
 static void do_move(Request *r, Game *g, bool owner)
 {
     ApiError e;
-    if (!owner_only(r, owner))
+    if (!owner_only(r, owner) || !engine_may_think(r))
         return;
     json_t *body = api_parse_body(r);
     if (!body)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../base/hash.h"
+#include "../jobs/jobs.h"
 #include "../../engine/search/search.h"
 
 #define QUOTA_BUCKETS 4096
@@ -24,7 +25,8 @@ typedef struct Client {
     char name[48];
     Bucket requests; /* --rate a second, --rate-burst at once */
     Bucket learn;    /* games it may still teach the model: --learn-per-hour */
-    int jobs, infinite;
+    Bucket failures; /* tokens it may still get wrong: QUOTA_AUTH_FAILURES, one more a second */
+    int held;        /* work that is not a search job (quota_hold) */
     struct Client *next;
 } Client;
 
@@ -43,6 +45,8 @@ static double request_cap(void) { return (double)(Q.cfg->rate_burst > 0 ? Q.cfg-
 static double request_rate(void) { return (double)Q.cfg->rate / 1000.0; }
 static double learn_cap(void) { return (double)Q.cfg->learn_per_hour; }
 static double learn_rate(void) { return (double)Q.cfg->learn_per_hour / 3600000.0; }
+#define FAILURES_CAP ((double)QUOTA_AUTH_FAILURES)
+#define FAILURES_RATE (1.0 / 1000.0)
 
 static void refill(Bucket *b, double cap, double per_ms, int64_t now)
 {
@@ -70,7 +74,9 @@ static void sweep(int64_t now)
             Client *c = *at;
             refill(&c->requests, request_cap(), request_rate(), now);
             refill(&c->learn, learn_cap(), learn_rate(), now);
-            if (!c->jobs && c->requests.tokens >= request_cap() && c->learn.tokens >= learn_cap()) {
+            refill(&c->failures, FAILURES_CAP, FAILURES_RATE, now);
+            if (!c->held && c->requests.tokens >= request_cap() && c->learn.tokens >= learn_cap() &&
+                c->failures.tokens >= FAILURES_CAP) {
                 *at = c->next;
                 free(c);
                 Q.count--;
@@ -96,10 +102,17 @@ static Client *find(const char *name, bool create)
     snprintf(c->name, sizeof c->name, "%s", name);
     c->requests = (Bucket){request_cap(), now};
     c->learn = (Bucket){learn_cap(), now};
+    c->failures = (Bucket){FAILURES_CAP, now};
     c->next = Q.table[b];
     Q.table[b] = c;
     Q.count++;
     return c;
+}
+
+static int retry_seconds(double wait_ms)
+{
+    int s = (int)ceil(wait_ms / 1000.0);
+    return s < 1 ? 1 : s;
 }
 
 bool quota_take(const char *client, int *retry_after_s)
@@ -113,9 +126,23 @@ bool quota_take(const char *client, int *retry_after_s)
     double wait_ms;
     if (take(&c->requests, request_cap(), request_rate(), time_now_ms(), &wait_ms))
         return true;
-    *retry_after_s = (int)ceil(wait_ms / 1000.0);
-    if (*retry_after_s < 1)
-        *retry_after_s = 1;
+    *retry_after_s = retry_seconds(wait_ms);
+    return false;
+}
+
+bool quota_auth_failed(const char *address, int *retry_after_s)
+{
+    *retry_after_s = 0;
+    Client *c = find(address, true);
+    if (!c)
+        return true;
+    int64_t now = time_now_ms();
+    double wait_ms = 0, fail_wait_ms = 0;
+    bool request_ok = Q.cfg->rate <= 0 || take(&c->requests, request_cap(), request_rate(), now, &wait_ms);
+    bool failure_ok = take(&c->failures, FAILURES_CAP, FAILURES_RATE, now, &fail_wait_ms);
+    if (request_ok && failure_ok)
+        return true;
+    *retry_after_s = retry_seconds(fmax(request_ok ? 0 : wait_ms, failure_ok ? 0 : fail_wait_ms));
     return false;
 }
 
@@ -124,33 +151,23 @@ bool quota_job_allowed(const char *client)
     if (Q.cfg->client_jobs_max <= 0)
         return true;
     Client *c = find(client, false);
-    return !c || c->jobs < Q.cfg->client_jobs_max;
+    return jobs_client_count(client, NULL) + (c ? c->held : 0) < Q.cfg->client_jobs_max;
 }
 
 bool quota_infinite_allowed(const char *client)
 {
     if (Q.cfg->client_infinite_max <= 0)
         return true;
-    Client *c = find(client, false);
-    return !c || c->infinite < Q.cfg->client_infinite_max;
+    int infinite;
+    jobs_client_count(client, &infinite);
+    return infinite < Q.cfg->client_infinite_max;
 }
 
-void quota_job_started(const char *client, bool infinite)
+void quota_hold(const char *client, int delta)
 {
-    Client *c = client[0] ? find(client, true) : NULL;
-    if (c) {
-        c->jobs++;
-        c->infinite += infinite;
-    }
-}
-
-void quota_job_ended(const char *client, bool infinite)
-{
-    Client *c = client[0] ? find(client, false) : NULL;
-    if (c && c->jobs > 0)
-        c->jobs--;
-    if (c && infinite && c->infinite > 0)
-        c->infinite--;
+    Client *c = find(client, delta > 0);
+    if (c)
+        c->held = c->held + delta < 0 ? 0 : c->held + delta;
 }
 
 bool quota_learn_take(const char *client)

@@ -29,6 +29,15 @@ void api_reply_error(Request *r, const ApiError *e)
     api_reply_json(r, e->status, json_pack("{s:o}", "error", encode_error(e)));
 }
 
+void api_error_text(const ApiError *e, char *out, size_t size)
+{
+    json_t *o = json_pack("{s:o}", "error", encode_error(e));
+    char *text = api_dumps(o, false);
+    json_decref(o);
+    snprintf(out, size, "%s", text ? text : "{}");
+    free(text);
+}
+
 void api_reply_fail(Request *r, int status, const char *code, const char *field, const char *fmt, ...)
 {
     ApiError e;

@@ -14,6 +14,8 @@ char *api_dumps(const json_t *value, bool pretty);
 void api_reply_json(Request *r, int status, json_t *body); /* takes the reference */
 /* {"error": {"code", "message", "field"?}} with e's status. */
 void api_reply_error(Request *r, const ApiError *e);
+/* The same {"error": ...} body as text, into out (cut to size). */
+void api_error_text(const ApiError *e, char *out, size_t size);
 void api_reply_fail(Request *r, int status, const char *code, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 

@@ -382,7 +382,5 @@ Job *request_start(ApiError *e, json_t *body, bool allow_infinite, const char *c
         shared_queue_refused(e, "retry shortly");
         return NULL;
     }
-    job->counted = true;
-    quota_job_started(job->client, job->limits.infinite);
     return job;
 }

@@ -56,9 +56,14 @@ static void on_config(Request *r, const char *param)
 {
     (void)param;
     json_t *o = json_object();
+    /* Where the server keeps its files (and its Redis URL) is the operator's business: shown on a
+     * loopback server without tokens, else only to an admin token. */
+    bool sees_paths = auth_mode() == AUTH_OFF || (r->scopes & SCOPE_ADMIN);
     for (int i = 0; i < SettingCount; i++) {
         const Setting *s = &Settings[i];
         const char *field = (const char *)Cfg + s->offset;
+        if (s->private && !sees_paths)
+            continue;
         if (s->type == SETTING_TEXT)
             json_object_set_new(o, s->json, json_string(field));
         else if (!strcmp(s->json, "maxNodes"))
@@ -226,13 +231,25 @@ static void refuse(Request *r, const ApiError *e)
     api_reply_error(r, e);
 }
 
+static void reply_rate_limited(Request *r, int retry, const char *what)
+{
+    char seconds[16];
+    snprintf(seconds, sizeof seconds, "%d", retry);
+    http_add_header(r, "Retry-After", seconds);
+    api_reply_fail(r, 429, "rate_limited", NULL, "too many %s from %.48s; retry in %d s", what, r->client, retry);
+}
+
 /* Who asks: the request's client becomes its token's name, and it carries its scopes. */
 static bool identify(Request *r)
 {
     Identity id;
     ApiError e;
     if (!auth_identify(http_header(r, "Authorization"), r->client, &id, &e)) {
-        refuse(r, &e);
+        int retry;
+        if (quota_auth_failed(r->client, &retry)) /* the address pays for every wrong token */
+            refuse(r, &e);
+        else
+            reply_rate_limited(r, retry, "requests with a token that is not valid");
         return false;
     }
     snprintf(r->client, sizeof r->client, "%s", id.who);
@@ -248,8 +265,8 @@ static const Route *find_route(const Request *r, const char **param, bool *path_
         if (!match_path(Routes[i].path, r->path, param))
             continue;
         *path_known = true;
-        if (!strcmp(Routes[i].method, r->method))
-            return &Routes[i];
+        if (!strcmp(Routes[i].method, r->method) || (!strcmp(r->method, "HEAD") && !strcmp(Routes[i].method, "GET")))
+            return &Routes[i]; /* HEAD is GET without the body (libmicrohttpd leaves it out) */
     }
     return NULL;
 }
@@ -258,6 +275,15 @@ void routes_handle(Request *r)
 {
     if (r->bad_request[0]) {
         api_reply_fail(r, 400, "bad_framing", NULL, "%s", r->bad_request);
+        return;
+    }
+    if (r->head_too_large == 414) {
+        api_reply_fail(r, 414, "uri_too_long", NULL, "the path and query are longer than %d bytes", HTTP_URI_MAX);
+        return;
+    }
+    if (r->head_too_large) {
+        api_reply_fail(r, 431, "headers_too_large", NULL, "the request headers are larger than %d bytes in all",
+                       HTTP_HEADERS_MAX);
         return;
     }
     if (!utf8_valid(r->path)) {
@@ -273,10 +299,7 @@ void routes_handle(Request *r)
     r->routed = true;
     int retry;
     if (metered(r, route) && !quota_take(r->client, &retry)) {
-        char seconds[16];
-        snprintf(seconds, sizeof seconds, "%d", retry);
-        http_add_header(r, "Retry-After", seconds);
-        api_reply_fail(r, 429, "rate_limited", NULL, "too many requests from %.48s; retry in %d s", r->client, retry);
+        reply_rate_limited(r, retry, "requests");
         return;
     }
     if (r->too_large) {
@@ -301,6 +324,8 @@ void routes_handle(Request *r)
                 if (allow[0])
                     strcat(allow, ", ");
                 strcat(allow, Routes[i].method);
+                if (!strcmp(Routes[i].method, "GET"))
+                    strcat(allow, ", HEAD");
             }
         }
         http_add_header(r, "Allow", allow);
@@ -355,6 +380,7 @@ void api_init(const ServerConfig *cfg, int http_port, int ws_port)
     origin_init(cfg, http_port);
     quota_init(cfg);
     games_routes_init(cfg);
+    lab_routes_init(cfg);
     persist_init(cfg);
     HttpPort = http_port;
     WsPort = ws_port;
@@ -395,6 +421,7 @@ void api_stop(void)
     uv_close((uv_handle_t *)&RetryTimer, NULL);
     analysis_forget_waiting();
     game_analysis_shutdown();
+    lab_routes_stop();
     auth_stop();
     retention_stop();
 }

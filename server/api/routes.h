@@ -47,6 +47,8 @@ void games_route_takeback(Request *r, const char *id);
 /* play_routes.c: POST /api/play; lab_routes.c: POST /api/lab */
 void play_route(Request *r, const char *param);
 void lab_route(Request *r, const char *param);
+void lab_routes_init(const ServerConfig *cfg);
+void lab_routes_stop(void); /* the loop is stopping: its deadline timer closes */
 /* models_routes.c */
 void models_route_bayes(Request *r, const char *param);
 void models_route_style(Request *r, const char *param);

@@ -71,6 +71,10 @@ static bool failed(const char *key)
 
 bool saves_settled(const char *key) { return !latest(key) && !failed(key); }
 
+bool saves_failed(const char *key) { return !latest(key) && failed(key); }
+
+void saves_forget_failure(const char *key) { set_outcome(key, Seq + 1, true); }
+
 /* Calls fn; a suspended request that fn answered (and did not leave waiting for something else)
  * is resumed; one that was never suspended is answered by its route's return. */
 static void answer(Request *r, SavedFn fn, bool ok, void *arg)

@@ -24,6 +24,10 @@ void saves_wait(Request *r, const char *key, SavedFn fn, void *arg, void (*gone)
 
 /* Nothing saved for key is in flight, and its latest save did not fail. */
 bool saves_settled(const char *key);
+/* Whether the key's latest save failed (and none is in flight): what memory holds of it was never
+ * stored. saves_forget_failure: memory holds the stored copy again. */
+bool saves_failed(const char *key);
+void saves_forget_failure(const char *key);
 
 /* The answer when a save failed: 503 storage_unavailable with Retry-After. */
 void saves_reply_unavailable(Request *r);

@@ -1,6 +1,7 @@
 /* The WebSocket ops: analyse (a search streamed as info frames, then a bestmove frame), stop,
  * subscribe (to a REST job) and ping; error frames carry the same codes as REST. Each connection
  * keeps its searches here; closing it cancels every analysis it started. Loop thread. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,6 +208,10 @@ static void op_auth(Conn *c, json_t *msg)
     snprintf(header, sizeof header, "Bearer %s", token);
     Identity who;
     if (!auth_identify(header, ws_client(c->ws), &who, &e)) {
+        int retry;
+        if (!quota_auth_failed(ws_client(c->ws), &retry)) /* the address pays for every wrong token */
+            api_error_set(&e, 429, "rate_limited", NULL, "too many tokens that are not valid from %.48s; retry in %d s",
+                          ws_client(c->ws), retry);
         send_error(c, NULL, &e);
         return;
     }
@@ -222,8 +227,7 @@ static void on_message(WsSession *s, WsMessageKind kind, const char *text, size_
     ApiError e;
     int retry;
     if (!quota_take(c->who.who, &retry)) {
-        api_error_set(&e, 429, "rate_limited", NULL, "too many messages from %.48s; retry in %d s", c->who.who,
-                      retry);
+        api_error_set(&e, 429, "rate_limited", NULL, "too many messages from %.48s; retry in %d s", c->who.who, retry);
         send_error(c, NULL, &e);
         return;
     }
@@ -263,8 +267,8 @@ static void on_message(WsSession *s, WsMessageKind kind, const char *text, size_
         op_subscribe(c, msg);
     else {
         if (name)
-            api_error_set(&e, 400, "unknown_op", "op",
-                          "unknown op '%.40s': use analyse, stop, subscribe, auth or ping", name);
+            api_error_set(&e, 400, "unknown_op", "op", "unknown op '%.40s': use analyse, stop, subscribe, auth or ping",
+                          name);
         json_t *id = json_object_get(msg, "id");
         send_error(c, json_is_string(id) ? json_string_value(id) : NULL, &e);
     }
@@ -283,12 +287,32 @@ static void on_open(WsSession *s)
         ws_close(s, "invalid token");
 }
 
-/* A handshake with a token that is not valid is refused (401) before the upgrade. */
-static bool admit(const char *authorization)
+/* A handshake is refused before the upgrade, with the HTTP answer a REST request would get: a name
+ * or page that is not the server's (403), no room (503), a token that is not valid (401; 429 once
+ * its address has tried too many). */
+static int admit(const WsHandshake *h, char *body, size_t size)
 {
+    ApiError e = {0};
     Identity ignored;
-    ApiError e;
-    return auth_identify(authorization, "", &ignored, &e);
+    int retry;
+    if (h->refusal == WS_REFUSE_HOST)
+        api_error_set(&e, 403, "host_not_allowed", NULL,
+                      "this server does not answer to that name (the operator can add it with --allowed-hosts)");
+    else if (h->refusal == WS_REFUSE_ORIGIN)
+        api_error_set(
+            &e, 403, "origin_not_allowed", NULL,
+            "pages from that origin may not use this server (the operator can add it with --allowed-origins)");
+    else if (h->refusal == WS_REFUSE_FULL)
+        api_error_set(&e, 503, "too_many_connections", NULL,
+                      "too many WebSocket connections (from %.48s, or in all): close one, or retry later", h->address);
+    else if (!auth_identify(h->authorization, h->address, &ignored, &e) && !quota_auth_failed(h->address, &retry))
+        api_error_set(&e, 429, "rate_limited", NULL,
+                      "too many handshakes with a token that is not valid from %.48s; retry in %d s", h->address,
+                      retry);
+    if (!e.status)
+        return 0;
+    api_error_text(&e, body, size);
+    return e.status;
 }
 
 static void on_close(WsSession *s)

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 typedef struct {
-    long http_port, ws_port, workers, hash_mb, queue;
+    long http_port, ws_port, workers, quick_workers, hash_mb, queue;
     long body_max, ws_message_max, ws_searches_max, ws_send_buffer, ws_queue_max;
     long rate, rate_burst, client_jobs_max, client_infinite_max, learn_min_plies, learn_per_hour;
     long max_depth, max_movetime, max_multipv, job_timeout;
@@ -32,6 +32,7 @@ typedef struct {
     size_t offset; /* into ServerConfig */
     size_t size;   /* of the field (a text's room) */
     const char *help;
+    bool private; /* a path or URL of the operator's: GET /api/config shows it only to an admin */
 } Setting;
 
 extern const Setting Settings[];

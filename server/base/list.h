@@ -14,6 +14,19 @@
         (head) = (node);                                                                                               \
     } while (0)
 
+/* Puts node last in the list at head (walks it: for short lists). */
+#define LIST_APPEND(head, node, prev, next)                                                                            \
+    do {                                                                                                               \
+        (node)->next = NULL;                                                                                           \
+        (node)->prev = (head);                                                                                         \
+        while ((node)->prev && (node)->prev->next)                                                                     \
+            (node)->prev = (node)->prev->next;                                                                         \
+        if ((node)->prev)                                                                                              \
+            (node)->prev->next = (node);                                                                               \
+        else                                                                                                           \
+            (head) = (node);                                                                                           \
+    } while (0)
+
 /* Takes node (which is in the list) out of the list at head. */
 #define LIST_UNLINK(head, node, prev, next)                                                                            \
     do {                                                                                                               \

@@ -185,7 +185,7 @@ int analyse_command(int argc, char **argv, FILE *out)
                 continue;
             LabResult r;
             int64_t t0 = time_now_ms();
-            lab_run((LabAlgorithm)a, p, (int)depth, &eval, &r);
+            lab_run((LabAlgorithm)a, p, (int)depth, &eval, NULL, &r);
             json_array_append_new(algorithms, encode_lab((LabAlgorithm)a, &r, time_now_ms() - t0));
         }
         print_json(out, json_pack("{s:s, s:i, s:o}", "fen", fen_out, "depth", (int)depth, "algorithms", algorithms));

@@ -104,9 +104,13 @@ int bot_command(int argc, char **argv, FILE *out)
         fprintf(stderr, "feelfish bot: %s\n", err);
         return 1;
     }
-    JobsSettings jobs = {(int)cfg.workers,         (size_t)(bc.feelfish.hash > 0 ? bc.feelfish.hash : cfg.hash_mb),
-                         (int)cfg.queue,           cfg.job_timeout,
-                         (int)bc.feelfish.threads, NULL};
+    JobsSettings jobs = {(int)cfg.workers,
+                         (size_t)(bc.feelfish.hash > 0 ? bc.feelfish.hash : cfg.hash_mb),
+                         (int)cfg.queue,
+                         cfg.job_timeout,
+                         (int)bc.feelfish.threads,
+                         NULL,
+                         0};
     if (!jobs_start(loop, &jobs, &ApiJobHooks)) {
         fprintf(stderr, "feelfish bot: cannot start the search workers\n");
         store_close();

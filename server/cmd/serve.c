@@ -120,7 +120,8 @@ int serve_command(int argc, char **argv, FILE *out)
         store_close();
         return 1;
     }
-    JobsSettings jobs = {(int)cfg.workers, (size_t)cfg.hash_mb, (int)cfg.queue, cfg.job_timeout, 1, NULL};
+    JobsSettings jobs = {(int)cfg.workers,      (size_t)cfg.hash_mb, (int)cfg.queue, cfg.job_timeout, 1, NULL,
+                         (int)cfg.quick_workers};
     RedisAddress redis;
     if (cfg.redis[0]) {
         char why[200];

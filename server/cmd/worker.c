@@ -456,7 +456,7 @@ int worker_command(int argc, char **argv, FILE *unused)
         printf("metrics http %d\n", bound); /* for scripts started with --metrics 0 */
         fflush(stdout);
     }
-    JobsSettings jobs = {(int)threads, (size_t)hash, (int)threads, timeout, 1, NULL};
+    JobsSettings jobs = {(int)threads, (size_t)hash, (int)threads, timeout, 1, NULL, 0};
     JobHooks hooks = ApiJobHooks; /* the API's renderers; what happens to an event is ours */
     hooks.on_event = on_job_event;
     if (!jobs_start(W.loop, &jobs, &hooks)) {

@@ -462,7 +462,7 @@ int games_retry_stalled(void)
 }
 
 /* Nothing refers to g: no search, no listener, not pinned, not waiting for a worker. */
-static bool unreferenced(const Game *g)
+bool games_unreferenced(const Game *g)
 {
     bool stalled = false;
     for (int k = 0; k < G.stalled_count && !stalled; k++)
@@ -476,7 +476,7 @@ int games_evict_idle(long long before_ms, bool (*may)(const Game *g))
     for (int i = 0; i < GAMES_TABLE; i++)
         for (Game **at = &G.table[i]; *at;) {
             Game *g = *at;
-            if (g->updated_ms < before_ms && unreferenced(g) && (!may || may(g))) {
+            if (g->updated_ms < before_ms && games_unreferenced(g) && (!may || may(g))) {
                 *at = g->next;
                 games_free(g);
                 G.count--;
@@ -489,7 +489,7 @@ int games_evict_idle(long long before_ms, bool (*may)(const Game *g))
 
 Game *games_replace(Game *g, Game *fresh)
 {
-    if (!unreferenced(g) || strcmp(g->id, fresh->id)) {
+    if (!games_unreferenced(g) || strcmp(g->id, fresh->id)) {
         games_free(fresh);
         return g;
     }

@@ -154,6 +154,9 @@ int games_evict_idle(long long before_ms, bool (*may)(const Game *g));
  * same address: a reply waiting for a save of g shows the newer copy), if no search, listener or
  * retry refers to g; `fresh` is freed either way. Returns g. */
 Game *games_replace(Game *g, Game *fresh);
+/* Whether nothing holds the game (no search, no waiting reply, not stalled): it may leave memory or
+ * be replaced. */
+bool games_unreferenced(const Game *g);
 int games_in_memory(void);
 
 /* A level's search: depth or time, and how many lines it chooses among. */

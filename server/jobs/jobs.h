@@ -45,10 +45,11 @@ struct Job {
     bool has_bayes; /* bayesian mode: phase, target and why, chosen at the root */
     BayesChoice bayes;
     bool durable;    /* the layer above stored it as queued, so its end is stored too (REST jobs) */
+    bool background; /* nobody waits for it as such (a game analysis's positions): never quick */
     bool unlisted;   /* its id is never given out (a game analysis's positions, a stateless play): its
                       * result is not stored, nobody could ask for it */
     char client[48]; /* who asked for it (a token's name or an address): its owner, served fairly */
-    bool counted;    /* counted against its client's quotas by the layer above */
+    bool counted;    /* submitted and not yet finished: in its client's count (jobs_client_count) */
     int64_t created_ms, started_ms, finished_ms; /* wall clock (clock_wall_ms) */
     void *result;                                /* the rendered final event, once finished (loop thread) */
     atomic_bool cancel;
@@ -82,7 +83,19 @@ typedef struct {
     int64_t timeout_ms;
     int threads;                 /* threads per search (0: 1) */
     const RedisAddress *cluster; /* set: a front, the searches run on workers through Redis (cluster.h) */
+    int quick_workers;           /* of `workers`, how many take quick jobs only (at most workers - 1) */
 } JobsSettings;
+
+/* A quick job: bounded small (depth up to JOBS_QUICK_DEPTH, nodes up to JOBS_QUICK_NODES or a
+ * movetime up to JOBS_QUICK_MS), at most JOBS_QUICK_MULTIPV lines, no compare run, and someone waits
+ * for it (not background). The first `quick_workers` workers (--quick-workers) take quick jobs only,
+ * so a short analysis never waits behind long searches or background work (at most behind one
+ * quick job). */
+#define JOBS_QUICK_DEPTH 10
+#define JOBS_QUICK_NODES 2000000
+#define JOBS_QUICK_MS 1500 /* a game's engine move at any level is quick */
+#define JOBS_QUICK_MULTIPV 3
+bool job_is_quick(const Job *job);
 
 /* Starts the local backend (worker threads with their own Search each) on `loop`. */
 bool jobs_start(uv_loop_t *loop, const JobsSettings *settings, const JobHooks *hooks);
@@ -103,6 +116,11 @@ void job_retain(Job *job);
 void job_add_listener(Job *job, JobListener fn, void *user);
 void job_remove_listener(Job *job, JobListener fn, void *user);
 void job_release(Job *job);
+
+/* How many of a client's jobs are submitted and not finished (queued or running), whatever started
+ * them (an analysis, a play, a game's engine move, a game analysis's position), and how many of
+ * those are infinite: what per-client quotas are checked against. Loop thread. */
+int jobs_client_count(const char *client, int *infinite);
 
 typedef struct {
     int workers, busy, queued, capacity;

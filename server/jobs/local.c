@@ -8,6 +8,7 @@
  * burst of input (many WebSocket messages in one loop iteration) calls jobs_deliver_pending()
  * between items, so events published meanwhile do not wait for the whole burst. Intermediate info
  * events are coalesced per job and line (latest wins); final events are never dropped. */
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,12 +51,15 @@ static struct {
     pthread_cond_t pool_cond;
     Worker *workers;
     int worker_count, busy;
+    int quick; /* the first `quick` workers take quick jobs only (set before any starts) */
     Job **queue;
     int capacity, head, count;
-    /* When each client was last served (a pick's sequence number), by a hash of its name: the
-     * queue goes round-robin over clients, not first come first served. */
-    uint64_t served[1024];
-    uint64_t picks;
+    /* What each client (by a hash of its name) has had of the workers lately: worker milliseconds,
+     * halved every USAGE_HALF_LIFE_MS (as of `at`), plus what its running jobs have had so far. */
+    struct {
+        double ms;
+        int64_t at;
+    } usage[1024];
     bool quit;
     Event *events, *events_tail;
     atomic_bool pending; /* events wait: the list is non-empty (a cheap check for the loop) */
@@ -157,19 +161,59 @@ static void arm(Worker *w, Job *job)
         search_stop(w->search);
 }
 
-/* The queued job whose client was served longest ago (the oldest of its jobs): one client's 60
- * queued analyses take turns with everyone else's instead of running first. A client's jobs keep
- * their order. Clients whose names share a slot of `served` share a turn. Under pool_lock. */
-static unsigned served_slot(const Job *job) { return hash_text(job->client) % (sizeof P.served / sizeof P.served[0]); }
+/* Fair share: a free worker takes the queued job of the client that has had the least of the workers
+ * lately (its usage, decayed, plus its running jobs' time so far), the oldest of that client's jobs;
+ * among clients with none, the oldest job. So one client's 60 queued analyses, or its long
+ * searches, take turns behind whoever has used little, and a light client's short analysis goes
+ * first. Clients whose names share a slot of `usage` share it. Under pool_lock. */
+enum { USAGE_HALF_LIFE_MS = 10000 };
 
-static Job *take_fairly(void)
+static unsigned usage_slot(const Job *job) { return hash_text(job->client) % (sizeof P.usage / sizeof P.usage[0]); }
+
+static double usage_of(unsigned slot, int64_t now)
 {
-    int best = 0;
-    uint64_t best_served = UINT64_MAX;
-    for (int i = 0; i < P.count && best_served; i++) {
-        uint64_t served = P.served[served_slot(P.queue[(P.head + i) % P.capacity])];
-        if (served < best_served) {
-            best_served = served;
+    double ms = P.usage[slot].ms * exp2(-(double)(now - P.usage[slot].at) / USAGE_HALF_LIFE_MS);
+    for (int w = 0; w < P.worker_count; w++)
+        if (P.workers[w].job && usage_slot(P.workers[w].job) == slot)
+            ms += (double)(now - P.workers[w].started_ms);
+    return ms;
+}
+
+/* A job's run is added to its client's usage (under pool_lock). */
+static void charge(const Job *job, int64_t ran_ms, int64_t now)
+{
+    unsigned slot = usage_slot(job);
+    P.usage[slot].ms = P.usage[slot].ms * exp2(-(double)(now - P.usage[slot].at) / USAGE_HALF_LIFE_MS) + (double)ran_ms;
+    P.usage[slot].at = now;
+}
+
+/* The quick lane: the first `quick` workers run quick jobs only (job_is_quick). */
+static bool quick_lane(const Worker *w) { return w - P.workers < P.quick; }
+
+/* Whether the worker has a job it may take (under pool_lock). */
+static bool has_work(const Worker *w)
+{
+    if (!quick_lane(w))
+        return P.count > 0;
+    for (int i = 0; i < P.count; i++)
+        if (job_is_quick(P.queue[(P.head + i) % P.capacity]))
+            return true;
+    return false;
+}
+
+static Job *take_fairly(const Worker *w)
+{
+    int best = -1;
+    double best_usage = 0;
+    bool quick_only = quick_lane(w);
+    int64_t now = time_now_ms();
+    for (int i = 0; i < P.count; i++) {
+        const Job *j = P.queue[(P.head + i) % P.capacity];
+        if (quick_only && !job_is_quick(j))
+            continue;
+        double u = usage_of(usage_slot(j), now);
+        if (best < 0 || u < best_usage) {
+            best_usage = u;
             best = i;
         }
     }
@@ -178,7 +222,6 @@ static Job *take_fairly(void)
         P.queue[(P.head + k) % P.capacity] = P.queue[(P.head + k - 1) % P.capacity];
     P.head = (P.head + 1) % P.capacity;
     P.count--;
-    P.served[served_slot(job)] = ++P.picks;
     return job;
 }
 
@@ -196,13 +239,13 @@ static void *worker_main(void *arg)
         log_msg(LOG_DEBUG, "could not lower a search worker's priority");
     for (;;) {
         pthread_mutex_lock(&P.pool_lock);
-        while (!P.quit && P.count == 0)
+        while (!P.quit && !has_work(w))
             pthread_cond_wait(&P.pool_cond, &P.pool_lock);
         if (P.quit) {
             pthread_mutex_unlock(&P.pool_lock);
             break;
         }
-        Job *job = take_fairly();
+        Job *job = take_fairly(w);
         P.busy++;
         w->job = job;
         job->taken = true;
@@ -232,6 +275,8 @@ static void *worker_main(void *arg)
         e.rendered = hooks->render_result ? hooks->render_result(job, r, compared ? &classical : NULL, status) : NULL;
 
         pthread_mutex_lock(&P.pool_lock);
+        int64_t now = time_now_ms();
+        charge(job, now - w->started_ms, now);
         w->job = NULL;
         P.busy--;
         pthread_mutex_unlock(&P.pool_lock);
@@ -267,7 +312,7 @@ static bool local_submit(Job *job)
     if (room) {
         P.queue[(P.head + P.count) % P.capacity] = job;
         P.count++;
-        pthread_cond_signal(&P.pool_cond);
+        pthread_cond_broadcast(&P.pool_cond); /* the quick lane sleeps through long jobs: wake the lot */
     }
     pthread_mutex_unlock(&P.pool_lock);
     return room;
@@ -352,6 +397,7 @@ const JobsBackend *jobs_local_start(uv_loop_t *loop, const JobsSettings *setting
     P.timeout_ms = settings->timeout_ms;
     P.queue = calloc((size_t)P.capacity, sizeof *P.queue);
     P.workers = calloc((size_t)settings->workers, sizeof *P.workers);
+    P.quick = settings->quick_workers < settings->workers ? settings->quick_workers : settings->workers - 1;
     if (!P.queue || !P.workers)
         return NULL;
     pthread_mutex_init(&P.pool_lock, NULL);

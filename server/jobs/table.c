@@ -3,6 +3,7 @@
  * job's listeners. Finished jobs stay in memory for a while (a ring), then only in storage. */
 #include "jobs.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,14 @@ const char *const JobStatusNames[] = {"queued", "running", "done", "cancelled", 
 
 #define TABLE_SIZE 4096
 #define KEEP_FINISHED 2000
+#define CLIENT_SLOTS 1024
+
+/* A client with unfinished jobs; forgotten when it has none. */
+typedef struct ClientCount {
+    char name[48];
+    int jobs, infinite;
+    struct ClientCount *next;
+} ClientCount;
 
 static struct {
     const JobsBackend *backend;
@@ -23,11 +32,54 @@ static struct {
     bool stopping; /* jobs_shutdown has begun */
     Job *table[TABLE_SIZE];
     Job *finished[KEEP_FINISHED]; /* ring of finished jobs still kept in memory */
+    ClientCount *clients[CLIENT_SLOTS];
     int finished_next;
     unsigned long long done, cancelled, failed, nodes;
 } J;
 
 static unsigned hash_id(const char *id) { return hash_text(id) % TABLE_SIZE; }
+
+static ClientCount **client_slot(const char *name)
+{
+    ClientCount **at = &J.clients[hash_text(name) % CLIENT_SLOTS];
+    while (*at && strcmp((*at)->name, name))
+        at = &(*at)->next;
+    return at;
+}
+
+/* Adds a job to its client's count (+1) or takes it away (-1). */
+static void count_job(Job *job, int delta)
+{
+    ClientCount **at = client_slot(job->client);
+    if (!*at && delta > 0 && (*at = calloc(1, sizeof **at)))
+        snprintf((*at)->name, sizeof(*at)->name, "%s", job->client);
+    ClientCount *c = *at;
+    if (!c)
+        return; /* out of memory: not counted rather than refused */
+    c->jobs += delta;
+    c->infinite += job->limits.infinite ? delta : 0;
+    job->counted = delta > 0;
+    if (c->jobs <= 0) {
+        *at = c->next;
+        free(c);
+    }
+}
+
+bool job_is_quick(const Job *job)
+{
+    const SearchLimits *l = &job->limits;
+    bool bounded = (l->depth > 0 && l->depth <= JOBS_QUICK_DEPTH) || (l->nodes > 0 && l->nodes <= JOBS_QUICK_NODES) ||
+                   (l->movetime > 0 && l->movetime <= JOBS_QUICK_MS);
+    return bounded && !l->infinite && l->multipv <= JOBS_QUICK_MULTIPV && !job->compare && !job->background;
+}
+
+int jobs_client_count(const char *client, int *infinite)
+{
+    ClientCount *c = *client_slot(client);
+    if (infinite)
+        *infinite = c ? c->infinite : 0;
+    return c ? c->jobs : 0;
+}
 
 Job *jobs_find(const char *id)
 {
@@ -160,6 +212,8 @@ void jobs_finished(Job *job, JobStatus status, const SearchResult *result, void 
 {
     job->status = status;
     job->finished_ms = clock_wall_ms();
+    if (job->counted)
+        count_job(job, -1);
     if (job->result && J.hooks.free_rendered)
         J.hooks.free_rendered(job->result);
     job->result = rendered;
@@ -188,7 +242,16 @@ bool jobs_start(uv_loop_t *loop, const JobsSettings *settings, const JobHooks *h
     return J.backend != NULL;
 }
 
-bool jobs_submit(Job *job) { return J.backend->submit(job); }
+bool jobs_submit(Job *job)
+{
+    bool counting = !job->counted; /* counted before, in case its end comes at once */
+    if (counting)
+        count_job(job, +1);
+    bool ok = J.backend->submit(job);
+    if (!ok && counting && job->counted)
+        count_job(job, -1);
+    return ok;
+}
 
 static void finish_unrun(Job *job)
 {

@@ -23,7 +23,7 @@ typedef struct {
     Evaluator eval; /* params: not read (own_params says where they are) */
     bool own_params;
     EvalParams params;
-    bool compare, has_emotion, has_bayes, durable, unlisted;
+    bool compare, has_emotion, has_bayes, durable, unlisted, background;
     Emotion emotion;
     BayesChoice bayes;
     int64_t created_ms;
@@ -58,6 +58,7 @@ bool wire_job_encode(const Job *job, char **out, size_t *len)
     h.bayes = job->bayes;
     h.durable = job->durable;
     h.unlisted = job->unlisted;
+    h.background = job->background;
     h.created_ms = job->created_ms;
     h.stack_len = job->pos->stack_len;
     size_t pos = position_bytes(h.stack_len);
@@ -115,6 +116,7 @@ Job *wire_job_decode(const char *data, size_t len, char *err, size_t err_size)
     job->bayes = h.bayes;
     job->durable = h.durable;
     job->unlisted = h.unlisted;
+    job->background = h.background;
     job->created_ms = h.created_ms;
     return job;
 }

@@ -16,11 +16,11 @@
 /* A connection, from accept to close: what the guard needs to time its requests out. */
 typedef struct Connection {
     int fd;
-    int64_t since_ms;  /* accepted, or its last answer went out */
-    int requests;      /* begun on it */
-    bool in_request;   /* its headers have come, its answer has not gone */
-    bool dispatched;   /* ... and its body too: the handler has it */
-    bool timed_out;    /* the guard has closed it */
+    int64_t since_ms; /* accepted, or its last answer went out */
+    int requests;     /* begun on it */
+    bool in_request;  /* its headers have come, its answer has not gone */
+    bool dispatched;  /* ... and its body too: the handler has it */
+    bool timed_out;   /* the guard has closed it */
     struct Connection *prev, *next;
 } Connection;
 
@@ -34,6 +34,11 @@ static struct {
     Request *waiting; /* the suspended requests, answered at shutdown */
     unsigned long long timeouts;
     bool running;
+    bool stopping; /* http_stop has begun: new requests are answered 503, never suspended */
+    /* A connection closed during MHD_run: run it once more. At --connections-max (or out of
+     * descriptors) MHD takes its listening socket out of its epoll set, and puts it back only at the
+     * start of a later run; without one, nothing would ever wake it (the backlog stays unread). */
+    bool rearm;
 } H;
 
 static void schedule(void);
@@ -57,6 +62,11 @@ static void schedule(void)
 {
     if (!H.running)
         return;
+    if (H.rearm) {
+        H.rearm = false;
+        uv_timer_start(&H.timer, on_timer, 0, 0);
+        return;
+    }
     MHD_UNSIGNED_LONG_LONG ms;
     if (MHD_get_timeout(H.daemon, &ms) == MHD_YES)
         uv_timer_start(&H.timer, on_timer, ms > 60000 ? 60000 : ms, 0);
@@ -222,6 +232,7 @@ static void name_request(Request *r)
 }
 
 typedef struct {
+    size_t bytes; /* of the headers, as sent */
     int lengths, encodings;
     const char *length, *encoding;
     bool lengths_differ, bad_name;
@@ -231,7 +242,8 @@ static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const c
 {
     (void)kind;
     Framing *f = cls;
-    f->bad_name |= strpbrk(key, " \t") != NULL; /* "Content-Length : 5" smuggles a body past us */
+    f->bytes += strlen(key) + (value ? strlen(value) : 0) + 4; /* ": " and CRLF */
+    f->bad_name |= strpbrk(key, " \t") != NULL;                /* "Content-Length : 5" smuggles a body past us */
     if (!strcasecmp(key, "Content-Length")) {
         f->lengths_differ |= f->length && strcmp(f->length, value);
         f->length = value;
@@ -243,14 +255,26 @@ static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const c
     return MHD_YES;
 }
 
+static enum MHD_Result count_query(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    *(size_t *)cls += strlen(key) + (value ? strlen(value) : 0) + 2; /* "=" and "&" */
+    return MHD_YES;
+}
+
 /* How the body is framed must be unambiguous (request smuggling) and understood: header names
  * without blanks, one Content-Length (repeats must agree), or Transfer-Encoding: chunked alone; a
  * body announced larger than --body-max is refused before it is read. (A Content-Length that is
  * not a number never gets here: libmicrohttpd answers it 400 itself.) */
-static void check_framing(Request *r)
+static void check_framing(Request *r, const char *url)
 {
     Framing f = {0};
     MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_framing, &f);
+    /* 414 past HTTP_URI_MAX of path and query, 431 past HTTP_HEADERS_MAX of headers: the layer above
+     * answers them (in its JSON), before any body is read. */
+    size_t uri = strlen(url);
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, count_query, &uri);
+    r->head_too_large = uri > HTTP_URI_MAX ? 414 : f.bytes > HTTP_HEADERS_MAX ? 431 : 0;
     const char *problem = NULL;
     if (f.bad_name)
         problem = "a header name with a space or tab in it (RFC 9112 allows none before the colon)";
@@ -275,7 +299,7 @@ static void check_framing(Request *r)
  * reading it would be the attack. Otherwise the body is read and dropped, then answered 413. */
 static bool answer_early(Request *r)
 {
-    if (r->bad_request[0])
+    if (r->bad_request[0] || r->head_too_large || H.stopping)
         return true;
     if (!r->too_large)
         return false;
@@ -283,6 +307,49 @@ static bool answer_early(Request *r)
     const char *length = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Length");
     return (expect && !strcasecmp(expect, "100-continue")) ||
            (length && strtoull(length, NULL, 10) / 16 > (unsigned long long)H.cfg->body_max);
+}
+
+static const char Stopping[] = "{\"error\":{\"code\":\"shutting_down\",\"message\":\"the server is stopping; "
+                               "retry in a moment\"}}";
+
+/* Hands a complete request to the layer above, unless the server is stopping: then nothing new is
+ * started (and nothing suspended, which MHD_stop_daemon would not survive). */
+static void dispatch(Request *r)
+{
+    if (H.stopping) {
+        r->last_on_connection = true;
+        http_reply(r, 503, "application/json", Stopping, sizeof Stopping - 1);
+        return;
+    }
+    H.handlers.handle(r);
+}
+
+/* An answer written straight to the socket, for a connection MHD cannot answer any more (its
+ * request has not all come): small enough for any send buffer; the write side is then shut, so the
+ * peer reads the answer and the end of it. */
+static void raw_answer(int fd, const char *answer, size_t len)
+{
+    ssize_t ignored = send(fd, answer, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    (void)ignored;
+    shutdown(fd, SHUT_WR);
+}
+
+/* A body far past --body-max (16 times) is still coming, chunked so its size was never announced:
+ * libmicrohttpd takes no answer before the body has ended, so the 413 goes straight to the socket
+ * and the client is told; what it still sends is dropped until --body-timeout closes it. */
+static void refuse_body(Request *r)
+{
+    char answer[320], body[160];
+    int n = snprintf(body, sizeof body,
+                     "{\"error\":{\"code\":\"body_too_large\",\"message\":\"the request body is larger than %ld "
+                     "bytes\"}}\n",
+                     H.cfg->body_max);
+    int len = snprintf(answer, sizeof answer,
+                       "HTTP/1.1 413 Content Too Large\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                       "Content-Length: %d\r\n\r\n%s",
+                       n, body);
+    if (r->connection)
+        raw_answer(r->connection->fd, answer, (size_t)len);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
@@ -310,13 +377,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         const union MHD_ConnectionInfo *peer = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
         peer_name(peer ? peer->client_addr : NULL, r->client, sizeof r->client);
         *ctx = r;
-        check_framing(r);
+        check_framing(r, url);
         if (answer_early(r)) {
             /* Answered before the body is read (MHD then closes the connection, unread). */
             if (r->connection)
                 r->connection->dispatched = true;
             r->last_on_connection = true;
-            H.handlers.handle(r);
+            dispatch(r);
             if (!r->response)
                 http_reply(r, 400, "application/json", "{}", 2);
             return send_reply(r);
@@ -332,8 +399,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             r->body = b;
             r->body_len += *upload_size;
             r->body[r->body_len] = 0;
-        } else
+        } else {
             r->too_large = true;
+            r->dropped += *upload_size;
+            if (r->dropped > 16 * (size_t)H.cfg->body_max && r->dropped - *upload_size <= 16 * (size_t)H.cfg->body_max)
+                refuse_body(r);
+        }
         *upload_size = 0;
         return MHD_YES;
     }
@@ -343,7 +414,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->connection->dispatched = true;
     if (r->response)
         return send_reply(r); /* resumed with its answer, or answered at once */
-    H.handlers.handle(r);     /* answers too large bodies too (r->too_large) */
+    dispatch(r);              /* answers too large bodies too (r->too_large) */
     if (r->suspended)
         return MHD_YES;
     if (!r->response) {
@@ -401,6 +472,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
         *socket_context = c;
         return;
     }
+    H.rearm = true; /* MHD_CONNECTION_NOTIFY_CLOSED */
     Connection *c = *socket_context;
     if (!c)
         return;
@@ -417,10 +489,8 @@ static void time_out(Connection *c, bool answer)
                                   "Connection: close\r\nContent-Length: 84\r\n\r\n"
                                   "{\"error\":{\"code\":\"request_timeout\",\"message\":\"the request did not "
                                   "arrive in time\"}}\n";
-    if (answer) {
-        ssize_t ignored = send(c->fd, Timeout, sizeof Timeout - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
-        (void)ignored;
-    }
+    if (answer)
+        raw_answer(c->fd, Timeout, sizeof Timeout - 1);
     shutdown(c->fd, SHUT_RDWR);
     c->timed_out = true;
 }
@@ -493,14 +563,13 @@ bool http_start(uv_loop_t *loop, const ServerConfig *cfg, const HttpHandlers *ha
         log_msg(LOG_ERROR, "--bind: '%s' is not an IPv4 address", cfg->bind);
         return false;
     }
-    H.daemon = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO, (uint16_t)cfg->http_port,
-                                NULL, NULL, on_request, NULL, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-                                MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL, MHD_OPTION_SOCK_ADDR,
-                                (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_TIMEOUT,
-                                (unsigned)(cfg->keepalive_timeout + cfg->header_timeout),
-                                MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->connections_max,
-                                MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)cfg->connections_per_ip,
-                                MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
+    H.daemon = MHD_start_daemon(
+        MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO, (uint16_t)cfg->http_port, NULL, NULL, on_request,
+        NULL, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)(cfg->keepalive_timeout + cfg->header_timeout), MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)cfg->connections_max, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)cfg->connections_per_ip,
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
     if (!H.daemon) {
         log_msg(LOG_ERROR, "cannot listen for HTTP on %s:%ld (in use?)", cfg->bind, cfg->http_port);
         return false;
@@ -518,15 +587,10 @@ bool http_start(uv_loop_t *loop, const ServerConfig *cfg, const HttpHandlers *ha
     return true;
 }
 
-void http_stop(void)
+/* Whatever still waits (a save, a search, a storage read) lets go of its request, which is answered
+ * 503 and resumed. */
+static void release_waiting(void)
 {
-    if (!H.running)
-        return;
-    /* MHD may not stop with suspended connections: whatever still waits (a save, a search, a
-     * storage read) lets go of the request, which is answered 503 and resumed, and MHD gets a few
-     * turns to write those answers. */
-    static const char Stopping[] = "{\"error\":{\"code\":\"shutting_down\",\"message\":\"the server is stopping; "
-                                   "retry in a moment\"}}";
     while (H.waiting) {
         Request *r = H.waiting;
         gone(r);
@@ -534,8 +598,24 @@ void http_stop(void)
             http_reply(r, 503, "application/json", Stopping, sizeof Stopping - 1);
         http_resume(r);
     }
-    for (int i = 0; i < 4; i++)
+}
+
+void http_stop(void)
+{
+    if (!H.running)
+        return;
+    /* MHD aborts the process if it is stopped with a suspended connection. So: no new connection
+     * (quiesced), no new request handed up (dispatch answers 503 from now on, so nothing is
+     * suspended again), the waiting ones released, and MHD given a few turns to write the answers,
+     * releasing again after each (a turn may finish reading a request that then waits for nothing,
+     * but never suspends one). */
+    H.stopping = true;
+    MHD_socket listener = MHD_quiesce_daemon(H.daemon);
+    for (int i = 0; i < 4; i++) {
+        release_waiting();
         MHD_run(H.daemon);
+    }
+    release_waiting();
     H.running = false;
     uv_poll_stop(&H.poll);
     uv_timer_stop(&H.timer);
@@ -545,6 +625,8 @@ void http_stop(void)
     uv_close((uv_handle_t *)&H.guard, NULL);
     MHD_stop_daemon(H.daemon);
     H.daemon = NULL;
+    if (listener != MHD_INVALID_SOCKET)
+        close(listener); /* quiesced: ours to close */
 }
 
 unsigned long long http_timeouts(void) { return H.timeouts; }

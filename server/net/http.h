@@ -20,17 +20,19 @@ struct Request {
     struct MHD_Connection *conn;
     Connection *connection;  /* the transport's record of its connection (may be NULL) */
     bool last_on_connection; /* the connection's last request (--keepalive-requests) */
-    char id[65]; /* X-Request-Id: the access log's and the answer's */
+    char id[65];             /* X-Request-Id: the access log's and the answer's */
     char method[16];
     char path[1024];
     char client[48]; /* the peer's address; the layer above may put its client's name here (a token) */
-    unsigned scopes;  /* what the layer above lets it do (authentication) */
-    int route;        /* which of the layer above's routes it matched, once `routed` (for metrics) */
+    unsigned scopes; /* what the layer above lets it do (authentication) */
+    int route;       /* which of the layer above's routes it matched, once `routed` (for metrics) */
     bool routed;
     bool authenticated;
     char *body;
     size_t body_len;
     bool too_large;
+    size_t dropped;        /* body bytes read and dropped past --body-max */
+    int head_too_large;    /* 414 or 431: the request line or the headers are longer than the server reads */
     char bad_request[128]; /* how the request's framing is wrong (a 400 bad_framing), "" if it is not */
     double start_ms;
     /* the answer, once known */
@@ -67,6 +69,12 @@ bool http_start(uv_loop_t *loop, const ServerConfig *cfg, const HttpHandlers *ha
 bool http_adopt(int fd, const char *address);
 /* Connections closed for being too slow (408 or an idle keep-alive), since start. */
 unsigned long long http_timeouts(void);
+/* The longest path and query, and header block, the layer above is handed (nginx's and Apache's
+ * usual sizes); longer ones are marked head_too_large (414, 431) and answered without their body.
+ * Past libmicrohttpd's own limit (its 32 KiB of memory per connection, which it clears on every
+ * request: larger would cost every request) it answers them itself, in its bare HTML. */
+#define HTTP_URI_MAX 8192
+#define HTTP_HEADERS_MAX 16384
 /* Stops accepting; connections in progress are answered or closed. Loop thread. */
 void http_stop(void);
 

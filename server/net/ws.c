@@ -5,6 +5,7 @@
 #include "ws.h"
 
 #include <libwebsockets.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -109,8 +110,8 @@ void ws_close(WsSession *s, const char *reason)
     if (s->closing)
         return;
     s->closing = true;
-    s->close_reason = reason; /* given to libwebsockets when the close frame goes out */
-    lws_callback_on_writable(s->wsi); /* what is queued goes first, then the close frame */
+    s->close_reason = reason;                            /* given to libwebsockets when the close frame goes out */
+    lws_callback_on_writable(s->wsi);                    /* what is queued goes first, then the close frame */
     lws_set_timeout(s->wsi, PENDING_TIMEOUT_USER_OK, 5); /* a peer that never reads is dropped */
 }
 
@@ -185,6 +186,26 @@ static void session_close(Session *s)
         (*n)--;
 }
 
+/* A refused handshake's answer, written straight to the socket (lws then closes it): a few hundred
+ * bytes, which an empty send buffer always takes. */
+static void refuse_handshake(int fd, int status, const char *body)
+{
+    const char *reason = status == 401   ? "Unauthorized"
+                         : status == 403 ? "Forbidden"
+                         : status == 429 ? "Too Many Requests"
+                         : status == 503 ? "Service Unavailable"
+                                         : "Refused";
+    char answer[1024];
+    int len = snprintf(answer, sizeof answer,
+                       "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
+                       "Connection: close\r\n\r\n%s",
+                       status, reason, strlen(body), body);
+    if (len > 0 && (size_t)len < sizeof answer) {
+        ssize_t ignored = send(fd, answer, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        (void)ignored;
+    }
+}
+
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
 {
     Session *s = user;
@@ -211,31 +232,33 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     }
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
         /* A browser's handshake names its page's origin: only the server's own page (or a listed
-         * origin) may open a WebSocket, under one of the server's names. */
-        char origin[256] = "", host[256] = "";
+         * origin) may open a WebSocket, under one of the server's names; then there must be room
+         * for it (--connections-max in all, --connections-per-ip from one address), and its token
+         * (if any) must be valid. A refusal is an HTTP answer with its JSON error, not a bare close. */
+        char origin[256] = "", host[256] = "", authorization[160], peer[48];
         bool has_origin = lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) > 0;
         lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST);
-        if (!origin_host_allowed(host) || (has_origin && !origin_allowed(origin, host))) {
-            W.refused++;
-            return 1; /* refused before the upgrade */
-        }
-        char authorization[160];
         int n = lws_hdr_copy(wsi, authorization, sizeof authorization, WSI_TOKEN_HTTP_AUTHORIZATION);
-        if (W.handlers.admit && !W.handlers.admit(n > 0 ? authorization : NULL)) {
-            W.refused++;
-            lws_return_http_status(wsi, HTTP_STATUS_UNAUTHORIZED, "invalid token");
-            return 1;
-        }
-        /* Room for it: --connections-max in all, --connections-per-ip from one address. */
-        char peer[48];
         lws_get_peer_simple(wsi, peer, sizeof peer);
-        if (W.clients >= W.cfg->connections_max ||
-            (W.cfg->connections_per_ip &&
-             W.per_address[hash_text(peer) % PER_ADDRESS_SLOTS] >= (uint32_t)W.cfg->connections_per_ip)) {
+        WsHandshake h = {WS_REFUSE_NONE, n > 0 ? authorization : NULL, peer};
+        if (!origin_host_allowed(host))
+            h.refusal = WS_REFUSE_HOST;
+        else if (has_origin && !origin_allowed(origin, host))
+            h.refusal = WS_REFUSE_ORIGIN;
+        else if (W.clients >= W.cfg->connections_max ||
+                 (W.cfg->connections_per_ip &&
+                  W.per_address[hash_text(peer) % PER_ADDRESS_SLOTS] >= (uint32_t)W.cfg->connections_per_ip))
+            h.refusal = WS_REFUSE_FULL;
+        char body[640] = "{}";
+        int status = W.handlers.admit ? W.handlers.admit(&h, body, sizeof body) : h.refusal ? 403 : 0;
+        if (!status)
+            break;
+        if (h.refusal == WS_REFUSE_FULL)
             W.full++;
-            return 1;
-        }
-        break;
+        else
+            W.refused++;
+        refuse_handshake(lws_get_socket_fd(wsi), status, body);
+        return 1; /* refused before the upgrade */
     }
     case LWS_CALLBACK_RECEIVE: {
         s->active_ms = uv_now(W.loop);

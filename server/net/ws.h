@@ -16,10 +16,21 @@ typedef struct WsSession WsSession;
 
 typedef enum { WS_TEXT, WS_BINARY, WS_TOO_LARGE } WsMessageKind;
 
+/* What the transport found wrong with a handshake before asking the layer above. */
+typedef enum { WS_REFUSE_NONE, WS_REFUSE_HOST, WS_REFUSE_ORIGIN, WS_REFUSE_FULL } WsRefusal;
+
 typedef struct {
-    /* Whether a handshake with this Authorization header (NULL: none) may go on; refused with 401
-     * before the upgrade when it may not. May be NULL: all may. */
-    bool (*admit)(const char *authorization);
+    WsRefusal refusal;         /* HOST: not one of the server's names; ORIGIN: another site's page;
+                                * FULL: past --connections-max or --connections-per-ip */
+    const char *authorization; /* the Authorization header, NULL if none */
+    const char *address;       /* the peer's */
+} WsHandshake;
+
+typedef struct {
+    /* Whether the handshake may go on: 0, or the HTTP status it is refused with (before the
+     * upgrade) and the JSON body of that answer in `body`. Called for refused ones too, to word
+     * the answer. May be NULL: all may that the transport did not refuse. */
+    int (*admit)(const WsHandshake *h, char *body, size_t size);
     void (*opened)(WsSession *s);
     /* A whole message; for WS_BINARY and WS_TOO_LARGE the text is empty. */
     void (*message)(WsSession *s, WsMessageKind kind, const char *text, size_t len);

@@ -43,6 +43,8 @@ static struct {
     Pending *completed, *completed_tail; /* rows written or failed, for the loop (under lock) */
     uv_async_t completed_async;
     bool quit, open;
+    void (*batch_hook)(sqlite3 *db, int rows, void *arg); /* store_set_batch_hook */
+    void *batch_hook_arg;
     /* Health, written by the writer thread, read by the loop. */
     atomic_bool healthy;
     atomic_ullong failures, commits;
@@ -213,15 +215,25 @@ static void note_size(void)
     atomic_store(&S.size_bytes, pages * page_size);
 }
 
-static void write_batch(Pending *batch, sqlite3_stmt *insert, sqlite3_stmt *insert_game)
+typedef struct {
+    void (*fn)(sqlite3 *db, int rows, void *arg);
+    void *arg;
+} BatchHook;
+
+static void write_batch(Pending *batch, sqlite3_stmt *insert, sqlite3_stmt *insert_game, BatchHook hook)
 {
     char err[256] = "";
     bool ok = store_exec(S.writer_db, "BEGIN", err, sizeof err);
+    int rows = 0;
     for (Pending *p = batch; ok && p; p = p->next)
         if (p->write)
             p->write(S.writer_db, p->arg);
-        else
+        else {
             ok = write_row(insert, insert_game, p, err, sizeof err);
+            rows++;
+        }
+    if (ok && rows && hook.fn)
+        hook.fn(S.writer_db, rows, hook.arg);
     if (ok)
         ok = store_exec(S.writer_db, "COMMIT", err, sizeof err);
     if (!ok) {
@@ -242,6 +254,10 @@ static void write_batch(Pending *batch, sqlite3_stmt *insert, sqlite3_stmt *inse
             }
         }
         log_msg(LOG_ERROR, "storage: %s (the batch was not written)", err);
+        /* A full disk: what the write-ahead log holds beyond the database goes back into it, and the
+         * log is cut to nothing, which gives its space back (to the next write, and to readers). */
+        if (sqlite3_errcode(S.writer_db) == SQLITE_FULL || strstr(err, "full"))
+            store_exec(S.writer_db, "PRAGMA wal_checkpoint(TRUNCATE)", ignored, sizeof ignored);
         pthread_mutex_lock(&S.error_lock);
         snprintf(S.last_error, sizeof S.last_error, "%s", err);
         pthread_mutex_unlock(&S.error_lock);
@@ -274,10 +290,11 @@ static void *writer_main(void *arg)
             pthread_cond_wait(&S.cond, &S.lock);
         Pending *batch = S.pending;
         S.pending = S.tail = NULL;
+        BatchHook hook = {S.batch_hook, S.batch_hook_arg};
         bool quit = S.quit;
         pthread_mutex_unlock(&S.lock);
         if (batch) {
-            write_batch(batch, insert, insert_game);
+            write_batch(batch, insert, insert_game, hook);
             /* Queued functions are done here; rows are acknowledged on the loop thread. */
             Pending *rows = NULL, *last = NULL;
             while (batch) {
@@ -358,7 +375,13 @@ sqlite3 *store_open_db(const char *path, char *err, size_t size)
         return NULL;
     }
     sqlite3_busy_timeout(db, 5000);
-    if (!store_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err, size) || !migrate(db, err, size)) {
+    /* The write-ahead log is checkpointed every 256 pages (1 MiB) and cut back to 1 MiB after, so it
+     * never takes much of a small disk (SQLite's defaults let it grow to 4 MiB and keep it there). */
+    if (!store_exec(db,
+                    "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=256; "
+                    "PRAGMA journal_size_limit=1048576;",
+                    err, size) ||
+        !migrate(db, err, size)) {
         sqlite3_close(db);
         return NULL;
     }
@@ -492,6 +515,14 @@ void store_scan_unfinished(void (*job)(const char *id, const char *owner, const 
             game((const char *)sqlite3_column_text(st, 0), user);
     sqlite3_finalize(st);
     st = NULL;
+}
+
+void store_set_batch_hook(void (*hook)(sqlite3 *db, int rows, void *arg), void *arg)
+{
+    pthread_mutex_lock(&S.lock); /* the writer reads it with each batch it takes */
+    S.batch_hook = hook;
+    S.batch_hook_arg = arg;
+    pthread_mutex_unlock(&S.lock);
 }
 
 void store_health(StoreHealth *h)

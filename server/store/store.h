@@ -41,6 +41,11 @@ void store_scan_unfinished(void (*job)(const char *id, const char *owner, const 
                                        void *user),
                            void (*game)(const char *data, void *user), void *user);
 
+/* Called on the writer thread inside each batch's transaction, after its rows, with how many games
+ * and jobs rows it wrote (new ones and updates): retention keeps up with a client that writes fast.
+ * Set before the first write (NULL: none). */
+void store_set_batch_hook(void (*hook)(sqlite3 *db, int rows, void *arg), void *arg);
+
 /* Whether the last batch was committed, the counts, the database's size and the last error. */
 typedef struct {
     bool writing;

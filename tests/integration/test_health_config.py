@@ -96,7 +96,7 @@ def unknown_route():
 @suite.test()
 def wrong_method():
     res = suite.server().request("DELETE", "/api/health")
-    check("wrong_method", res[0] == 405 and res[2].getheader("Allow") == "GET", res[1])
+    check("wrong_method", res[0] == 405 and res[2].getheader("Allow") == "GET, HEAD", res[1])
 
 
 @suite.test()

@@ -374,15 +374,17 @@ def connection_flood_refused_health_fast():
     figures = {"p99_ms": round(lat, 1), "max_ms": round(max(times or [0]) * 1000, 1),
                "median_ms": round(sorted(times or [0])[len(times) // 2] * 1000, 2), "ok": statuses.count(200),
                "http_refused": http.get("closed_no_answer"), "http_held": http.get("held_silent"),
-               "ws_refused": ws.get("closed_no_answer"), "ws_upgraded": ws.get("upgraded"),
+               "ws_refused": ws.get("answered", 0) - ws.get("upgraded", 0), "ws_upgraded": ws.get("upgraded"),
                "ws_full_metric": full, "flooder": result, "churn": churn}
     past = FLOOD_HTTP - FLOOD_CAP
     report("connection_flood_refused_health_fast",
            statuses.count(200) == 200 and lat < 50
            and http.get("connected") == FLOOD_HTTP and http.get("held_silent", 0) <= FLOOD_CAP
            and http.get("closed_no_answer", 0) >= 0.95 * past and http.get("answered") == 0
-           and ws.get("upgraded") == FLOOD_CAP and ws.get("closed_no_answer", 0) >= 0.95 * (FLOOD_WS - FLOOD_CAP)
-           and full is not None and full >= ws.get("closed_no_answer", 0)
+           # a refused handshake is an HTTP answer: 503 too_many_connections
+           and ws.get("upgraded") == FLOOD_CAP and figures["ws_refused"] >= 0.95 * (FLOOD_WS - FLOOD_CAP)
+           and any(" 503 " in a for a in ws.get("answers", []))
+           and full is not None and full >= figures["ws_refused"]
            and churn.get("churn", 0) > 0 and churn.get("churn_closed", 0) >= 0.8 * churn.get("churn", 0),
            figures)
 

@@ -31,7 +31,7 @@ static void test_lab_algorithms_agree(void)
         for (int d = 1; d <= max_depth; d++) {
             LabResult r[LAB_ALGORITHM_NB];
             for (int a = 0; a < LAB_ALGORITHM_NB; a++)
-                lab_run((LabAlgorithm)a, &pos, d, &e, &r[a]);
+                lab_run((LabAlgorithm)a, &pos, d, &e, NULL, &r[a]);
             for (int a = 1; a < LAB_ALGORITHM_NB; a++) {
                 CHECK_MSG(r[a].value == r[0].value, "%s depth %d: %s %d, minimax %d", fens[i], d, LabAlgorithmNames[a],
                           r[a].value, r[0].value);

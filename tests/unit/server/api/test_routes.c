@@ -69,7 +69,8 @@ static void test_wrong_method(void)
         char path[256];
         instantiate(Routes[i].path, "abc", path, sizeof path);
         for (size_t m = 0; m < sizeof methods / sizeof methods[0]; m++) {
-            int expected = route_named(methods[m], Routes[i].path);
+            /* HEAD is answered as GET (without the body) */
+            int expected = route_named(strcmp(methods[m], "HEAD") ? methods[m] : "GET", Routes[i].path);
             int got = routes_index(request(methods[m], path));
             CHECK_MSG(got == (expected < 0 ? RouteCount : expected), "%s %s: route %d, expected %d", methods[m], path,
                       got, expected < 0 ? RouteCount : expected);
