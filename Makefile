@@ -48,6 +48,7 @@ help:
 	@echo "make test-docker  the Docker side with podman: base image, three images, the compose cluster behind nginx,"
 	@echo "                checks, then everything removed (KEEP_BASE=1 keeps the Debian base; ~2 min)"
 	@echo "make bench     benchmarks on this machine (perft, search, WAC vs Stockfish; cluster scaling; ~12 min), then make soak"
+	@echo "                and the flood benchmark (25 addresses flood every kind of work; a depth-8 analysis's p50/p99)"
 	@echo "make soak      the server for SOAK_SECONDS (600) beside hostile clients: RSS, fds, db size, p99, 5xx"
 	@echo "                (make bench ends with both, and the bot's clock test: 20 games at 1+0 vs Stockfish, ~17 min)"
 	@echo "make bench-strength  matches against Stockfish at UCI_Elo 2000/2400/2850 (hours)"
@@ -174,6 +175,7 @@ bench: deps-bench feelfish web
 	@python3 tests/bench/scaling.py
 	@node tests/bench/web.mjs
 	@python3 tests/bench/soak.py
+	@python3 tests/bench/flood.py
 	@python3 tests/bot/clock_test.py
 	@python3 tests/bench/calibrate.py
 	@python3 tests/bench/review_quality.py

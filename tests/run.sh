@@ -80,6 +80,7 @@ runner "security: tokens, scopes, owners, learning policy, fair queue" python3 t
 # Its SIGTERM check runs build/feelfish-asan (ASAN_OPTIONS as above) whatever FEELFISH says.
 runner "security: connection floods, slowloris, keep-alive, framing, request ids, WebSocket idle, SIGTERM under ASan" \
     python3 tests/security/test_connections.py
+runner "security: hostile clients (dead listener, quotas, SIGTERM under load, retention flood, JSON refusals, full disk)" python3 tests/security/test_hostile.py
 # The Lichess bot bridge (`feelfish bot`, `serve --bot`) against a fake Lichess with real rules and clocks
 # (tests/bot/fake_lichess.py; Stockfish plays the opponent). tests/bot/clock_test.py (20 games at 1+0) is not here.
 runner "Lichess bot: config, challenges, games, 429s, dropped streams, aborts, PGN, token hygiene" \

@@ -10,8 +10,10 @@ import time
 class WebSocket:
     close_code = None  # the code of the server's close frame, once received
 
-    def __init__(self, port, host="127.0.0.1", timeout=10, rcvbuf=None, headers=None, path="/"):
+    def __init__(self, port, host="127.0.0.1", timeout=10, rcvbuf=None, headers=None, path="/", source=None):
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if source:  # a client of its own: another loopback address (127.0.0.2, ...)
+            self.sock.bind((source, 0))
         if rcvbuf:  # a slow reader: a tiny window makes the server queue what it cannot send
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         self.sock.settimeout(timeout)
