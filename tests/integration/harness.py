@@ -49,6 +49,34 @@ def check(name, cond, detail=""):
         print("FAIL " + name + ("\n    " + str(detail)[:600] if detail else ""), flush=True)
 
 
+def report(name, cond, figures, width=900):
+    """check(), with the figures printed whatever the outcome."""
+    print("    %s: %s" % (name, json.dumps(figures, default=repr)[:width]), flush=True)
+    check(name, cond, figures)
+
+
+def raise_nofile():
+    """The soft descriptor limit raised to the hard one (floods of connections); the limit now."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):
+            pass
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def connect(port, source=None, timeout=5):
+    """A raw TCP connection to the server's port, from the loopback address `source` if given."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if source:
+        sock.bind((source, 0))
+    sock.settimeout(timeout)
+    sock.connect(("127.0.0.1", port))
+    return sock
+
+
 def summary(runner):
     """Prints 'RUNNER: N passed, N failed' and returns the exit code."""
     print("%s: %d passed, %d failed" % (runner, counts["passed"], counts["failed"]), flush=True)

@@ -16,7 +16,6 @@ import json
 import math
 import os
 import re
-import resource
 import select
 import signal
 import socket
@@ -28,7 +27,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 import harness  # noqa: E402
-from harness import ROOT, SANITIZER_MARKS, Server, Suite, check  # noqa: E402
+from harness import ROOT, SANITIZER_MARKS, Server, Suite, check, connect, raise_nofile, report  # noqa: E402
 from wsclient import WebSocket  # noqa: E402
 
 suite = Suite("connections")
@@ -38,32 +37,7 @@ OPENINGS = ["d2d4", "c2c4", "g1f3", "b2b3"]
 ID_RE = re.compile(r"[0-9a-f]{8}-[0-9]+")
 
 
-def report(name, cond, figures):
-    """check(), with the figures printed whatever the outcome."""
-    print("    %s: %s" % (name, json.dumps(figures, default=repr)[:700]), flush=True)
-    check(name, cond, figures)
-
-
-def raise_nofile():
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard == resource.RLIM_INFINITY or soft < hard:
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-        except (ValueError, OSError):
-            pass
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-
-
 # ---- raw HTTP ----
-
-def connect(port, source=None, timeout=5):
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    if source:
-        sock.bind((source, 0))
-    sock.settimeout(timeout)
-    sock.connect(("127.0.0.1", port))
-    return sock
-
 
 class Reader:
     """Answers read off one raw socket, in order (keeps what comes after an answer)."""

@@ -23,7 +23,6 @@ import http.client
 import json
 import os
 import random
-import resource
 import select
 import shutil
 import signal
@@ -38,7 +37,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 import harness  # noqa: E402
-from harness import ROOT, Server, Suite, check, tmpdir  # noqa: E402
+from harness import ROOT, Server, Suite, check, connect, raise_nofile, report, tmpdir  # noqa: E402
 from wsclient import WebSocket  # noqa: E402
 
 suite = Suite("hostile")
@@ -49,22 +48,6 @@ GAME30 = ("e2e4 e7e5 g1f3 b8c6 f1b5 a7a6 b5a4 g8f6 e1g1 f8e7 f1e1 b7b5 a4b3 d7d6
           "b3c2 c7c5 d2d4 d8c7 b1d2 c5d4 c3d4 a5c6 d2b3 a6a5 c1e3 a5a4")
 OPENINGS = ["e2e4", "d2d4", "c2c4", "g1f3", "b2b3", "g2g3"]
 STOP_MARKS = ("MHD_stop_daemon", "suspended connections", "Aborted")
-
-
-def report(name, cond, figures):
-    """check(), with the figures printed whatever the outcome."""
-    print("    %s: %s" % (name, json.dumps(figures, default=repr)[:900]), flush=True)
-    check(name, cond, figures)
-
-
-def raise_nofile():
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard == resource.RLIM_INFINITY or soft < hard:
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-        except (ValueError, OSError):
-            pass
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
 def req(s, method, path, body=None, source=None, timeout=30, token=None, headers=None):
@@ -89,15 +72,6 @@ def brief(res):
 
 
 # ---- raw sockets ----
-
-def connect(port, source=None, timeout=5):
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    if source:
-        sock.bind((source, 0))
-    sock.settimeout(timeout)
-    sock.connect(("127.0.0.1", port))
-    return sock
-
 
 def read_answer(sock, timeout=5, head_only=False):
     """One HTTP answer off a socket: (status, lower-cased headers, body bytes, rest read after it), or a
