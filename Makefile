@@ -37,7 +37,7 @@ DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libwebso
 DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish chromium clang libclang-rt-14-dev redis-server
 DEB_BENCH := $(DEB_BUILD) stockfish python3 wrk nginx-light chromium gnuplot-nox redis-server redis-tools
 
-.PHONY: all help deps-build deps-test deps-bench web run test test-unit test-docker bench soak bench-strength bench-affective bench-bayesian format clean fuzz
+.PHONY: data all help deps-build deps-test deps-bench web run test test-unit test-docker bench soak bench-strength bench-affective bench-bayesian format clean fuzz
 
 all: feelfish
 
@@ -54,6 +54,7 @@ help:
 	@echo "make bench-strength  matches against Stockfish at UCI_Elo 2000/2400/2850 (hours)"
 	@echo "make bench-affective speed, choices and a 200-game match of affective vs classical (hours)"
 	@echo "make bench-bayesian  the BayesChess experiments: self-play learning, learning curve, chart (~1 hour)"
+	@echo "make data      self-play positions for the learned evaluation into data/nnue (DATA_CHUNKS x ~10 min, resumable)"
 	@echo "make web       build the browser page into web/dist (npm ci when needed, then esbuild)"
 	@echo "make fuzz      the libFuzzer harnesses, FUZZ_SECONDS (600) each"
 	@echo "make format    clang-format every C file"
@@ -166,6 +167,17 @@ test: deps-test
 # installs podman & co, makes the Debian base with debootstrap if missing, builds, checks, tears down.
 test-docker:
 	@python3 tests/docker/test_docker.py $(if $(KEEP_BASE),--keep-base)
+
+# The learned evaluation's data (issue #26): self-play of the hand-written evaluation at 6,000 nodes a
+# move, DATA_CHUNKS chunks of 5,000 games (~390,000 positions, ~10 min on two cores each), one seed a
+# chunk; a chunk is written to .part and renamed when whole, so `make data` resumes where it stopped.
+DATA_CHUNKS ?= 60
+data: feelfish
+	@mkdir -p data/nnue
+	@for seed in $$(seq 1001 $$((1000 + $(DATA_CHUNKS)))); do f=data/nnue/gen0-$$seed.bin; [ -f $$f ] && continue; \
+	  echo "$$f ($$(date +%H:%M:%S))"; \
+	  nice -n 19 ./feelfish datagen --games 5000 --nodes 6000 --threads $$(nproc) --seed $$seed --format bin \
+	    --out $$f.part && mv $$f.part $$f || exit 1; done
 
 bench: deps-bench feelfish web
 	@tests/bench/perft.sh

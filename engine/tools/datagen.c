@@ -1,5 +1,7 @@
-/* `feelfish datagen`: self-play games at a fixed node budget, written as labelled positions for
- * `feelfish tune --labels` (one "FEN;result" line each, result White's 1.0 / 0.5 / 0.0).
+/* `feelfish datagen`: self-play games at a fixed node budget, written as labelled positions: for
+ * `feelfish tune --labels`, one "FEN;result" line each, result White's 1.0 / 0.5 / 0.0 (--format
+ * text, the default); for training the learned evaluation, 32-byte records with the search's score
+ * and the result, both from the side to move's view (--format bin; engine/tools/trainset.h).
  *
  * Game i starts from the standard position after a few random legal plies drawn from a generator
  * seeded with (seed, i); an opening a short search finds unbalanced (|score| > 300) is drawn again.
@@ -17,7 +19,10 @@
  *   feelfish datagen --games N [--nodes N] [--threads T] [--seed S] [--random-plies P]
  *                    [--params engine|handset] [--scores] --out FILE
  * --scores adds each position's search score (White's view, engine units) as a third field: what
- * the Win% calibration fits (tests/bench/calibrate.py); the tuner ignores it. */
+ * the Win% calibration fits (tests/bench/calibrate.py); the tuner ignores it.
+ *
+ *   feelfish datagen --convert TEXT --out FILE
+ * turns a text file written with --scores into records (what --format bin would have written). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,21 +32,25 @@
 #include "../core/movegen.h"
 #include "../core/random.h"
 #include "../adapt/selfplay.h"
+#include "../search/search.h"
 #include "tools.h"
+#include "trainset.h"
 
 typedef struct {
     int games, threads, random_plies;
     bool handset; /* play with the hand-set vector rather than the engine's (tuned) one */
     bool scores;  /* write each position's search score too (for `tests/bench/calibrate.py`) */
+    bool binary;  /* --format bin: trainset records */
     uint64_t nodes, seed;
     Evaluator eval; /* both sides', read-only while the games run */
     FILE *file;
     pthread_mutex_t lock; /* guards what follows */
     int next_write;       /* the next game to write: output stays in game order */
     int reported;         /* games written at the last progress line */
-    char **ready;         /* finished games' lines, by index, until written */
-    long positions;       /* written so far */
-    int results[3];       /* White wins, draws, Black wins */
+    char **ready;         /* finished games' lines (or records), by index, until written */
+    size_t *ready_len;
+    long positions; /* written so far */
+    int results[3]; /* White wins, draws, Black wins */
     int64_t start_ms;
 } DataGen;
 
@@ -86,9 +95,11 @@ static void opening(DataGen *g, Search *search, const Evaluator *e, int index, c
     free(p);
 }
 
-/* The game's kept positions as "FEN;result" lines, in one string; "FEN;result;score" with scores
- * (the search score of the move played from there, White's view, in the engine's own units). */
-static char *game_lines(const char *start, const SelfPlayGame *game, bool scores, long *count)
+/* The game's kept positions as "FEN;result" lines, in one buffer; "FEN;result;score" with scores
+ * (the search score of the move played from there, White's view, in the engine's own units); or as
+ * trainset records (binary). */
+static char *game_lines(const char *start, const SelfPlayGame *game, bool scores, bool binary, long *count,
+                        size_t *len_out)
 {
     const char *label = game->result > 0 ? "1.0" : game->result < 0 ? "0.0" : "0.5";
     size_t cap = 4096, len = 0;
@@ -104,24 +115,33 @@ static char *game_lines(const char *start, const SelfPlayGame *game, bool scores
         int score = game->scores[i];
         if (!in_check(p) && !is_capture(p, m) && move_kind(m) != MOVE_PROMOTION && abs(score) < 2000) {
             char fen[128];
-            fen_write(p, fen);
-            if (len + strlen(fen) + 16 > cap) {
+            if (len + 160 > cap) {
                 cap *= 2;
                 text = realloc(text, cap);
                 if (!text)
                     abort();
             }
-            len += (size_t)sprintf(text + len, "%s;%s", fen, label);
-            if (scores)
-                len += (size_t)sprintf(text + len, ";%d", p->side == WHITE ? score : -score);
-            text[len++] = '\n';
-            text[len] = 0;
+            if (binary) {
+                int won = game->result == 0 ? 1 : (game->result > 0) == (p->side == WHITE) ? 2 : 0;
+                TrainRecord r;
+                trainset_encode(p, search_cp(score), won, &r);
+                memcpy(text + len, r.bytes, sizeof r.bytes);
+                len += sizeof r.bytes;
+            } else {
+                fen_write(p, fen);
+                len += (size_t)sprintf(text + len, "%s;%s", fen, label);
+                if (scores)
+                    len += (size_t)sprintf(text + len, ";%d", p->side == WHITE ? score : -score);
+                text[len++] = '\n';
+                text[len] = 0;
+            }
             (*count)++;
         }
         position_make_move(p, m);
         position_trim_history(p);
     }
     free(p);
+    *len_out = len;
     return text;
 }
 
@@ -137,14 +157,16 @@ static void finish_game(void *user, SelfPlayTask *task)
     DataGen *g = user;
     const SelfPlayGame *game = &task->game;
     long count = 0;
-    char *lines = game_lines(task->fen, game, g->scores, &count);
+    size_t len = 0;
+    char *lines = game_lines(task->fen, game, g->scores, g->binary, &count, &len);
 
     pthread_mutex_lock(&g->lock);
     g->ready[task->index] = lines;
+    g->ready_len[task->index] = len;
     g->results[game->result > 0 ? 0 : game->result == 0 ? 1 : 2]++;
     g->positions += count;
     while (g->next_write < g->games && g->ready[g->next_write]) {
-        fputs(g->ready[g->next_write], g->file);
+        fwrite(g->ready[g->next_write], 1, g->ready_len[g->next_write], g->file);
         free(g->ready[g->next_write]);
         g->ready[g->next_write] = NULL;
         g->next_write++;
@@ -163,14 +185,58 @@ static void finish_game(void *user, SelfPlayTask *task)
 static int usage(void)
 {
     fprintf(stderr, "usage: feelfish datagen --games N [--nodes N] [--threads T] [--seed S] [--random-plies P] "
-                    "[--params engine|handset] [--scores] --out FILE\n");
+                    "[--params engine|handset] [--scores] [--format text|bin] --out FILE\n"
+                    "       feelfish datagen --convert TEXT --out FILE\n");
     return 2;
+}
+
+/* A --scores text file ("FEN;result;score", White's view) as trainset records. */
+static int convert(const char *from, const char *to, FILE *out)
+{
+    FILE *in = fopen(from, "r"), *dst = in ? fopen(to, "wb") : NULL;
+    if (!in || !dst) {
+        fprintf(stderr, "datagen: cannot %s %s\n", in ? "write" : "read", in ? to : from);
+        if (in)
+            fclose(in);
+        return 1;
+    }
+    char line[256], err[64];
+    long written = 0, skipped = 0;
+    Position *p = malloc(sizeof *p);
+    if (!p)
+        abort();
+    while (fgets(line, sizeof line, in)) {
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        char *result = strchr(line, ';'), *score = result ? strchr(result + 1, ';') : NULL;
+        if (!score) {
+            skipped++;
+            continue;
+        }
+        *result++ = 0;
+        *score++ = 0;
+        if (fen_read(p, line, err, sizeof err) != FEN_OK) {
+            skipped++;
+            continue;
+        }
+        double white = atof(result); /* 1.0, 0.5, 0.0 */
+        int white_score = atoi(score), won = white == 0.5 ? 1 : (white > 0.5) == (p->side == WHITE) ? 2 : 0;
+        TrainRecord r;
+        trainset_encode(p, search_cp(p->side == WHITE ? white_score : -white_score), won, &r);
+        fwrite(r.bytes, 1, sizeof r.bytes, dst);
+        written++;
+    }
+    free(p);
+    fclose(in);
+    bool ok = fclose(dst) == 0;
+    fprintf(out, "%ld records written to %s (%ld lines skipped)\n", written, to, skipped);
+    return ok ? 0 : 1;
 }
 
 int datagen_command(int argc, char **argv, FILE *out)
 {
     DataGen g = {.games = 0, .threads = 2, .random_plies = 8, .nodes = 6000, .seed = 1};
-    const char *path = NULL;
+    const char *path = NULL, *convert_from = NULL;
     for (int i = 0; i < argc; i++) {
         bool has = i + 1 < argc;
         char *end = NULL;
@@ -190,6 +256,10 @@ int datagen_command(int argc, char **argv, FILE *out)
             g.random_plies = (int)v, i++;
         else if (!strcmp(argv[i], "--scores"))
             g.scores = true;
+        else if (!strcmp(argv[i], "--format") && has && (!strcmp(argv[i + 1], "text") || !strcmp(argv[i + 1], "bin")))
+            g.binary = !strcmp(argv[++i], "bin");
+        else if (!strcmp(argv[i], "--convert") && has)
+            convert_from = argv[++i];
         else if (!strcmp(argv[i], "--params") && has &&
                  (!strcmp(argv[i + 1], "engine") || !strcmp(argv[i + 1], "handset")))
             g.handset = !strcmp(argv[++i], "handset");
@@ -198,19 +268,24 @@ int datagen_command(int argc, char **argv, FILE *out)
             return usage();
         }
     }
+    if (convert_from && path)
+        return convert(convert_from, path, out);
     if (!g.games || !path)
         return usage();
-    g.file = fopen(path, "w");
+    g.file = fopen(path, g.binary ? "wb" : "w");
     if (!g.file) {
         fprintf(stderr, "datagen: cannot write %s\n", path);
         return 1;
     }
-    /* The first line says how the file was made; the tuner copies it into what it writes. */
-    fprintf(g.file, "# feelfish datagen --games %d --nodes %llu --seed %llu --random-plies %d --params %s%s\n", g.games,
-            (unsigned long long)g.nodes, (unsigned long long)g.seed, g.random_plies, g.handset ? "handset" : "engine",
-            g.scores ? " --scores" : "");
+    /* The first line says how the file was made; the tuner copies it into what it writes. (Records
+     * have no header: the recipe that made them says.) */
+    if (!g.binary)
+        fprintf(g.file, "# feelfish datagen --games %d --nodes %llu --seed %llu --random-plies %d --params %s%s\n",
+                g.games, (unsigned long long)g.nodes, (unsigned long long)g.seed, g.random_plies,
+                g.handset ? "handset" : "engine", g.scores ? " --scores" : "");
     g.ready = calloc((size_t)g.games, sizeof *g.ready);
-    if (!g.ready)
+    g.ready_len = calloc((size_t)g.games, sizeof *g.ready_len);
+    if (!g.ready || !g.ready_len)
         abort();
     evaluator_classical(&g.eval);
     if (g.handset) {
@@ -231,6 +306,7 @@ int datagen_command(int argc, char **argv, FILE *out)
     fprintf(out, "%d games (+%d =%d -%d for White), %ld positions written to %s\n", g.games, g.results[0], g.results[1],
             g.results[2], g.positions, path);
     free(g.ready);
+    free(g.ready_len);
     pthread_mutex_destroy(&g.lock);
     return ok ? 0 : 1;
 }

@@ -18,8 +18,10 @@ const Command EngineTools[] = {
     {"style-cv", NULL, "[--data DIR] [--folds K] [--seed S] [--prior model|uniform]",
      "cross-validate the style classifier: confusion matrix", style_cv_command},
     {"datagen", NULL,
-     "--games N [--nodes N] [--threads T] [--seed S] [--random-plies P] [--params engine|handset] --out FILE",
-     "self-play positions labelled with results, for tune", datagen_command},
+     "--games N [--nodes N] [--threads T] [--seed S] [--random-plies P] [--params engine|handset] [--scores] "
+     "[--format text|bin] --out FILE | --convert TEXT --out FILE",
+     "self-play positions labelled with results: text for tune, or records for the learned evaluation",
+     datagen_command},
     {"tune", NULL, "[--labels FILE | --data DIR] [--from engine|handset] [--rounds N] [--out FILE]",
      "tune the classical evaluation (engine/eval/tuned.c)", tune_command},
     {"affective-ranges", NULL, "FILE.epd...", "each affective term's range over the positions (AffectiveRanges)",

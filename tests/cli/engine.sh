@@ -199,6 +199,18 @@ run datagen_no_out 2 'usage: feelfish datagen --games N' $FF datagen --games 3
 run datagen_bad_nodes 2 "bad or incomplete argument '--nodes'" $FF datagen --games 3 --nodes x --out "$TMP/x.txt"
 run datagen_bad_params 2 "bad or incomplete argument '--params'" $FF datagen --games 3 --params tuned --out "$TMP/x.txt"
 run datagen_unwritable 1 'cannot write' $FF datagen --games 1 --out "$TMP/no/such/dir/x.txt"
+# The learned evaluation's records (engine/tools/trainset.h): 32 bytes a position, the same whether
+# written by the games or converted from the --scores text of the same games.
+$FF datagen --games 8 --nodes 400 --threads 2 --seed 3 --format bin --out "$TMP/dg.bin" >/dev/null 2>&1
+$FF datagen --games 8 --nodes 400 --threads 2 --seed 3 --scores --out "$TMP/dg-scores.txt" >/dev/null 2>&1
+$FF datagen --convert "$TMP/dg-scores.txt" --out "$TMP/dg-converted.bin" >"$TMP/convert.log" 2>&1
+records=$(( $(stat -c %s "$TMP/dg.bin") / 32 ))
+lines=$(grep -vc '^#' "$TMP/dg-scores.txt")
+[ "$records" -gt 300 ] && [ "$records" = "$lines" ] && [ $(( $(stat -c %s "$TMP/dg.bin") % 32 )) = 0 ] \
+    && ok datagen_records || fail datagen_records "$records records for $lines text lines"
+cmp -s "$TMP/dg.bin" "$TMP/dg-converted.bin" && grep -q "^$records records written" "$TMP/convert.log" \
+    && ok datagen_convert_same_records || fail datagen_convert_same_records "$(cat "$TMP/convert.log")"
+run datagen_bad_format 2 "bad or incomplete argument '--format'" $FF datagen --games 3 --format csv --out "$TMP/x.bin"
 $FF tune --labels "$TMP/dg1.txt" --from handset --rounds 1 --epochs 40 --out "$TMP/tuned.c" >"$TMP/tune.log" 2>&1
 start=$(sed -nE 's/^start: error ([0-9.]+),.*/\1/p' "$TMP/tune.log")
 after=$(sed -nE 's/^round 1: error ([0-9.]+),.*/\1/p' "$TMP/tune.log")

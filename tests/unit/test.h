@@ -78,5 +78,6 @@ void suite_adaptive(void); /* adapt */
 void suite_selfplay(void);
 void suite_style(void);
 void suite_review(void); /* review */
+void suite_trainset(void); /* tools */
 
 #endif
