@@ -34,6 +34,12 @@ typedef struct {
     char err[256];
 } Prune;
 
+static StoreRetention policy(void)
+{
+    return (StoreRetention){R.cfg->retention_days, R.cfg->retention_jobs, R.cfg->retention_games,
+                            R.cfg->retention_evals};
+}
+
 static void prune_write(sqlite3 *db, void *arg)
 {
     Prune *p = arg;
@@ -48,12 +54,11 @@ static void after_batch(sqlite3 *db, int rows, void *arg)
     R.rows += rows;
     if (!R.rows_trigger || R.rows < R.rows_trigger)
         return;
-    Prune p = {.policy = {R.cfg->retention_days, R.cfg->retention_jobs, R.cfg->retention_games},
-               .now_ms = clock_wall_ms()};
+    Prune p = {.policy = policy(), .now_ms = clock_wall_ms()};
     prune_write(db, &p);
     if (!p.ok)
         log_msg(LOG_WARN, "retention: %s", p.err);
-    if (p.ok && (p.pruned.jobs >= BATCH || p.pruned.games >= BATCH))
+    if (p.ok && (p.pruned.jobs >= BATCH || p.pruned.games >= BATCH || p.pruned.evals >= BATCH))
         R.rows = R.rows_trigger; /* more than a batch was due: the next batch prunes again */
 }
 
@@ -62,10 +67,12 @@ static void prune_done(void *arg) /* on the writer thread */
     Prune *p = arg;
     if (!p->ok)
         log_msg(LOG_WARN, "retention: %s", p->err);
-    else if (p->pruned.jobs || p->pruned.games)
-        log_msg(LOG_DEBUG, "retention: %lld finished jobs and %lld games deleted", p->pruned.jobs, p->pruned.games);
+    else if (p->pruned.jobs || p->pruned.games || p->pruned.evals)
+        log_msg(LOG_DEBUG, "retention: %lld finished jobs, %lld games and %lld cached evaluations deleted",
+                p->pruned.jobs, p->pruned.games, p->pruned.evals);
     /* A step may delete a batch of old rows and a batch past the cap: a whole batch in either means more. */
-    atomic_store(&R.backlog, p->ok && (p->pruned.jobs >= BATCH || p->pruned.games >= BATCH));
+    atomic_store(&R.backlog,
+                 p->ok && (p->pruned.jobs >= BATCH || p->pruned.games >= BATCH || p->pruned.evals >= BATCH));
     atomic_store(&R.pruning, false);
     free(p);
 }
@@ -84,7 +91,7 @@ static void on_prune_check(uv_timer_t *t)
     R.pruned_ms = now;
     atomic_store(&R.backlog, false);
     atomic_store(&R.pruning, true);
-    p->policy = (StoreRetention){R.cfg->retention_days, R.cfg->retention_jobs, R.cfg->retention_games};
+    p->policy = policy();
     p->now_ms = clock_wall_ms();
     store_write(prune_write, prune_done, p); /* prune_done runs even when the store is closed */
 }
@@ -105,10 +112,12 @@ static void on_tick(uv_timer_t *t)
 void retention_start(const ServerConfig *cfg, uv_loop_t *loop)
 {
     R.cfg = cfg;
-    long smallest = cfg->retention_jobs > 0 && (cfg->retention_games <= 0 || cfg->retention_jobs < cfg->retention_games)
-                        ? cfg->retention_jobs
-                        : cfg->retention_games;
-    R.rows_trigger = smallest > 0 ? (int)(smallest / 50 > 50 ? smallest / 50 : 50) : 0;
+    long smallest = 0; /* the smallest count cap in force */
+    const long caps[] = {cfg->retention_jobs, cfg->retention_games, cfg->retention_evals};
+    for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
+        if (caps[i] > 0 && (!smallest || caps[i] < smallest))
+            smallest = caps[i];
+    R.rows_trigger = smallest > 0 ? (int)(smallest / 50 > 16 ? smallest / 50 : 16) : 0;
     store_set_batch_hook(after_batch, NULL);
     uv_timer_init(loop, &R.prune_timer);
     uv_timer_start(&R.prune_timer, on_prune_check, 0, CHECK_MS);

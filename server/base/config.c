@@ -96,6 +96,8 @@ const Setting Settings[] = {
      F(retention_jobs), "finished jobs kept, newest first (0: no cap)", false},
     {"--retention-games", "FEELFISH_RETENTION_GAMES", "retentionGames", SETTING_NUMBER, "100000", 0, 1000000000,
      F(retention_games), "games kept, most recently played first (0: no cap)", false},
+    {"--retention-evals", "FEELFISH_RETENTION_EVALS", "retentionEvals", SETTING_NUMBER, "500000", 0, 1000000000,
+     F(retention_evals), "evaluation cache entries kept, newest first (0: no cap)", false},
     {"--game-memory-idle", "FEELFISH_GAME_MEMORY_IDLE", "gameMemoryIdleS", SETTING_NUMBER, "600", 1, 86400,
      F(game_memory_idle), "a game untouched this long leaves memory (it is read back from the database), s", false},
     {"--ws-searches-max", "FEELFISH_WS_SEARCHES_MAX", "wsSearchesPerConnection", SETTING_NUMBER, "4", 1, 1000,

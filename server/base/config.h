@@ -14,7 +14,7 @@ typedef struct {
     long max_depth, max_movetime, max_multipv, job_timeout;
     long connections_max, connections_per_ip, header_timeout, body_timeout, keepalive_timeout, keepalive_requests;
     long ws_idle_timeout, ws_ping_interval;
-    long retention_days, retention_jobs, retention_games, game_memory_idle;
+    long retention_days, retention_jobs, retention_games, retention_evals, game_memory_idle;
     long long max_nodes;
     char db[512], web[512], style_model[512], bind[64], log_level[16], log_format[16], auth[16];
     char allowed_origins[512], allowed_hosts[512], bot[512], redis[300];

@@ -10,12 +10,13 @@
 
 static int usage(void)
 {
-    fprintf(stderr,
-            "usage: feelfish db stats [--db FILE]\n"
-            "       feelfish db prune [--retention-days N] [--retention-jobs N] [--retention-games N] [--vacuum]\n"
-            "                         [--db FILE]\n"
-            "prune deletes what the retention lets go (defaults as feelfish serve's: 30 days, 100000 jobs,\n"
-            "100000 games; 0 = no limit); --vacuum then gives the freed space back to the file system.\n");
+    fprintf(stderr, "usage: feelfish db stats [--db FILE]\n"
+                    "       feelfish db prune [--retention-days N] [--retention-jobs N] [--retention-games N] "
+                    "[--retention-evals N] [--vacuum]\n"
+                    "                         [--db FILE]\n"
+                    "prune deletes what the retention lets go (defaults as feelfish serve's: 30 days, 100000 jobs,\n"
+                    "100000 games, 500000 cached evaluations; 0 = no limit); --vacuum then gives the freed space back\n"
+                    "to the file system.\n");
     return 2;
 }
 
@@ -38,6 +39,7 @@ static void stats(sqlite3 *db, const char *path, FILE *out)
             count(db, "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')"));
     fprintf(out, "games: %lld (%lld waiting for the engine)\n", count(db, "SELECT COUNT(*) FROM games"),
             count(db, "SELECT COUNT(*) FROM games WHERE engine_to_move = 1"));
+    fprintf(out, "cached evaluations: %lld\n", count(db, "SELECT COUNT(*) FROM evals"));
     fprintf(out, "Bayesian model: %lld games learned\n", count(db, "SELECT COUNT(*) FROM bayes_games"));
     fprintf(out, "tokens: %lld\n", count(db, "SELECT COUNT(*) FROM tokens"));
 }
@@ -55,7 +57,7 @@ static bool number(const char *text, long *out)
 int db_command(int argc, char **argv, FILE *out)
 {
     const char *verb = argc > 0 ? argv[0] : NULL, *path = config_default_db();
-    StoreRetention r = {30, 100000, 100000};
+    StoreRetention r = {30, 100000, 100000, 500000};
     bool vacuum = false;
     for (int i = 1; i < argc; i++) {
         bool more = i + 1 < argc;
@@ -66,6 +68,8 @@ int db_command(int argc, char **argv, FILE *out)
         else if (!strcmp(argv[i], "--retention-jobs") && more && number(argv[i + 1], &r.jobs))
             i++;
         else if (!strcmp(argv[i], "--retention-games") && more && number(argv[i + 1], &r.games))
+            i++;
+        else if (!strcmp(argv[i], "--retention-evals") && more && number(argv[i + 1], &r.evals))
             i++;
         else if (!strcmp(argv[i], "--vacuum"))
             vacuum = true;

@@ -113,6 +113,8 @@ static const char *const Migrations[STORE_SCHEMA_VERSION] = {
     /* 7: centipawns are reported on the calibrated scale (SCORE_PAWN) and a value also says its
      * depth and nodes: the entries of the old scale and format go. */
     "DELETE FROM evals;",
+    /* 8: the evaluation cache has a count cap too (--retention-evals): its newest entries are kept. */
+    "CREATE INDEX evals_created ON evals(created_ms);",
 };
 
 bool store_exec(sqlite3 *db, const char *sql, char *err, size_t size)
@@ -224,16 +226,14 @@ static void write_batch(Pending *batch, sqlite3_stmt *insert, sqlite3_stmt *inse
 {
     char err[256] = "";
     bool ok = store_exec(S.writer_db, "BEGIN", err, sizeof err);
-    int rows = 0;
-    for (Pending *p = batch; ok && p; p = p->next)
+    int writes = 0;
+    for (Pending *p = batch; ok && p; p = p->next, writes++)
         if (p->write)
             p->write(S.writer_db, p->arg);
-        else {
+        else
             ok = write_row(insert, insert_game, p, err, sizeof err);
-            rows++;
-        }
-    if (ok && rows && hook.fn)
-        hook.fn(S.writer_db, rows, hook.arg);
+    if (ok && writes && hook.fn)
+        hook.fn(S.writer_db, writes, hook.arg);
     if (ok)
         ok = store_exec(S.writer_db, "COMMIT", err, sizeof err);
     if (!ok) {
@@ -663,17 +663,19 @@ bool store_prune_db(sqlite3 *db, const StoreRetention *r, long long now_ms, int 
     static const char Extra_games[] =
         "SELECT id FROM (SELECT id FROM games ORDER BY updated_ms DESC LIMIT -1 OFFSET ?2)";
     static const char Old_evals[] = "SELECT key FROM evals WHERE created_ms < ?1"; /* the cache ages too */
+    static const char Extra_evals[] =
+        "SELECT key FROM (SELECT key FROM evals ORDER BY created_ms DESC LIMIT -1 OFFSET ?2)";
     const struct {
         bool on;
         const char *table, *select;
         long long *count;
-    } Steps[] = {{cutoff > 0, "jobs", Old_jobs, &out->jobs},
-                 {r->jobs > 0, "jobs", Extra_jobs, &out->jobs},
-                 {cutoff > 0, "games", Old_games, &out->games},
-                 {r->games > 0, "games", Extra_games, &out->games},
-                 {cutoff > 0, "evals", Old_evals, &out->evals}};
+    } Steps[] = {{cutoff > 0, "jobs", Old_jobs, &out->jobs},    {r->jobs > 0, "jobs", Extra_jobs, &out->jobs},
+                 {cutoff > 0, "games", Old_games, &out->games}, {r->games > 0, "games", Extra_games, &out->games},
+                 {cutoff > 0, "evals", Old_evals, &out->evals}, {r->evals > 0, "evals", Extra_evals, &out->evals}};
     for (size_t i = 0; i < sizeof Steps / sizeof Steps[0]; i++) {
-        long long keep = !strcmp(Steps[i].table, "jobs") ? r->jobs : r->games;
+        long long keep = !strcmp(Steps[i].table, "jobs")    ? r->jobs
+                         : !strcmp(Steps[i].table, "games") ? r->games
+                                                            : r->evals;
         int n = Steps[i].on ? prune_rows(db, Steps[i].table, Steps[i].select, cutoff, keep, limit, err, size) : 0;
         if (n < 0)
             return false;

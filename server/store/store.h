@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <uv.h>
 
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 
 /* Opens (creating and migrating) a database file on the calling thread, for the command-line tools
  * that share the server's file (learn, bayes). NULL with a message in err on failure. */
@@ -41,8 +41,9 @@ void store_scan_unfinished(void (*job)(const char *id, const char *owner, const 
                                        void *user),
                            void (*game)(const char *data, void *user), void *user);
 
-/* Called on the writer thread inside each batch's transaction, after its rows, with how many games
- * and jobs rows it wrote (new ones and updates): retention keeps up with a client that writes fast.
+/* Called on the writer thread inside each batch's transaction, after its writes, with how many it
+ * made (games and jobs rows, new ones and updates, and queued functions such as the evaluation
+ * cache's): retention keeps up with a client that writes fast.
  * Set before the first write (NULL: none). */
 void store_set_batch_hook(void (*hook)(sqlite3 *db, int rows, void *arg), void *arg);
 
@@ -98,7 +99,7 @@ bool store_cache_scan(StoreCacheScan *scan, void (*done)(void *arg), void *arg);
 /* Retention: finished jobs and games untouched for `days` (0: no limit) go, and beyond the newest
  * `jobs` finished jobs and `games` games (0: no cap). Jobs queued or running are kept. */
 typedef struct {
-    long days, jobs, games;
+    long days, jobs, games, evals; /* 0: no such limit */
 } StoreRetention;
 typedef struct {
     long long jobs, games, evals;

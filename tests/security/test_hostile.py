@@ -5,7 +5,7 @@ leave the listener dead once they are gone; a game analysis counts against --cli
 one position at a time and leaves room in the queue for others; SIGTERM under mixed load exits 0 with
 every acknowledged game readable after a restart; the search lab is cut at --max-movetime, counts
 against --client-jobs-max and waits its turn instead of refusing another client; retention keeps the
-games and jobs tables near their caps under a flood; failed tokens are rate limited; /api/config
+games, jobs and evaluation cache tables near their caps under a flood; failed tokens are rate limited; /api/config
 shows no paths to anyone but an admin; HEAD is answered; an overlong URI, oversized headers and a
 huge chunked body get JSON errors; a refused WebSocket handshake (foreign origin or host, one past
 --connections-max, here 16: its smallest) is an HTTP answer with a JSON body; reads still answer on a
@@ -15,7 +15,8 @@ Clients differ by loopback source address (127.0.0.2, ...). Standard library onl
 HOSTILE_FULL=1 floods with 5,000 connections (200 from each of 25 addresses) at the default
 --connections-max; HOSTILE_SIGTERM_RUNS (default 12) and HOSTILE_SIGTERM_ASAN_RUNS (default 3, with
 build/feelfish-asan when it exists) set the SIGTERM runs; HOSTILE_RETENTION_SECONDS (20) and
-HOSTILE_RETENTION_DEFAULTS=1 (the default caps, 100,000) set the retention floods. reads_survive_full_disk mounts a tmpfs
+HOSTILE_RETENTION_DEFAULTS=1 (the default caps: 100,000 jobs and games, 500,000 cached evaluations)
+set the retention floods. reads_survive_full_disk mounts a tmpfs
 (root). Run it all, or some checks: test_hostile.py [--list] [CHECK_NAME...]; prints
 'hostile: N passed, N failed'."""
 import base64
@@ -520,9 +521,9 @@ def flood_case(name, table, path, body, cap, secs):
     # (the issue's 5 minutes: 300).
     secs = float(os.environ.get("HOSTILE_RETENTION_SECONDS", secs))
     if os.environ.get("HOSTILE_RETENTION_DEFAULTS") == "1":
-        cap, flags = 100000, ()
+        cap, flags = (500000 if table == "evals" else 100000), ()
     else:
-        flags = ("--retention-games", str(cap), "--retention-jobs", str(cap))
+        flags = ("--retention-games", str(cap), "--retention-jobs", str(cap), "--retention-evals", str(cap))
     s = Server(*W2, *flags)
     stop = threading.Event()
     made, other = [0], {}
@@ -530,9 +531,9 @@ def flood_case(name, table, path, body, cap, secs):
 
     def flooder():
         conn = http.client.HTTPConnection("127.0.0.1", s.port, timeout=30)
-        payload = json.dumps(body)
         while not stop.is_set():
             try:
+                payload = json.dumps(body() if callable(body) else body)
                 conn.request("POST", path, body=payload, headers={"Content-Type": "application/json"})
                 resp = conn.getresponse()
                 resp.read()
@@ -592,6 +593,55 @@ def retention_keeps_up_with_game_flood():
 def retention_keeps_up_with_job_flood():
     flood_case("retention_keeps_up_with_job_flood", "jobs", "/api/analyse", {"moves": [], "limits": {"depth": 1}},
                3000, 20)
+
+
+def pack(row):
+    """A FEN rank from 8 characters with "1" for each empty square: the runs of empties counted."""
+    out, run = "", 0
+    for c in row:
+        if c == "1":
+            run += 1
+            continue
+        out += (str(run) if run else "") + c
+        run = 0
+    return out + (str(run) if run else "")
+
+
+@suite.test()
+def retention_caps_the_evaluation_cache():
+    """The evaluation cache is a table clients grow too (a cloud-eval of a position not seen before adds
+    an entry): --retention-evals holds it, a pass coming once 16 writes (the smallest trigger) have
+    been made since the last."""
+    cap = 20
+    s = Server(*W2, "--retention-evals", str(cap))
+    fens = []
+    for king in range(4):  # a white king on a1..d1, a white pawn on b3..g6, the black king on h8
+        for rank in range(3, 7):
+            for file in range(1, 7):
+                board = [["1"] * 8 for _ in range(8)]  # rows from rank 8 down, "1" an empty square
+                board[0][7] = "k"
+                board[8 - rank][file] = "P"
+                board[7][king] = "K"
+                fens.append("/".join(pack("".join(r)) for r in board) + " w - - 0 1")
+    answered, lock = [0], threading.Lock()
+
+    def client(part):
+        for fen in part:
+            st = req(s, "GET", "/api/cloud-eval?fen=" + fen.replace(" ", "%20"), timeout=30)[0]
+            with lock:
+                answered[0] += st == 200
+
+    threads = [threading.Thread(target=client, args=(fens[k::4],)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    time.sleep(0.5)
+    db = sqlite3.connect("file:%s?mode=ro" % s.db, uri=True, timeout=5)
+    rows = db.execute("SELECT COUNT(*) FROM evals").fetchone()[0]
+    db.close()
+    report("retention_caps_the_evaluation_cache", answered[0] > 3 * cap and rows <= cap + 16 + 4,
+           {"positions": len(fens), "answered": answered[0], "rows": rows, "cap": cap})
 
 
 # ---- 6. smaller ones ----
