@@ -51,7 +51,7 @@ static void fuzz_server_start(const char *name)
     unlink(db);
     log_set_level("error");
     uv_loop_t *loop = uv_default_loop();
-    JobsSettings jobs = {1, 1, (int)FuzzCfg.queue, FuzzCfg.job_timeout, 1, NULL};
+    JobsSettings jobs = {1, 1, (int)FuzzCfg.queue, FuzzCfg.job_timeout, 1, NULL, 0};
     if (!store_open(loop, db, err, sizeof err) || !models_init(&FuzzCfg, err, sizeof err) ||
         !jobs_start(loop, &jobs, &ApiJobHooks) || !http_start(loop, &FuzzCfg, &ApiHttpHandlers, &FuzzHttpPort) ||
         !ws_start(loop, &FuzzCfg, &ApiWsHandlers, &FuzzWsPort)) {
