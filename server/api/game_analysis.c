@@ -56,6 +56,7 @@ struct GameAnalysis {
     bool *cached; /* the position came from the evaluation cache */
     int cache_hits;
     bool looking;   /* the cache is being read: nothing is searched until it answers */
+    bool stored;    /* its creation is committed (or it was read back): nothing is searched before */
     json_t *result; /* done: {analysis, players} */
     char *pgn;      /* done: the annotated PGN */
     int64_t created_ms, finished_ms;
@@ -375,9 +376,9 @@ static void pump(GameAnalysis *ga)
             ga->slots[i].job = NULL;
             ga->in_flight--;
         }
-    if (ga->looking) {
+    if (ga->looking || !ga->stored) {
         update_hold(ga);
-        return; /* the cache answers first */
+        return; /* the cache answers first, and an analysis not acknowledged does not run */
     }
     if (unfinished(ga) && ga->done == ga->total && !ga->in_flight) {
         finish(ga);
@@ -604,6 +605,7 @@ static void answer_created(Request *r, bool ok, void *arg)
         update_hold(ga);
         saves_reply_unavailable(r);
     } else {
+        ga->stored = true;
         api_reply_json(r, 202, status_json(ga));
         pump(ga);
     }
@@ -663,6 +665,7 @@ bool game_analysis_resume(const char *id, const char *owner, const char *request
         return true;
     }
     ga->created_ms = created_ms;
+    ga->stored = true; /* read back from storage */
     pump(ga);
     return true;
 }
