@@ -29,6 +29,10 @@ ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-s
 TSAN_FLAGS := -O1 -g -fsanitize=thread
 TSAN_OBJ   := $(patsubst %.c,build/tsan/%.o,$(ENGINE_SRC) $(UNIT_SRC))
 SERVER_CODE := server/% tests/unit/server/%
+# The learned evaluation's default network, built into every binary when it is there (docs/nnue.md);
+# without it the classical evaluation is the hand-written one.
+NET_FILE := $(wildcard engine/eval/default.nnue)
+NET_FLAGS = $(if $(and $(NET_FILE),$(filter engine/eval/nnue.c,$<)),-DFEELFISH_NET_FILE='"$(NET_FILE)"')
 
 # Debian packages each step needs; `deps-*` installs the missing ones (as root, with apt-get).
 DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libwebsockets-dev libjansson-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libyaml-dev libhiredis-dev \
@@ -37,7 +41,7 @@ DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libwebso
 DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish chromium clang libclang-rt-14-dev redis-server
 DEB_BENCH := $(DEB_BUILD) stockfish python3 wrk nginx-light chromium gnuplot-nox redis-server redis-tools
 
-.PHONY: data all help deps-build deps-test deps-bench web run test test-unit test-docker bench soak bench-strength bench-affective bench-bayesian format clean fuzz
+.PHONY: data net all help deps-build deps-test deps-bench web run test test-unit test-docker bench soak bench-strength bench-affective bench-bayesian format clean fuzz
 
 all: feelfish
 
@@ -55,6 +59,7 @@ help:
 	@echo "make bench-affective speed, choices and a 200-game match of affective vs classical (hours)"
 	@echo "make bench-bayesian  the BayesChess experiments: self-play learning, learning curve, chart (~1 hour)"
 	@echo "make data      self-play positions for the learned evaluation into data/nnue (DATA_CHUNKS x ~10 min, resumable)"
+	@echo "make net       train the learned evaluation on data/nnue (after make data; ~NET_EPOCHS x 1 min)"
 	@echo "make web       build the browser page into web/dist (npm ci when needed, then esbuild)"
 	@echo "make fuzz      the libFuzzer harnesses, FUZZ_SECONDS (600) each"
 	@echo "make format    clang-format every C file"
@@ -81,12 +86,19 @@ feelfish: $(REL_OBJ)
 build/release/%.o: %.c $(ALL_H)
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
-	@$(CC) $(CFLAGS) $(if $(filter $(SERVER_CODE),$<),$(SERVER_CFLAGS)) $(OPT) $(ARCH) -c -o $@ $<
+	@$(CC) $(CFLAGS) $(if $(filter $(SERVER_CODE),$<),$(SERVER_CFLAGS)) $(NET_FLAGS) $(OPT) $(ARCH) -c -o $@ $<
 
 build/asan/%.o: %.c $(ALL_H)
 	@mkdir -p $(dir $@)
 	@echo "CC (asan) $<"
-	@$(CC) $(CFLAGS) $(if $(filter $(SERVER_CODE),$<),$(SERVER_CFLAGS)) $(ASAN_FLAGS) -c -o $@ $<
+	@$(CC) $(CFLAGS) $(if $(filter $(SERVER_CODE),$<),$(SERVER_CFLAGS)) $(NET_FLAGS) $(ASAN_FLAGS) -c -o $@ $<
+
+# nnue.o is rebuilt when the network file changes, appears or goes (build/net-choice names it).
+build/release/engine/eval/nnue.o build/asan/engine/eval/nnue.o build/tsan/engine/eval/nnue.o build/fuzz/obj/engine/eval/nnue.o: build/net-choice $(NET_FILE)
+build/net-choice: FORCE
+	@mkdir -p build; echo '$(NET_FILE)' | cmp -s - $@ || echo '$(NET_FILE)' >$@
+.PHONY: FORCE
+FORCE:
 
 # The whole binary with AddressSanitizer + UBSan: the server's integration tests run against it.
 build/feelfish-asan: $(ASAN_ENGINE_OBJ) $(patsubst %.c,build/asan/%.o,$(SERVER_SRC))
@@ -95,7 +107,7 @@ build/feelfish-asan: $(ASAN_ENGINE_OBJ) $(patsubst %.c,build/asan/%.o,$(SERVER_S
 build/tsan/%.o: %.c $(ALL_H)
 	@mkdir -p $(dir $@)
 	@echo "CC (tsan) $<"
-	@$(CC) $(CFLAGS) $(if $(filter $(SERVER_CODE),$<),$(SERVER_CFLAGS)) $(TSAN_FLAGS) -c -o $@ $<
+	@$(CC) $(CFLAGS) $(if $(filter $(SERVER_CODE),$<),$(SERVER_CFLAGS)) $(NET_FLAGS) $(TSAN_FLAGS) -c -o $@ $<
 
 # The whole binary with ThreadSanitizer: the jobs and WebSocket integration tests run against it too
 # (the loop, the workers, the storage writer and libuv's pool share state).
@@ -141,7 +153,7 @@ FUZZ_SERVER_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(filter-out server/main.c,
 build/fuzz/obj/%.o: %.c $(ALL_H)
 	@mkdir -p $(dir $@)
 	@echo "CC (fuzz) $<"
-	@$(FUZZ_CC) $(CSTD) -Wall -Wextra -Werror $(if $(filter server/%,$<),$(SERVER_CFLAGS)) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	@$(FUZZ_CC) $(CSTD) -Wall -Wextra -Werror $(if $(filter server/%,$<),$(SERVER_CFLAGS)) $(NET_FLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 build/fuzz/fuzz_request build/fuzz/fuzz_http build/fuzz/fuzz_ws: build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h tests/fuzz/fuzz_server.h $(FUZZ_ENGINE_OBJ) $(FUZZ_SERVER_OBJ)
 	@echo "LD (fuzz) $@"
@@ -178,6 +190,20 @@ data: feelfish
 	  echo "$$f ($$(date +%H:%M:%S))"; \
 	  nice -n 19 ./feelfish datagen --games 5000 --nodes 6000 --threads $$(nproc) --seed $$seed --format bin \
 	    --out $$f.part && mv $$f.part $$f || exit 1; done
+
+# The learned evaluation's network from the data (docs/nnue.md): `make data` first when there is none,
+# then `feelfish train` on every chunk (resumable: data/nnue/NET_NAME.nnue.ckpt), the loss per epoch
+# in data/nnue/NET_NAME.csv. Install it with `cp data/nnue/NET_NAME.nnue engine/eval/default.nnue`.
+NET_NAME ?= gen1
+NET_HIDDEN ?= 256
+NET_EPOCHS ?= 12
+NET_LAMBDA ?= 0.7
+NET_DATA ?= data/nnue/gen0-*.bin
+net: feelfish
+	@ls $(NET_DATA) >/dev/null 2>&1 || $(MAKE) --no-print-directory data
+	nice -n 19 ./feelfish train --out data/nnue/$(NET_NAME).nnue --hidden $(NET_HIDDEN) --epochs $(NET_EPOCHS) \
+	  --lambda $(NET_LAMBDA) --threads $$(nproc) --log data/nnue/$(NET_NAME).csv $(NET_DATA)
+	@sha256sum data/nnue/$(NET_NAME).nnue
 
 bench: deps-bench feelfish web
 	@tests/bench/perft.sh

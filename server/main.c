@@ -61,6 +61,19 @@ int main(int argc, char **argv)
 {
     engine_init(getenv("FEELFISH_ATTACKS"));
     bayes_set_reader(bayes_store_load_file);
+    /* --net FILE|embedded|none, for any command (serve, bot, annotate, datagen, uci...): the network
+     * the classical evaluation uses; taken out of the arguments before the command sees them. */
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--net")) {
+            char err[300];
+            if (i + 1 >= argc || !nnue_select(argv[i + 1], err, sizeof err)) {
+                fprintf(stderr, "feelfish: --net: %s\n", i + 1 >= argc ? "needs FILE, embedded or none" : err);
+                return 2;
+            }
+            memmove(argv + i, argv + i + 2, (size_t)(argc - i - 1) * sizeof *argv); /* with argv[argc] */
+            argc -= 2;
+            i--;
+        }
     const char *name = argc < 2 ? "uci" : argv[1];
     if (!strcmp(name, "uci"))
         return uci_loop(stdin, stdout);

@@ -198,6 +198,7 @@ void position_make_move(Position *p, Move m)
     st->rule50 = prev->rule50 + 1;
     st->plies_from_null = prev->plies_from_null + 1;
     st->move = m;
+    st->moved = pc;
     st->ep = NO_SQUARE;
     if (prev->ep != NO_SQUARE)
         st->key ^= ZobristEp[square_file(prev->ep)];

@@ -21,6 +21,7 @@ typedef struct {
     int rule50;
     int plies_from_null;
     Piece captured;
+    Piece moved; /* the piece that made `move` (the learned evaluation's accumulators read it) */
     Move move; /* the move that led here (MOVE_NONE at the root) */
 } StateInfo;
 

@@ -11,12 +11,20 @@
 const char *const EvalGroupNames[EVAL_GROUP_NB] = {"material",          "mobility",       "king_safety",
                                                    "opp_king_exposure", "pawn_structure", "other"};
 
-void evaluator_classical(Evaluator *e)
+void evaluator_hand(Evaluator *e)
 {
     e->params = &DefaultParams;
     for (int g = 0; g < EVAL_GROUP_NB; g++)
         e->weight[g] = EVAL_WEIGHT_ONE;
     e->fingerprint = 0;
+    e->reweighted = false;
+    e->net = NULL;
+}
+
+void evaluator_classical(Evaluator *e)
+{
+    evaluator_hand(e);
+    e->net = nnue_default();
 }
 
 void evaluator_update_fingerprint(Evaluator *e)
@@ -26,6 +34,9 @@ void evaluator_update_fingerprint(Evaluator *e)
         if (e->weight[g] != EVAL_WEIGHT_ONE)
             h = (h ^ (uint64_t)(e->weight[g] + 7 * g)) * 0x100000001b3ULL + 0x9E3779B97F4A7C15ULL;
     e->fingerprint = h;
+    e->reweighted = e->params != &DefaultParams;
+    for (int g = 0; g < EVAL_GROUP_NB; g++)
+        e->reweighted |= e->weight[g] != EVAL_WEIGHT_ONE;
 }
 
 typedef struct {
@@ -479,4 +490,20 @@ int evaluate_terms(const Position *p, const Evaluator *e, EvalTerms *terms)
     return p->side == WHITE ? white : -white;
 }
 
-int evaluate(const Position *p, const Evaluator *e) { return evaluate_terms(p, e, NULL); }
+int evaluate_with(const Position *p, const Evaluator *e, NnueStack *stack)
+{
+    int v;
+    if (!e->net)
+        v = evaluate_terms(p, e, NULL);
+    else {
+        v = nnue_evaluate(e->net, p, stack) * EVAL_PAWN / 100;
+        if (e->reweighted) {
+            Evaluator hand;
+            evaluator_hand(&hand);
+            v += evaluate_terms(p, e, NULL) - evaluate_terms(p, &hand, NULL);
+        }
+    }
+    return v > EVAL_MAX ? EVAL_MAX : v < -EVAL_MAX ? -EVAL_MAX : v;
+}
+
+int evaluate(const Position *p, const Evaluator *e) { return evaluate_with(p, e, NULL); }

@@ -1,11 +1,20 @@
-/* The evaluation interface: a classical hand-crafted evaluation whose terms are reported in
- * groups, with a per-group weight the affective evaluator sets and a parameter vector the
- * Bayesian evaluator swaps. The evaluator travels with the search, never in globals. */
+/* The evaluation interface: the learned network (nnue.h) when one is loaded, and the hand-written
+ * evaluation whose terms are reported in groups, with a per-group weight the affective evaluator sets
+ * and a parameter vector the Bayesian evaluator swaps. With a network, an evaluator that re-weights
+ * (affective) or swaps parameters (Bayesian) adds what that changes in the hand-written evaluation to
+ * the network's score: net + hand(weights, params) - hand(classical). The evaluator travels with the
+ * search, never in globals. */
 #ifndef FEELFISH_EVAL_H
 #define FEELFISH_EVAL_H
 
 #include "../core/position.h"
+#include "nnue.h"
 #include "params.h"
+
+/* One pawn in the engine's own units (search.h's SCORE_PAWN). */
+#define EVAL_PAWN 64
+/* No static evaluation goes beyond this, far from the mate scores. */
+#define EVAL_MAX 12000
 
 typedef enum {
     GROUP_MATERIAL,
@@ -25,6 +34,8 @@ typedef struct {
     const EvalParams *params;
     int weight[EVAL_GROUP_NB]; /* EVAL_WEIGHT_ONE = the classical weight */
     uint64_t fingerprint;      /* salts transposition-table keys; 0 for the classical evaluator */
+    bool reweighted;           /* weights or params differ from the classical evaluator's */
+    const Network *net;        /* NULL: the hand-written evaluation alone */
 } Evaluator;
 
 /* Every group in centipawns from White's point of view, tapered and scaled, unweighted. */
@@ -34,13 +45,18 @@ typedef struct {
     int phase; /* 0 (bare kings and pawns) .. 24 (all pieces) */
 } EvalTerms;
 
+/* The classical evaluator: the default network (nnue_default()), else the hand-written evaluation. */
 void evaluator_classical(Evaluator *e);
+/* The hand-written evaluation alone (no network), unit weights, default parameters. */
+void evaluator_hand(Evaluator *e);
 /* After changing params or weights: recompute the fingerprint. */
 void evaluator_update_fingerprint(Evaluator *e);
 
-/* Score for the side to move, in centipawns. */
+/* Score for the side to move, in engine units (EVAL_PAWN a pawn), within +-EVAL_MAX. */
 int evaluate(const Position *p, const Evaluator *e);
-/* The same, also filling every group (White's view). */
+/* The same with a search thread's accumulators (NULL: computed from the boards). */
+int evaluate_with(const Position *p, const Evaluator *e, NnueStack *stack);
+/* The hand-written evaluation alone, filling every group (White's view); terms may be NULL. */
 int evaluate_terms(const Position *p, const Evaluator *e, EvalTerms *terms);
 
 #endif

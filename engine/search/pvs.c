@@ -106,7 +106,7 @@ static int qsearch(SearchThread *t, Stack *ss, int alpha, int beta, int depth)
         return VALUE_DRAW;
     bool checked = in_check(p);
     if (ply >= MAX_PLY - 1)
-        return checked ? VALUE_DRAW : evaluate(p, s->eval);
+        return checked ? VALUE_DRAW : evaluate_with(p, s->eval, &t->nnue);
 
     Key key = p->st->key ^ s->salt;
     TTData tte = {0};
@@ -122,7 +122,7 @@ static int qsearch(SearchThread *t, Stack *ss, int alpha, int beta, int depth)
         static_eval = VALUE_NONE;
         best = futility_base = -VALUE_INFINITE;
     } else {
-        static_eval = hit && tte.eval != VALUE_NONE ? tte.eval : evaluate(p, s->eval);
+        static_eval = hit && tte.eval != VALUE_NONE ? tte.eval : evaluate_with(p, s->eval, &t->nnue);
         best = static_eval;
         if (hit && tt_score != VALUE_NONE && (tte.bound & (tt_score > best ? BOUND_LOWER : BOUND_UPPER)))
             best = tt_score;
@@ -244,7 +244,7 @@ static int search(SearchThread *t, Stack *ss, int alpha, int beta, int depth, bo
         if (is_draw(p, ply))
             return VALUE_DRAW;
         if (ply >= MAX_PLY - 1)
-            return checked ? VALUE_DRAW : evaluate(p, s->eval);
+            return checked ? VALUE_DRAW : evaluate_with(p, s->eval, &t->nnue);
         /* Mate distance pruning: no line from here can beat a mate already found nearer the root. */
         if (alpha < mated_in(ply))
             alpha = mated_in(ply);
@@ -280,11 +280,11 @@ static int search(SearchThread *t, Stack *ss, int alpha, int beta, int depth, bo
     if (excluded)
         eval = ss->static_eval;
     else if (hit) {
-        ss->static_eval = eval = tte.eval != VALUE_NONE ? tte.eval : evaluate(p, s->eval);
+        ss->static_eval = eval = tte.eval != VALUE_NONE ? tte.eval : evaluate_with(p, s->eval, &t->nnue);
         if (tt_score != VALUE_NONE && (tte.bound & (tt_score > eval ? BOUND_LOWER : BOUND_UPPER)))
             eval = tt_score;
     } else {
-        ss->static_eval = eval = evaluate(p, s->eval);
+        ss->static_eval = eval = evaluate_with(p, s->eval, &t->nnue);
         tt_store(&s->tt, key, MOVE_NONE, VALUE_NONE, eval, -8, BOUND_NONE);
     }
     if (ply >= 2 && (ss - 2)->static_eval != VALUE_NONE)

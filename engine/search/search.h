@@ -97,7 +97,7 @@ int search_mate_in(int score);
  * as Stockfish shows 100 * v / NormalizeToPawnValue: the value makes Lichess's Win% curve, fitted to
  * Stockfish's centipawns, predict the results of feelfish's own games (tests/bench/calibrate.py,
  * docs/calibration.md). The search itself, its margins and the evaluation stay in engine units. */
-#define SCORE_PAWN 64
+#define SCORE_PAWN EVAL_PAWN
 int search_cp(int score);
 
 /* Milliseconds on a monotonic clock. */

@@ -54,6 +54,7 @@ typedef struct SearchThread {
     ContHist cont_history[PIECE_NB][SQUARE_NB];
     Move counter[PIECE_NB][SQUARE_NB];
     int best_move_changes;
+    NnueStack nnue; /* the learned evaluation's accumulators, one per ply from the root */
 } SearchThread;
 
 struct Search {

@@ -114,9 +114,10 @@ static void *helper_main(void *arg)
 
 static SearchThread *thread_new(Search *s, int id)
 {
-    SearchThread *t = calloc(1, sizeof *t);
+    SearchThread *t = aligned_alloc(64, sizeof *t); /* its accumulators are read with aligned loads */
     if (!t)
         return NULL;
+    memset(t, 0, sizeof *t);
     t->search = s;
     t->id = id;
     search_thread_reset(t);
@@ -312,6 +313,7 @@ void search_run(Search *s, const Position *pos, const SearchLimits *limits, cons
     for (int i = 0; i < s->thread_count; i++) {
         SearchThread *t = s->threads[i];
         position_copy(&t->pos, pos);
+        t->nnue.base = t->pos.stack_len;
         if (t != main)
             memcpy(t->root, main->root, (size_t)count * sizeof(RootMove));
         t->root_count = count;

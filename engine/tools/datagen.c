@@ -175,8 +175,10 @@ static void finish_game(void *user, SelfPlayTask *task)
     if (done / 50 != g->reported / 50 || done == g->games) {
         g->reported = done;
         double secs = (double)(time_now_ms() - g->start_ms) / 1000.0;
-        fprintf(stderr, "\rgames %d/%d  positions %ld  +%d =%d -%d  %.0f s  ", done, g->games, g->positions,
-                g->results[0], g->results[1], g->results[2], secs);
+        double eta = done ? secs / done * (g->games - done) : 0;
+        fprintf(stderr, "\rgames %d/%d  positions %ld (%.0f/s)  +%d =%d -%d  %.0f s  ETA %.0f s  ", done, g->games,
+                g->positions, secs > 0 ? (double)g->positions / secs : 0, g->results[0], g->results[1], g->results[2],
+                secs, eta);
         fflush(g->file);
     }
     pthread_mutex_unlock(&g->lock);

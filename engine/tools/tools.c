@@ -22,6 +22,10 @@ const Command EngineTools[] = {
      "[--format text|bin] --out FILE | --convert TEXT --out FILE",
      "self-play positions labelled with results: text for tune, or records for the learned evaluation",
      datagen_command},
+    {"train", NULL,
+     "--out NET [--hidden N] [--epochs E] [--batch B] [--lr X] [--lambda L] [--wdl-scale CP] [--val F] "
+     "[--threads T] [--log CSV] DATA.bin...",
+     "train the learned evaluation on datagen's records (resumes from NET.ckpt)", train_command},
     {"tune", NULL, "[--labels FILE | --data DIR] [--from engine|handset] [--rounds N] [--out FILE]",
      "tune the classical evaluation (engine/eval/tuned.c)", tune_command},
     {"affective-ranges", NULL, "FILE.epd...", "each affective term's range over the positions (AffectiveRanges)",

@@ -17,6 +17,7 @@ int epd_command(int argc, char **argv, FILE *out);
 int match_command(int argc, char **argv, FILE *out);
 int datagen_command(int argc, char **argv, FILE *out);
 int tune_command(int argc, char **argv, FILE *out);
+int train_command(int argc, char **argv, FILE *out);
 int style_train_command(int argc, char **argv, FILE *out);
 int style_command(int argc, char **argv, FILE *out);
 int style_cv_command(int argc, char **argv, FILE *out);

@@ -207,7 +207,7 @@ static void *error_worker(void *arg)
 {
     ErrorJob *j = arg;
     Evaluator e;
-    evaluator_classical(&e);
+    evaluator_hand(&e); /* the tuner fits the hand-written evaluation */
     e.params = j->params;
     j->sum = 0, j->kept = 0;
     for (int i = j->from; i < j->to; i++) {
@@ -285,7 +285,7 @@ static void *trace_worker(void *arg)
     EvalParams work = *j->params;
     Score *slots = params_slots_mut(&work);
     Evaluator e;
-    evaluator_classical(&e);
+    evaluator_hand(&e);
     e.params = &work;
     const int psq_first = (int)(offsetof(EvalParams, psq) / sizeof(Score));
     const int psq_end = psq_first + PIECE_TYPE_NB * SQUARE_NB;

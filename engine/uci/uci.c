@@ -177,6 +177,19 @@ static bool apply_elo(Uci *u, const char *v, long n, char *why, size_t size)
     return true;
 }
 
+static bool apply_evalfile(Uci *u, const char *v, long n, char *why, size_t size)
+{
+    (void)n;
+    if (!nnue_select(v, why, size))
+        return false;
+    evaluator_classical(&u->eval);
+    search_clear(u->search); /* the table's scores came from the previous evaluation */
+    char what[160];
+    nnue_describe(what, sizeof what);
+    say(u, "info string evaluation: %s", what);
+    return true;
+}
+
 static const Option Options[] = {
     {"Hash", OPT_SPIN, "16", 1, 32768, NULL, apply_hash},
     {"Threads", OPT_SPIN, "1", 1, MAX_THREADS, NULL, apply_threads},
@@ -191,6 +204,7 @@ static const Option Options[] = {
     {"Temperament", OPT_COMBO, "neutral", 0, 0, "neutral calm anxious bold", apply_temperament},
     {"UCI_LimitStrength", OPT_CHECK, "false", 0, 1, NULL, apply_limit_strength},
     {"UCI_Elo", OPT_SPIN, "1320", 1320, 3190, NULL, apply_elo},
+    {"EvalFile", OPT_STRING, "embedded", 0, 0, NULL, apply_evalfile},
 };
 #define OPTION_COUNT ((int)(sizeof Options / sizeof Options[0]))
 

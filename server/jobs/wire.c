@@ -97,6 +97,8 @@ Job *wire_job_decode(const char *data, size_t len, char *err, size_t err_size)
     p->st = &p->stack[p->stack_len];
     Evaluator e = h.eval;
     e.params = h.own_params ? &h.params : &DefaultParams;
+    if (e.net) /* the sender's pointer says only that it used a network: this node's own (same build) */
+        e.net = nnue_default();
     Job *job = job_new(p, &h.limits, &e, h.mode);
     free(p);
     if (!job) {

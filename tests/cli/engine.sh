@@ -211,6 +211,43 @@ lines=$(grep -vc '^#' "$TMP/dg-scores.txt")
 cmp -s "$TMP/dg.bin" "$TMP/dg-converted.bin" && grep -q "^$records records written" "$TMP/convert.log" \
     && ok datagen_convert_same_records || fail datagen_convert_same_records "$(cat "$TMP/convert.log")"
 run datagen_bad_format 2 "bad or incomplete argument '--format'" $FF datagen --games 3 --format csv --out "$TMP/x.bin"
+
+# The learned evaluation: a tiny training run whose validation loss falls below the untrained net's
+# (epoch 0) and whose quantised net
+# stays within 5 cp (mean) and 60 cp (worst) of the float one; the net it writes is used by --net and
+# EvalFile; a truncated or corrupt file is refused with its reason, never a crash.
+$FF datagen --games 200 --nodes 300 --threads 2 --seed 5 --format bin --out "$TMP/train.bin" >/dev/null 2>&1
+$FF train --out "$TMP/tiny.nnue" --hidden 16 --epochs 6 --batch 512 --lr 0.002 --lambda 1 --val 0.1 --threads 2 \
+    --log "$TMP/tiny.csv" "$TMP/train.bin" >"$TMP/train.log" 2>&1
+first=$(sed -n 2p "$TMP/tiny.csv" | cut -d, -f3)
+last=$(tail -1 "$TMP/tiny.csv" | cut -d, -f3)
+awk -v a="$first" -v b="$last" 'BEGIN { exit !(a > 0 && b > 0 && b < 0.95 * a) }' && [ "$(wc -l <"$TMP/tiny.csv")" = 8 ] \
+    && ok train_validation_loss_falls || fail train_validation_loss_falls "epoch 0 $first, epoch 6 $last" "$(tail -4 "$TMP/train.log")"
+run train_resume_other_run_refused 1 "is from another run" $FF train --out "$TMP/tiny.nnue" --hidden 16 --epochs 7 "$TMP/train.bin"
+run train_resume_finished 0 "resuming .*tiny.nnue.ckpt after epoch 6" $FF train --out "$TMP/tiny.nnue" --hidden 16 --epochs 6 \
+    --batch 512 --lr 0.002 --lambda 1 --val 0.1 --threads 2 "$TMP/train.bin"
+mean=$(sed -nE 's/^quantisation: .* mean ([0-9.]+) cp, max ([0-9.]+) cp$/\1/p' "$TMP/train.log")
+worst=$(sed -nE 's/^quantisation: .* mean ([0-9.]+) cp, max ([0-9.]+) cp$/\2/p' "$TMP/train.log")
+awk -v m="$mean" -v w="$worst" 'BEGIN { exit !(m != "" && m < 5 && w < 60) }' \
+    && ok train_quantised_close_to_float || fail train_quantised_close_to_float "mean '$mean', worst '$worst'"
+run train_writes_a_net 0 "^Nodes searched: [0-9]+$" $FF --net "$TMP/tiny.nnue" bench 5
+head -c 1600 "$TMP/train.bin" >"$TMP/few.bin"
+run train_too_few 1 "50 positions: too few to train on" $FF train --out "$TMP/never.nnue" "$TMP/few.bin"
+run train_no_out 2 "usage: feelfish train" $FF train "$TMP/train.bin"
+run train_bad_hidden 2 "bad or incomplete argument '--hidden'" $FF train --hidden 30 --out "$TMP/x.nnue" "$TMP/train.bin"
+head -c 5000 "$TMP/tiny.nnue" >"$TMP/short.nnue"
+run net_truncated_refused 2 "truncated: 5000 bytes where a 16-wide network has" $FF --net "$TMP/short.nnue" bench 1
+cp "$TMP/tiny.nnue" "$TMP/corrupt.nnue"
+printf 'x' | dd of="$TMP/corrupt.nnue" bs=1 seek=3000 conv=notrunc 2>/dev/null
+run net_corrupt_refused 2 "checksum mismatch" $FF --net "$TMP/corrupt.nnue" bench 1
+run net_not_a_net 2 "not a feelfish network" $FF --net "$TMP/train.bin" bench 1
+run net_missing 2 "cannot open" $FF --net "$TMP/none.nnue" bench 1
+run net_none_is_hand_written 0 "^Nodes searched: " $FF --net none bench 3
+printf 'uci\nsetoption name EvalFile value %s\nsetoption name EvalFile value %s\nisready\nquit\n' "$TMP/corrupt.nnue" \
+    "$TMP/tiny.nnue" | $FF >"$TMP/evalfile.log" 2>&1
+grep -q "^info string .*checksum mismatch" "$TMP/evalfile.log" \
+    && grep -q "^info string evaluation: file 768->16x2->1 (checksum [0-9a-f]*)$" "$TMP/evalfile.log" \
+    && grep -q "^readyok$" "$TMP/evalfile.log" && ok uci_evalfile || fail uci_evalfile "$(cat "$TMP/evalfile.log" | tail -4)"
 $FF tune --labels "$TMP/dg1.txt" --from handset --rounds 1 --epochs 40 --out "$TMP/tuned.c" >"$TMP/tune.log" 2>&1
 start=$(sed -nE 's/^start: error ([0-9.]+),.*/\1/p' "$TMP/tune.log")
 after=$(sed -nE 's/^round 1: error ([0-9.]+),.*/\1/p' "$TMP/tune.log")

@@ -73,6 +73,7 @@ void suite_fuzz(void);
 void suite_eval(void); /* eval */
 void suite_affective(void);
 void suite_bayes(void);
+void suite_nnue(void);
 void suite_search(void);   /* search */
 void suite_adaptive(void); /* adapt */
 void suite_selfplay(void);

@@ -1,0 +1,98 @@
+/* The learned evaluation (issue #26): a perspective network 768 -> N x 2 -> 1 with SCReLU, trained on
+ * feelfish's own self-play (engine/tools/train.c, docs/nnue.md).
+ *
+ * Inputs: for each perspective (White's, Black's), 768 = 2 x 6 x 64 one-hot features, one per piece:
+ * (the piece is the perspective's own or the other side's, its type, its square as the perspective
+ * sees it: Black's view flips the ranks). Both perspectives share the feature weights.
+ * Hidden: acc[c] = bias + sum of the weight rows of c's active features, int16, kept per ply and
+ * updated from the parent's with the move's few changed pieces (NnueStack).
+ * Output: sum over the side to move's then the other side's accumulator of screlu(a) * w, where
+ * screlu(a) = clamp(a, 0, 1)^2; the score in centipawns is output * NNUE_SCALE.
+ *
+ * Quantisation: feature weights and biases x NNUE_QA (255), output weights x NNUE_QB (64), the
+ * output bias x QA x QB. The clamp-multiply-madd trick needs |output weight| <= 127 (the trainer
+ * clips at 127 / 64): clamp(a) * w fits in int16, then times clamp(a) summed in int32.
+ *
+ * The file (little-endian), "FFNN" then:
+ *   uint32 version (1), uint32 N (16..NNUE_HIDDEN_MAX, a multiple of 16), uint32 flags (0),
+ *   int16 feature weights [768][N], int16 feature biases [N], int16 output weights [2N],
+ *   int32 output bias, uint64 FNV-1a of every byte before it.
+ * Anything else (a short file, a long one, a bad magic, version, size or checksum) is refused. */
+#ifndef FEELFISH_NNUE_H
+#define FEELFISH_NNUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/position.h"
+
+#define NNUE_INPUTS 768
+#define NNUE_HIDDEN_MAX 1024
+#define NNUE_QA 255
+#define NNUE_QB 64
+#define NNUE_SCALE 400
+#define NNUE_VERSION 1
+/* Accumulators kept per search thread: one per ply from the root. */
+#define NNUE_STACK_SIZE 160
+
+typedef struct Network {
+    int hidden;
+    int16_t *ft_weight;  /* [NNUE_INPUTS][hidden] */
+    int16_t *ft_bias;    /* [hidden] */
+    int16_t *out_weight; /* [2 * hidden]: the side to move's half, then the other side's */
+    int32_t out_bias;
+    uint64_t checksum; /* the file's FNV-1a: its identity in `info string` and /api/config */
+} Network;
+
+typedef struct {
+    _Alignas(64) int16_t v[COLOR_NB][NNUE_HIDDEN_MAX];
+    Key key; /* the position it was computed for (0: none) */
+    const Network *net;
+} Accumulator;
+
+/* A search thread's accumulators, indexed by the position's stack_len minus base (the root's). */
+typedef struct {
+    int base;
+    Accumulator acc[NNUE_STACK_SIZE];
+} NnueStack;
+
+/* The network a file's bytes describe, or NULL with a reason in err ("truncated", "checksum
+ * mismatch" ...). The bytes are copied. */
+Network *nnue_load_memory(const void *bytes, size_t size, char *err, size_t err_size);
+Network *nnue_load_file(const char *path, char *err, size_t err_size);
+void nnue_free(Network *net);
+/* The file's bytes for a network (what the trainer writes); malloc'd, *size set. */
+uint8_t *nnue_serialize(const Network *net, size_t *size);
+
+/* The network built into the binary (docs/nnue.md), or NULL when it was built without one. */
+const Network *nnue_embedded(void);
+/* The network the classical evaluator uses: the embedded one unless nnue_set_default changed it
+ * (EvalFile, --net); NULL means the hand-written evaluation. */
+const Network *nnue_default(void);
+void nnue_set_default(const Network *net);
+/* The default network from now on: "embedded" (the one built in), "none" (the hand-written
+ * evaluation) or a file's path. False with the reason when that is no network; the previous choice
+ * stays. Not while a search runs: a network read from a file before is freed. */
+bool nnue_select(const char *spec, char *err, size_t err_size);
+/* The default network in words: "embedded 768->256x2->1 (checksum ...)", "none (...)". */
+void nnue_describe(char *out, size_t size);
+
+/* The score for the side to move, in centipawns. With a stack the accumulators are updated
+ * incrementally from the nearest ancestor's; without one they are computed from the boards. */
+int nnue_evaluate(const Network *net, const Position *p, NnueStack *stack);
+
+/* Feature index of piece pc on square s from perspective c. */
+static inline int nnue_feature(Color c, Piece pc, Square s)
+{
+    int side = piece_color(pc) != c;
+    return side * 384 + (piece_type(pc) - 1) * 64 + (c == WHITE ? s : square_flip(s));
+}
+
+/* Tests: false makes the kernels portable C even where AVX2 runs (both must agree). */
+void nnue_allow_simd(bool allow);
+
+/* From scratch: both perspectives' accumulators (for tests and refreshes). */
+void nnue_refresh(const Network *net, const Position *p, Accumulator *acc);
+
+#endif

@@ -1,0 +1,594 @@
+/* `feelfish train`: fits the learned evaluation (engine/eval/nnue.h) to datagen's records
+ * (engine/tools/trainset.h), in float, on every core, then writes it quantised.
+ *
+ * The model: acc[c] = b + sum of W[f] over perspective c's features; a = clamp(acc, 0, 1)^2;
+ * out = a[side to move] . w[0..N) + a[other] . w[N..2N) + bias, the score out * NNUE_SCALE cp.
+ * The loss: (sigmoid(score / K) - target)^2 with target = lambda * sigmoid(record score / K) +
+ * (1 - lambda) * result, K the Win% scale (--wdl-scale, centipawns). AdamW-style Adam, the learning
+ * rate on a cosine from --lr down to --lr / 100 over every step of every epoch; weights clipped to
+ * +-1.98 so the quantised net cannot overflow (nnue.h).
+ *
+ * Threads split each batch; each keeps its own gradients, summed row by row before the step.
+ * The last --val fraction of the records (whole games: they are written in game order) is held out.
+ * After each epoch: a progress line (losses, positions/s, ETA), a CSV row (--log), a checkpoint
+ * (OUT.ckpt: the float weights and the optimiser's moments); a run given the same OUT resumes from it.
+ * At the end: OUT (the quantised net) and the quantisation error on the validation positions. */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/bitboard.h"
+#include "../core/random.h"
+#include "../eval/nnue.h"
+#include "../notation/fen.h"
+#include "../search/search.h"
+#include "tools.h"
+#include "trainset.h"
+
+#define CLIP 1.98f
+#define CKPT_MAGIC 0x46464b5054303031ULL /* "FFKPT001" */
+
+typedef struct {
+    int hidden;
+    float *ft_w; /* [768][N] */
+    float *ft_b; /* [N] */
+    float *out_w; /* [2N] */
+    float *out_b;
+} Model;
+
+typedef struct {
+    const char *out, *log;
+    int hidden, epochs, batch, threads;
+    double lr, lambda, wdl_scale, val_fraction;
+    uint64_t seed;
+    long max_positions;
+} TrainOptions;
+
+typedef struct {
+    TrainRecord *records;
+    size_t count, train_count;
+} Data;
+
+/* One thread's share of a batch and its gradients. */
+typedef struct {
+    const Model *m;
+    const TrainOptions *o;
+    const TrainRecord *records;
+    const uint32_t *order;
+    size_t from, to;
+    bool backward;
+    float *g_ft_w, *g_ft_b, *g_out_w, g_out_b;
+    double loss;
+    float *acc; /* [2][N] scratch */
+} Worker;
+
+static size_t params_count(int n) { return (size_t)NNUE_INPUTS * n + (size_t)n + 2 * (size_t)n + 1; }
+
+static float *fcalloc(size_t n)
+{
+    float *p = aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64);
+    if (!p)
+        abort();
+    memset(p, 0, n * sizeof(float));
+    return p;
+}
+
+/* The record's features: for each perspective, the indexes of its active inputs. */
+static int record_features(const TrainRecord *r, int features[COLOR_NB][32], Color *side)
+{
+    Bitboard occ = 0;
+    for (int i = 0; i < 8; i++)
+        occ |= (Bitboard)r->bytes[i] << (8 * i);
+    int n = 0;
+    while (occ && n < 32) {
+        Square s = pop_lsb(&occ);
+        Piece pc = (r->bytes[8 + n / 2] >> (4 * (n & 1))) & 15;
+        features[WHITE][n] = nnue_feature(WHITE, pc, s);
+        features[BLACK][n] = nnue_feature(BLACK, pc, s);
+        n++;
+    }
+    *side = r->bytes[27] ? BLACK : WHITE;
+    return n;
+}
+
+static float sigmoidf_(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+__attribute__((target_clones("avx2", "default"))) static void add_row(float *dst, const float *row, int n)
+{
+    for (int i = 0; i < n; i++)
+        dst[i] += row[i];
+}
+
+__attribute__((target_clones("avx2", "default"))) static float forward_half(const float *acc, const float *w, int n)
+{
+    float sum = 0;
+    for (int i = 0; i < n; i++) {
+        float a = acc[i] < 0 ? 0 : acc[i] > 1 ? 1 : acc[i];
+        sum += a * a * w[i];
+    }
+    return sum;
+}
+
+/* The gradient through one perspective: into its output weights, and d acc (left in acc). */
+__attribute__((target_clones("avx2", "default"))) static void backward_half(float *acc, const float *w, float *g_w,
+                                                                             float dout, int n)
+{
+    for (int i = 0; i < n; i++) {
+        float x = acc[i], a = x < 0 ? 0 : x > 1 ? 1 : x;
+        g_w[i] += dout * a * a;
+        acc[i] = x > 0 && x < 1 ? dout * w[i] * 2 * x : 0;
+    }
+}
+
+/* The model's output (before the scale) for a record; acc gets both perspectives' accumulators. */
+static float forward(const Model *m, const TrainRecord *r, float *acc, int features[COLOR_NB][32], int *count,
+                     Color *side)
+{
+    int n = m->hidden;
+    *count = record_features(r, features, side);
+    for (Color c = WHITE; c <= BLACK; c++) {
+        float *a = acc + c * n;
+        memcpy(a, m->ft_b, (size_t)n * sizeof(float));
+        for (int k = 0; k < *count; k++)
+            add_row(a, m->ft_w + (size_t)features[c][k] * n, n);
+    }
+    float *us = acc + *side * n, *them = acc + (1 - *side) * n;
+    return forward_half(us, m->out_w, n) + forward_half(them, m->out_w + n, n) + *m->out_b;
+}
+
+static float target_of(const TrainOptions *o, const TrainRecord *r)
+{
+    int score = (int16_t)(uint16_t)(r->bytes[24] | r->bytes[25] << 8);
+    float result = r->bytes[26] / 2.0f;
+    return (float)(o->lambda * sigmoidf_((float)(score / o->wdl_scale)) + (1 - o->lambda) * result);
+}
+
+static void *work(void *arg)
+{
+    Worker *w = arg;
+    const Model *m = w->m;
+    int n = m->hidden;
+    float k = (float)(NNUE_SCALE / w->o->wdl_scale);
+    w->loss = 0;
+    for (size_t i = w->from; i < w->to; i++) {
+        const TrainRecord *r = &w->records[w->order ? w->order[i] : i];
+        int features[COLOR_NB][32], count;
+        Color side;
+        float out = forward(m, r, w->acc, features, &count, &side);
+        float pred = sigmoidf_(out * k), err = pred - target_of(w->o, r);
+        w->loss += (double)err * err;
+        if (!w->backward)
+            continue;
+        float dout = 2 * err * pred * (1 - pred) * k;
+        w->g_out_b += dout;
+        for (int half = 0; half < 2; half++) {
+            Color c = half ? (Color)(1 - side) : side;
+            float *a = w->acc + c * n;
+            backward_half(a, m->out_w + half * n, w->g_out_w + half * n, dout, n);
+            add_row(w->g_ft_b, a, n);
+            for (int f = 0; f < count; f++)
+                add_row(w->g_ft_w + (size_t)features[c][f] * n, a, n);
+        }
+    }
+    return NULL;
+}
+
+/* Adam over params [from, to) of the flat vector, the gradient summed over the workers. */
+typedef struct {
+    float *param, *m1, *m2;
+    float **grads;
+    int workers;
+    size_t from, to;
+    float lr, b1t, b2t;
+} AdamSlice;
+
+static void *adam(void *arg)
+{
+    AdamSlice *a = arg;
+    const float b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
+    for (size_t i = a->from; i < a->to; i++) {
+        float g = 0;
+        for (int t = 0; t < a->workers; t++) {
+            g += a->grads[t][i];
+            a->grads[t][i] = 0;
+        }
+        if (g == 0 && a->m1[i] == 0 && a->m2[i] == 0)
+            continue; /* an input never seen yet */
+        a->m1[i] = b1 * a->m1[i] + (1 - b1) * g;
+        a->m2[i] = b2 * a->m2[i] + (1 - b2) * g * g;
+        float v = a->param[i] - a->lr * (a->m1[i] / a->b1t) / (sqrtf(a->m2[i] / a->b2t) + eps);
+        a->param[i] = v > CLIP ? CLIP : v < -CLIP ? -CLIP : v;
+    }
+    return NULL;
+}
+
+/* The model lives in one flat vector (ft_w, ft_b, out_w, out_b), as do its gradients and moments. */
+static void model_view(Model *m, float *flat, int n)
+{
+    m->hidden = n;
+    m->ft_w = flat;
+    m->ft_b = flat + (size_t)NNUE_INPUTS * n;
+    m->out_w = m->ft_b + n;
+    m->out_b = m->out_w + 2 * n;
+}
+
+static Network *quantise(const Model *m)
+{
+    int n = m->hidden;
+    Network *net = calloc(1, sizeof *net);
+    net->hidden = n;
+    net->ft_weight = aligned_alloc(64, (size_t)NNUE_INPUTS * n * 2);
+    net->ft_bias = aligned_alloc(64, ((size_t)n * 2 + 63) / 64 * 64);
+    net->out_weight = aligned_alloc(64, ((size_t)n * 4 + 63) / 64 * 64);
+    if (!net->ft_weight || !net->ft_bias || !net->out_weight)
+        abort();
+    for (size_t i = 0; i < (size_t)NNUE_INPUTS * n; i++)
+        net->ft_weight[i] = (int16_t)lrintf(m->ft_w[i] * NNUE_QA);
+    for (int i = 0; i < n; i++)
+        net->ft_bias[i] = (int16_t)lrintf(m->ft_b[i] * NNUE_QA);
+    for (int i = 0; i < 2 * n; i++) {
+        long v = lrintf(m->out_w[i] * NNUE_QB);
+        net->out_weight[i] = (int16_t)(v > 127 ? 127 : v < -127 ? -127 : v);
+    }
+    net->out_bias = (int32_t)lrintf(*m->out_b * NNUE_QA * NNUE_QB);
+    return net;
+}
+
+static bool write_file(const char *path, const void *bytes, size_t size)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.part", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return false;
+    bool ok = fwrite(bytes, 1, size, f) == size;
+    ok = fclose(f) == 0 && ok;
+    return ok && rename(tmp, path) == 0;
+}
+
+static bool load_data(int argc, char **argv, const TrainOptions *o, Data *d)
+{
+    size_t cap = 1 << 20;
+    d->records = malloc(cap * sizeof *d->records);
+    d->count = 0;
+    for (int i = 0; i < argc && d->records; i++) {
+        FILE *f = fopen(argv[i], "rb");
+        if (!f) {
+            fprintf(stderr, "train: cannot read %s\n", argv[i]);
+            return false;
+        }
+        TrainRecord r;
+        size_t bad = 0;
+        while (fread(r.bytes, 1, sizeof r.bytes, f) == sizeof r.bytes) {
+            TrainPosition t;
+            if (!trainset_decode(&r, &t)) {
+                bad++;
+                continue;
+            }
+            if (o->max_positions && (long)d->count >= o->max_positions)
+                break;
+            if (d->count == cap) {
+                cap *= 2;
+                TrainRecord *grown = realloc(d->records, cap * sizeof *grown);
+                if (!grown) {
+                    fclose(f);
+                    fprintf(stderr, "train: out of memory\n");
+                    return false;
+                }
+                d->records = grown;
+            }
+            d->records[d->count++] = r;
+        }
+        fclose(f);
+        if (bad)
+            fprintf(stderr, "train: %s: %zu records that are not records skipped\n", argv[i], bad);
+    }
+    if (!d->records || d->count < 100) {
+        fprintf(stderr, "train: %zu positions: too few to train on\n", d->count);
+        return false;
+    }
+    d->train_count = d->count - (size_t)(d->count * o->val_fraction);
+    return true;
+}
+
+/* What a checkpoint must match to be resumed: every option that shapes the run, and the data. */
+static uint64_t run_key(const TrainOptions *o, const Data *d)
+{
+    char text[512];
+    snprintf(text, sizeof text, "%d %d %d %.9g %.9g %.9g %.9g %llu %zu %zu", o->hidden, o->epochs, o->batch, o->lr,
+             o->lambda, o->wdl_scale, o->val_fraction, (unsigned long long)o->seed, d->count, d->train_count);
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const char *c = text; *c; c++)
+        h = (h ^ (uint8_t)*c) * 0x100000001b3ULL;
+    for (size_t i = 0; i < d->count; i += 997) /* a sample of the records themselves */
+        for (int b = 0; b < TRAINSET_RECORD_SIZE; b++)
+            h = (h ^ d->records[i].bytes[b]) * 0x100000001b3ULL;
+    return h;
+}
+
+static double run_pass(Worker *w, int threads, const Model *m, const TrainOptions *o, const TrainRecord *records,
+                       const uint32_t *order, size_t from, size_t to, bool backward)
+{
+    pthread_t h[64];
+    size_t span = to - from;
+    for (int t = 0; t < threads; t++) {
+        w[t].m = m, w[t].o = o, w[t].records = records, w[t].order = order, w[t].backward = backward;
+        w[t].from = from + span * t / threads;
+        w[t].to = from + span * (t + 1) / threads;
+        if (t > 0)
+            pthread_create(&h[t], NULL, work, &w[t]);
+    }
+    work(&w[0]);
+    double loss = w[0].loss;
+    for (int t = 1; t < threads; t++) {
+        pthread_join(h[t], NULL);
+        loss += w[t].loss;
+    }
+    return loss;
+}
+
+static double validation_loss(Worker *w, int threads, const Model *m, const TrainOptions *o, const Data *d)
+{
+    size_t n = d->count - d->train_count;
+    if (!n)
+        return 0;
+    return run_pass(w, threads, m, o, d->records, NULL, d->train_count, d->count, false) / (double)n;
+}
+
+/* Float model against the quantised net over the validation positions, in centipawns. */
+static void quantisation_error(const Model *m, const Network *net, const Data *d, FILE *out)
+{
+    Position *p = malloc(sizeof *p);
+    float *acc = fcalloc(2 * (size_t)m->hidden);
+    double sum = 0, worst = 0;
+    size_t count = 0, from = d->train_count < d->count ? d->train_count : 0;
+    for (size_t i = from; i < d->count && count < 20000; i++, count++) {
+        TrainPosition t;
+        char fen[128], err[64];
+        trainset_decode(&d->records[i], &t);
+        trainset_fen(&t, fen, sizeof fen);
+        if (fen_read(p, fen, err, sizeof err) != FEN_OK) {
+            count--;
+            continue;
+        }
+        int features[COLOR_NB][32], n;
+        Color side;
+        double f = forward(m, &d->records[i], acc, features, &n, &side) * NNUE_SCALE;
+        double diff = fabs(f - nnue_evaluate(net, p, NULL));
+        sum += diff;
+        if (diff > worst)
+            worst = diff;
+    }
+    fprintf(out, "quantisation: float vs int over %zu positions: mean %.2f cp, max %.2f cp\n", count,
+            count ? sum / (double)count : 0, worst);
+    free(acc);
+    free(p);
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: feelfish train --out NET [--hidden N] [--epochs E] [--batch B] [--lr X] [--lambda L]\n"
+                    "                      [--wdl-scale CP] [--val F] [--threads T] [--seed S] [--max-positions N]\n"
+                    "                      [--log FILE.csv] DATA.bin...\n");
+    return 2;
+}
+
+int train_command(int argc, char **argv, FILE *out)
+{
+    TrainOptions o = {.hidden = 256, .epochs = 10, .batch = 16384, .threads = 2, .lr = 0.001, .lambda = 0.5,
+                      .wdl_scale = 272, .val_fraction = 0.02, .seed = 1};
+    char **files = calloc((size_t)argc + 1, sizeof *files);
+    int nfiles = 0;
+    for (int i = 0; i < argc; i++) {
+        bool has = i + 1 < argc;
+        const char *v = has ? argv[i + 1] : "";
+        char *end = NULL;
+        double x = has ? strtod(v, &end) : 0;
+        bool number = has && end && !*end && end != v;
+        if (!strcmp(argv[i], "--out") && has)
+            o.out = argv[++i];
+        else if (!strcmp(argv[i], "--log") && has)
+            o.log = argv[++i];
+        else if (!strcmp(argv[i], "--hidden") && number && x >= 16 && x <= NNUE_HIDDEN_MAX && (int)x % 16 == 0)
+            o.hidden = (int)x, i++;
+        else if (!strcmp(argv[i], "--epochs") && number && x >= 1 && x <= 10000)
+            o.epochs = (int)x, i++;
+        else if (!strcmp(argv[i], "--batch") && number && x >= 16 && x <= 1 << 20)
+            o.batch = (int)x, i++;
+        else if (!strcmp(argv[i], "--threads") && number && x >= 1 && x <= 64)
+            o.threads = (int)x, i++;
+        else if (!strcmp(argv[i], "--lr") && number && x > 0 && x < 1)
+            o.lr = x, i++;
+        else if (!strcmp(argv[i], "--lambda") && number && x >= 0 && x <= 1)
+            o.lambda = x, i++;
+        else if (!strcmp(argv[i], "--wdl-scale") && number && x >= 50 && x <= 2000)
+            o.wdl_scale = x, i++;
+        else if (!strcmp(argv[i], "--val") && number && x >= 0 && x < 0.5)
+            o.val_fraction = x, i++;
+        else if (!strcmp(argv[i], "--seed") && number && x >= 0)
+            o.seed = (uint64_t)x, i++;
+        else if (!strcmp(argv[i], "--max-positions") && number && x >= 100)
+            o.max_positions = (long)x, i++;
+        else if (argv[i][0] != '-')
+            files[nfiles++] = argv[i];
+        else {
+            fprintf(stderr, "train: bad or incomplete argument '%s'\n", argv[i]);
+            free(files);
+            return usage();
+        }
+    }
+    if (!o.out || !nfiles) {
+        free(files);
+        return usage();
+    }
+    Data d;
+    bool loaded = load_data(nfiles, files, &o, &d);
+    free(files);
+    if (!loaded) {
+        free(d.records);
+        return 1;
+    }
+    int n = o.hidden;
+    size_t np = params_count(n);
+    float *flat = fcalloc(np), *m1 = fcalloc(np), *m2 = fcalloc(np);
+    Model m;
+    model_view(&m, flat, n);
+    uint64_t rng = o.seed * 0x9E3779B97F4A7C15ULL + 1;
+    int start_epoch = 0;
+    long step = 0;
+
+    /* Resume from OUT.ckpt when it is for this shape; otherwise a fresh start. */
+    char ckpt[4096];
+    snprintf(ckpt, sizeof ckpt, "%s.ckpt", o.out);
+    FILE *cf = fopen(ckpt, "rb");
+    uint64_t head[4], run = run_key(&o, &d);
+    if (cf && fread(head, sizeof head, 1, cf) == 1 && head[0] == CKPT_MAGIC && head[1] != run) {
+        fprintf(stderr, "train: %s is from another run (other options or data): remove it or choose another --out\n",
+                ckpt);
+        fclose(cf);
+        free(flat), free(m1), free(m2), free(d.records);
+        return 1;
+    }
+    if (cf && head[0] == CKPT_MAGIC && fread(flat, sizeof(float), np, cf) == np &&
+        fread(m1, sizeof(float), np, cf) == np && fread(m2, sizeof(float), np, cf) == np) {
+        start_epoch = (int)head[2];
+        step = (long)head[3];
+        fprintf(out, "resuming %s after epoch %d\n", ckpt, start_epoch);
+    } else {
+        memset(flat, 0, np * sizeof(float));
+        memset(m1, 0, np * sizeof(float));
+        memset(m2, 0, np * sizeof(float));
+        float a = 1.0f / sqrtf(32.0f), b = 1.0f / sqrtf((float)(2 * n));
+        for (size_t i = 0; i < (size_t)NNUE_INPUTS * n; i++)
+            m.ft_w[i] = (float)((double)(splitmix64(&rng) >> 11) / 9007199254740992.0 * 2 - 1) * a;
+        for (int i = 0; i < 2 * n; i++)
+            m.out_w[i] = (float)((double)(splitmix64(&rng) >> 11) / 9007199254740992.0 * 2 - 1) * b;
+    }
+    if (cf)
+        fclose(cf);
+
+    int threads = o.threads;
+    Worker *w = calloc((size_t)threads, sizeof *w);
+    float **grads = calloc((size_t)threads, sizeof *grads);
+    for (int t = 0; t < threads; t++) {
+        grads[t] = fcalloc(np);
+        w[t].g_ft_w = grads[t];
+        w[t].g_ft_b = grads[t] + (size_t)NNUE_INPUTS * n;
+        w[t].g_out_w = w[t].g_ft_b + n;
+        w[t].acc = fcalloc(2 * (size_t)n);
+    }
+    uint32_t *order = malloc(d.train_count * sizeof *order);
+    for (size_t i = 0; i < d.train_count; i++)
+        order[i] = (uint32_t)i;
+    long steps_per_epoch = (long)((d.train_count + (size_t)o.batch - 1) / (size_t)o.batch);
+    long total_steps = steps_per_epoch * o.epochs;
+    fprintf(out, "training 768->%dx2->1 on %zu positions (%zu held out), %d epochs of %ld batches of %d, %d threads\n",
+            n, d.train_count, d.count - d.train_count, o.epochs, steps_per_epoch, o.batch, threads);
+    FILE *log = o.log ? fopen(o.log, start_epoch ? "a" : "w") : NULL;
+    if (!start_epoch) { /* the untrained net's losses: epoch 0 */
+        double train0 = run_pass(w, threads, &m, &o, d.records, NULL, 0, d.train_count, false) / (double)d.train_count;
+        double val0 = validation_loss(w, threads, &m, &o, &d);
+        fprintf(out, "epoch 0/%d  train loss %.6f  validation loss %.6f\n", o.epochs, train0, val0);
+        if (log)
+            fprintf(log, "epoch,train_loss,val_loss,seconds\n0,%.6f,%.6f,0\n", train0, val0);
+    }
+    int64_t t0 = time_now_ms();
+    int status = 0;
+    for (int epoch = start_epoch; epoch < o.epochs; epoch++) {
+        uint64_t erng = o.seed * 0x100000001B3ULL ^ (uint64_t)(epoch + 1) * 0x9E3779B97F4A7C15ULL;
+        for (size_t i = d.train_count; i > 1; i--) {
+            size_t j = splitmix64(&erng) % i;
+            uint32_t tmp = order[i - 1];
+            order[i - 1] = order[j];
+            order[j] = tmp;
+        }
+        int64_t e0 = time_now_ms();
+        double loss = 0;
+        for (size_t from = 0; from < d.train_count; from += (size_t)o.batch, step++) {
+            size_t to = from + (size_t)o.batch < d.train_count ? from + (size_t)o.batch : d.train_count;
+            for (int t = 0; t < threads; t++)
+                w[t].g_out_b = 0;
+            loss += run_pass(w, threads, &m, &o, d.records, order, from, to, true);
+            float g_out_b = 0;
+            for (int t = 0; t < threads; t++)
+                g_out_b += w[t].g_out_b;
+            grads[0][np - 1] = g_out_b;
+            for (int t = 1; t < threads; t++)
+                grads[t][np - 1] = 0;
+            double progress = (double)step / (double)total_steps;
+            float lr = (float)(o.lr / 100 + 0.5 * (o.lr - o.lr / 100) * (1 + cos(M_PI * progress)));
+            /* Gradients are sums over the batch: the mean's step is lr with grads scaled. */
+            AdamSlice s[64];
+            pthread_t h[64];
+            for (int t = 0; t < threads; t++) {
+                s[t] = (AdamSlice){.param = flat, .m1 = m1, .m2 = m2, .grads = grads, .workers = threads,
+                                   .from = np * (size_t)t / (size_t)threads, .to = np * (size_t)(t + 1) / (size_t)threads,
+                                   .lr = lr,
+                                   .b1t = 1 - powf(0.9f, (float)(step + 1)),
+                                   .b2t = 1 - powf(0.999f, (float)(step + 1))};
+                if (t > 0)
+                    pthread_create(&h[t], NULL, adam, &s[t]);
+            }
+            adam(&s[0]);
+            for (int t = 1; t < threads; t++)
+                pthread_join(h[t], NULL);
+        }
+        double train_loss = loss / (double)d.train_count, val = validation_loss(w, threads, &m, &o, &d);
+        double secs = (double)(time_now_ms() - e0) / 1000.0, all = (double)(time_now_ms() - t0) / 1000.0;
+        double eta = all / (epoch + 1 - start_epoch) * (o.epochs - epoch - 1);
+        fprintf(out, "epoch %d/%d  train loss %.6f  validation loss %.6f  %.0f positions/s  %.0f s  ETA %.0f s\n",
+                epoch + 1, o.epochs, train_loss, val, (double)d.train_count / (secs > 0 ? secs : 1), secs, eta);
+        fflush(out);
+        if (log) {
+            fprintf(log, "%d,%.6f,%.6f,%.1f\n", epoch + 1, train_loss, val, secs);
+            fflush(log);
+        }
+        /* The checkpoint, written whole then renamed. */
+        char part[4200];
+        snprintf(part, sizeof part, "%s.part", ckpt);
+        FILE *f = fopen(part, "wb");
+        uint64_t hd[4] = {CKPT_MAGIC, run, (uint64_t)(epoch + 1), (uint64_t)step};
+        bool ok = f && fwrite(hd, sizeof hd, 1, f) == 1 && fwrite(flat, sizeof(float), np, f) == np &&
+                  fwrite(m1, sizeof(float), np, f) == np && fwrite(m2, sizeof(float), np, f) == np;
+        if (f)
+            ok = fclose(f) == 0 && ok;
+        if (!ok || rename(part, ckpt)) {
+            fprintf(stderr, "train: cannot write the checkpoint %s\n", ckpt);
+            status = 1;
+            break;
+        }
+    }
+    if (log)
+        fclose(log);
+    if (!status) {
+        Network *net = quantise(&m);
+        size_t size;
+        uint8_t *bytes = nnue_serialize(net, &size);
+        char err[200];
+        Network *back = bytes ? nnue_load_memory(bytes, size, err, sizeof err) : NULL;
+        if (!back || !write_file(o.out, bytes, size)) {
+            fprintf(stderr, "train: cannot write %s\n", o.out);
+            status = 1;
+        } else {
+            fprintf(out, "wrote %s (%zu bytes, checksum %016llx)\n", o.out, size, (unsigned long long)back->checksum);
+            quantisation_error(&m, back, &d, out);
+        }
+        free(bytes);
+        nnue_free(back);
+        nnue_free(net);
+    }
+    for (int t = 0; t < threads; t++) {
+        free(grads[t]);
+        free(w[t].acc);
+    }
+    free(grads);
+    free(w);
+    free(order);
+    free(flat);
+    free(m1);
+    free(m2);
+    free(d.records);
+    return status;
+}

@@ -1,0 +1,190 @@
+/* The learned evaluation's inference (engine/eval/nnue.h) on a random network: the incremental
+ * accumulators equal the ones computed from the boards over random games and random trees (every
+ * move kind, null moves, both sides to move), a position and its colour-flipped mirror score the
+ * same, AVX2 and portable kernels agree, a file survives its round trip, and a corrupt, truncated or
+ * foreign file is refused with its reason. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../engine/core/movegen.h"
+#include "../../../engine/core/random.h"
+#include "../../../engine/eval/nnue.h"
+#include "../../../engine/notation/fen.h"
+#include "../test.h"
+
+/* A network with random weights of realistic size, through its file format. */
+static Network *random_net(int hidden, uint64_t seed)
+{
+    Network n = {.hidden = hidden};
+    static int16_t ftw[NNUE_INPUTS * 128], ftb[128], outw[256];
+    uint64_t rng = seed;
+    for (int i = 0; i < NNUE_INPUTS * hidden; i++)
+        ftw[i] = (int16_t)((int)(splitmix64(&rng) % 161) - 80);
+    for (int i = 0; i < hidden; i++)
+        ftb[i] = (int16_t)((int)(splitmix64(&rng) % 201) - 50);
+    for (int i = 0; i < 2 * hidden; i++)
+        outw[i] = (int16_t)((int)(splitmix64(&rng) % 255) - 127);
+    n.ft_weight = ftw, n.ft_bias = ftb, n.out_weight = outw, n.out_bias = 1234;
+    size_t size;
+    uint8_t *bytes = nnue_serialize(&n, &size);
+    char err[200];
+    Network *net = nnue_load_memory(bytes, size, err, sizeof err);
+    if (!net)
+        fprintf(stderr, "random_net: %s\n", err);
+    free(bytes);
+    return net;
+}
+
+/* Random positions: the start, and ones where promotions, en passant and castling come quickly. */
+static const char *const Starts[] = {
+    FEN_STARTPOS,
+    "r3k2r/pPppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PpPBBPPP/R3K2R w KQkq - 0 1",
+    "r3k2r/1P4P1/8/2pP4/8/8/1p4p1/R3K2R w KQkq c6 0 1",
+    "4k3/1P6/8/8/8/8/6p1/4K3 b - - 0 1",
+};
+
+static void test_incremental_equals_scratch(void)
+{
+    Network *net = random_net(128, 7);
+    CHECK(net != NULL);
+    static Position p;
+    static NnueStack stack;
+    uint64_t rng = 26;
+    int checked = 0, kinds[4] = {0}, nulls = 0;
+    char err[64];
+    for (int game = 0; game < 60; game++) {
+        fen_read(&p, Starts[game % 4], err, sizeof err);
+        stack.base = p.stack_len;
+        memset(stack.acc, 0, sizeof stack.acc);
+        /* A random walk that goes down and back up, as a search does. */
+        int depth = 0;
+        for (int step = 0; step < 400; step++) {
+            int scratch = nnue_evaluate(net, &p, NULL), incremental = nnue_evaluate(net, &p, &stack);
+            CHECK_MSG(scratch == incremental, "game %d step %d: %d from scratch, %d incrementally", game, step,
+                      scratch, incremental);
+            checked++;
+            MoveList l;
+            int n = movegen_legal(&p, &l, GEN_ALL);
+            uint64_t r = splitmix64(&rng) % 10;
+            if ((r < 3 && depth > 0) || n == 0 || depth >= 100) {
+                if (depth == 0)
+                    break;
+                if (p.st->move == MOVE_NULL)
+                    position_unmake_null(&p);
+                else
+                    position_unmake_move(&p);
+                depth--;
+            } else if (r == 3 && !in_check(&p)) {
+                position_make_null(&p);
+                depth++, nulls++;
+            } else {
+                Move m = l.moves[splitmix64(&rng) % (uint64_t)n];
+                kinds[move_kind(m) == MOVE_NORMAL ? 0 : move_kind(m) == MOVE_PROMOTION ? 1 : move_kind(m) == MOVE_CASTLING ? 2 : 3]++;
+                position_make_move(&p, m);
+                depth++;
+            }
+        }
+    }
+    CHECK_MSG(checked > 10000 && kinds[0] && kinds[1] && kinds[2] && kinds[3] && nulls, "%d checked, kinds %d %d %d %d",
+              checked, kinds[0], kinds[1], kinds[2], kinds[3]);
+    nnue_free(net);
+}
+
+/* The colour-flipped mirror (ranks flipped, colours swapped, the other side to move) scores the
+ * same, and the portable kernels give what AVX2 gives. */
+static void test_mirror_and_kernels(void)
+{
+    Network *net = random_net(64, 99);
+    CHECK(net != NULL);
+    static Position p, q;
+    uint64_t rng = 3;
+    char err[64], fen[FEN_BUFFER_SIZE], flipped[FEN_BUFFER_SIZE];
+    int checked = 0;
+    for (int game = 0; game < 20; game++) {
+        fen_read(&p, Starts[game % 4], err, sizeof err);
+        for (int ply = 0; ply < 80; ply++) {
+            fen_write(&p, fen);
+            /* Mirror the FEN: ranks reversed, case swapped, side swapped (castling and ep dropped). */
+            char board[100], side;
+            sscanf(fen, "%99s %c", board, &side);
+            char *ranks[8], *save = NULL;
+            int nr = 0;
+            for (char *t = strtok_r(board, "/", &save); t && nr < 8; t = strtok_r(NULL, "/", &save))
+                ranks[nr++] = t;
+            size_t len = 0;
+            for (int i = 7; i >= 0; i--) {
+                for (char *c = ranks[i]; *c; c++)
+                    flipped[len++] = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c >= 'A' && *c <= 'Z' ? *c + 32 : *c);
+                flipped[len++] = i ? '/' : ' ';
+            }
+            snprintf(flipped + len, sizeof flipped - len, "%c - - 0 1", side == 'w' ? 'b' : 'w');
+            CHECK_MSG(fen_read(&q, flipped, err, sizeof err) == FEN_OK, "%s: %s", flipped, err);
+            int a = nnue_evaluate(net, &p, NULL), b = nnue_evaluate(net, &q, NULL);
+            CHECK_MSG(a == b, "%s: %d, its mirror %d", fen, a, b);
+            nnue_allow_simd(false);
+            int portable = nnue_evaluate(net, &p, NULL);
+            nnue_allow_simd(true);
+            CHECK_MSG(a == portable, "%s: %d with SIMD, %d portable", fen, a, portable);
+            checked++;
+            MoveList l;
+            int n = movegen_legal(&p, &l, GEN_ALL);
+            if (!n)
+                break;
+            position_make_move(&p, l.moves[splitmix64(&rng) % (uint64_t)n]);
+        }
+    }
+    CHECK(checked > 500);
+    nnue_free(net);
+}
+
+/* Every kind of bad file is refused with its reason; a good one reads back the same. */
+static void test_bad_files_refused(void)
+{
+    Network *net = random_net(32, 5);
+    CHECK(net != NULL);
+    size_t size;
+    uint8_t *bytes = nnue_serialize(net, &size), *copy = malloc(size + 16);
+    char err[200];
+    Network *back = nnue_load_memory(bytes, size, err, sizeof err);
+    CHECK(back && back->hidden == 32 && back->out_bias == 1234 && back->checksum == net->checksum &&
+          !memcmp(back->ft_weight, net->ft_weight, 2 * NNUE_INPUTS * 32));
+    nnue_free(back);
+
+    struct {
+        size_t at, len; /* where a change is made (len: the size handed over) */
+        int delta;
+        const char *reason;
+    } cases[] = {
+        {0, 0, 1, "FFNN"},              /* magic */
+        {4, 0, 1, "version"},           /* version 2 */
+        {8, 0, 1, "hidden size"},       /* 33 */
+        {12, 0, 1, "version"},          /* flags */
+        {1000, 0, 1, "checksum"},       /* a weight */
+        {0, 1000, 0, "truncated"},      /* short */
+        {0, 10, 0, "FFNN"},             /* shorter than a header */
+        {0, 3, 0, "FFNN"},              /* shorter than the magic */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        memcpy(copy, bytes, size);
+        copy[cases[i].at] = (uint8_t)(copy[cases[i].at] + cases[i].delta);
+        size_t len = cases[i].len ? cases[i].len : size;
+        Network *n = nnue_load_memory(copy, len, err, sizeof err);
+        CHECK_MSG(!n && strstr(err, cases[i].reason), "case %zu: %s", i, n ? "accepted" : err);
+        nnue_free(n);
+    }
+    memcpy(copy, bytes, size);
+    memset(copy + size, 0, 16);
+    Network *n = nnue_load_memory(copy, size + 16, err, sizeof err);
+    CHECK_MSG(!n && strstr(err, "too long"), "%s", n ? "accepted" : err);
+    CHECK(!nnue_load_file("/nonexistent/net.nnue", err, sizeof err) && strstr(err, "cannot open"));
+    free(bytes);
+    free(copy);
+    nnue_free(net);
+}
+
+void suite_nnue(void)
+{
+    RUN(test_incremental_equals_scratch);
+    RUN(test_mirror_and_kernels);
+    RUN(test_bad_files_refused);
+}
