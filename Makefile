@@ -199,11 +199,13 @@ NET_HIDDEN ?= 256
 NET_EPOCHS ?= 12
 NET_LAMBDA ?= 0.7
 NET_DATA ?= data/nnue/gen0-*.bin
-net: feelfish
+net: deps-build feelfish
+	$(call install_missing,gnuplot-nox)
 	@ls $(NET_DATA) >/dev/null 2>&1 || $(MAKE) --no-print-directory data
 	nice -n 19 ./feelfish train --out data/nnue/$(NET_NAME).nnue --hidden $(NET_HIDDEN) --epochs $(NET_EPOCHS) \
 	  --lambda $(NET_LAMBDA) --threads $$(nproc) --log data/nnue/$(NET_NAME).csv $(NET_DATA)
 	@sha256sum data/nnue/$(NET_NAME).nnue
+	@tests/bench/plot_loss.sh data/nnue/$(NET_NAME).csv docs/nnue-loss.png "$(NET_NAME): 768->$(NET_HIDDEN)x2->1" || true
 
 bench: deps-bench feelfish web
 	@tests/bench/perft.sh

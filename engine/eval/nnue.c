@@ -31,7 +31,7 @@ static void put32(uint8_t *b, uint32_t v)
 
 static size_t file_size_for(int hidden)
 {
-    return HEADER_SIZE + 2 * ((size_t)NNUE_INPUTS * hidden + hidden + 2 * (size_t)hidden) + 4 + 8;
+    return HEADER_SIZE + 2 * ((size_t)NNUE_INPUTS * hidden + hidden + 2 * (size_t)hidden) + 4 + 4 * NNUE_INPUTS + 8;
 }
 
 void nnue_free(Network *net)
@@ -107,6 +107,9 @@ Network *nnue_load_memory(const void *bytes, size_t size, char *err, size_t err_
     read16(net->out_weight, at, 2 * (size_t)hidden);
     at += 4 * (size_t)hidden;
     net->out_bias = (int32_t)get32(at);
+    at += 4;
+    for (int i = 0; i < NNUE_INPUTS; i++)
+        net->psqt[i] = (int32_t)get32(at + 4 * i);
     for (size_t i = 0; i < 2 * (size_t)hidden; i++)
         if (net->out_weight[i] > 127 || net->out_weight[i] < -127) {
             nnue_free(net);
@@ -184,6 +187,9 @@ uint8_t *nnue_serialize(const Network *net, size_t *size)
     write16(at, net->out_weight, 2 * n);
     at += 4 * n;
     put32(at, (uint32_t)net->out_bias);
+    at += 4;
+    for (int i = 0; i < NNUE_INPUTS; i++)
+        put32(at + 4 * i, (uint32_t)net->psqt[i]);
     uint64_t sum = fnv1a(b, total - 8);
     put32(b + total - 8, (uint32_t)sum);
     put32(b + total - 4, (uint32_t)(sum >> 32));
@@ -399,6 +405,9 @@ void nnue_refresh(const Network *net, const Position *p, Accumulator *acc)
         update(acc->v[c], net->ft_bias, net, NULL, 0, NULL, 0);
         for (int k = 0; k < count; k += 2)
             update(acc->v[c], acc->v[c], net, features + k, count - k < 2 ? count - k : 2, NULL, 0);
+        acc->psqt[c] = 0;
+        for (int k = 0; k < count; k++)
+            acc->psqt[c] += net->psqt[features[k]];
     }
     acc->key = p->st->key;
     acc->net = net;
@@ -458,6 +467,11 @@ static const Accumulator *current_accumulator(const Network *net, const Position
             Delta d;
             delta_of(&states[i], c, &d);
             update(acc[i].v[c], acc[i - 1].v[c], net, d.add, d.adds, d.sub, d.subs);
+            acc[i].psqt[c] = acc[i - 1].psqt[c];
+            for (int k = 0; k < d.adds; k++)
+                acc[i].psqt[c] += net->psqt[d.add[k]];
+            for (int k = 0; k < d.subs; k++)
+                acc[i].psqt[c] -= net->psqt[d.sub[k]];
         }
         acc[i].key = states[i].key;
         acc[i].net = net;
@@ -476,6 +490,7 @@ int nnue_evaluate(const Network *net, const Position *p, NnueStack *stack)
         acc = &local;
     }
     int32_t sum = dot(acc->v[p->side], acc->v[color_flip(p->side)], net->out_weight, net->hidden);
-    int64_t out = (int64_t)sum / NNUE_QA + net->out_bias;
+    int64_t out = (int64_t)sum / NNUE_QA + net->out_bias +
+                  ((int64_t)acc->psqt[p->side] - acc->psqt[color_flip(p->side)]) / 2;
     return (int)(out * NNUE_SCALE / (NNUE_QA * NNUE_QB));
 }

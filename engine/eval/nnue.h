@@ -1,5 +1,6 @@
-/* The learned evaluation (issue #26): a perspective network 768 -> N x 2 -> 1 with SCReLU, trained on
- * feelfish's own self-play (engine/tools/train.c, docs/nnue.md).
+/* The learned evaluation (issue #26): a perspective network 768 -> N x 2 -> 1 with SCReLU and a
+ * linear piece-square path beside it, trained on feelfish's own self-play (engine/tools/train.c,
+ * docs/nnue.md).
  *
  * Inputs: for each perspective (White's, Black's), 768 = 2 x 6 x 64 one-hot features, one per piece:
  * (the piece is the perspective's own or the other side's, its type, its square as the perspective
@@ -7,16 +8,18 @@
  * Hidden: acc[c] = bias + sum of the weight rows of c's active features, int16, kept per ply and
  * updated from the parent's with the move's few changed pieces (NnueStack).
  * Output: sum over the side to move's then the other side's accumulator of screlu(a) * w, where
- * screlu(a) = clamp(a, 0, 1)^2; the score in centipawns is output * NNUE_SCALE.
+ * screlu(a) = clamp(a, 0, 1)^2, plus the bias, plus (psqt[side to move] - psqt[other side]) / 2,
+ * psqt[c] the sum of one weight per active feature of perspective c (the piece-square path: material
+ * and placement, learnt from few positions); the score in centipawns is output * NNUE_SCALE.
  *
  * Quantisation: feature weights and biases x NNUE_QA (255), output weights x NNUE_QB (64), the
- * output bias x QA x QB. The clamp-multiply-madd trick needs |output weight| <= 127 (the trainer
+ * output bias and the piece-square weights x QA x QB (int32). The clamp-multiply-madd trick needs |output weight| <= 127 (the trainer
  * clips at 127 / 64): clamp(a) * w fits in int16, then times clamp(a) summed in int32.
  *
  * The file (little-endian), "FFNN" then:
- *   uint32 version (1), uint32 N (16..NNUE_HIDDEN_MAX, a multiple of 16), uint32 flags (0),
+ *   uint32 version (2), uint32 N (16..NNUE_HIDDEN_MAX, a multiple of 16), uint32 flags (0),
  *   int16 feature weights [768][N], int16 feature biases [N], int16 output weights [2N],
- *   int32 output bias, uint64 FNV-1a of every byte before it.
+ *   int32 output bias, int32 piece-square weights [768], uint64 FNV-1a of every byte before it.
  * Anything else (a short file, a long one, a bad magic, version, size or checksum) is refused. */
 #ifndef FEELFISH_NNUE_H
 #define FEELFISH_NNUE_H
@@ -32,7 +35,7 @@
 #define NNUE_QA 255
 #define NNUE_QB 64
 #define NNUE_SCALE 400
-#define NNUE_VERSION 1
+#define NNUE_VERSION 2
 /* Accumulators kept per search thread: one per ply from the root. */
 #define NNUE_STACK_SIZE 160
 
@@ -42,11 +45,13 @@ typedef struct Network {
     int16_t *ft_bias;    /* [hidden] */
     int16_t *out_weight; /* [2 * hidden]: the side to move's half, then the other side's */
     int32_t out_bias;
+    int32_t psqt[NNUE_INPUTS];
     uint64_t checksum; /* the file's FNV-1a: its identity in `info string` and /api/config */
 } Network;
 
 typedef struct {
     _Alignas(64) int16_t v[COLOR_NB][NNUE_HIDDEN_MAX];
+    int32_t psqt[COLOR_NB];
     Key key; /* the position it was computed for (0: none) */
     const Network *net;
 } Accumulator;

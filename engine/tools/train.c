@@ -2,7 +2,11 @@
  * (engine/tools/trainset.h), in float, on every core, then writes it quantised.
  *
  * The model: acc[c] = b + sum of W[f] over perspective c's features; a = clamp(acc, 0, 1)^2;
- * out = a[side to move] . w[0..N) + a[other] . w[N..2N) + bias, the score out * NNUE_SCALE cp.
+ * out = a[side to move] . w[0..N) + a[other] . w[N..2N) + bias + (psqt[us] - psqt[them]) / 2 with
+ * psqt[c] = sum of P[f] over c's features (the piece-square path, started from the hand-written
+ * evaluation's piece values so that material is known from the first step); the score is
+ * out * NNUE_SCALE cp. Training positions are mirrored left-right at random (chess is symmetric that
+ * way once castling rights are gone, and the records keep none): twice the positions for free.
  * The loss: (sigmoid(score / K) - target)^2 with target = lambda * sigmoid(record score / K) +
  * (1 - lambda) * result, K the Win% scale (--wdl-scale, centipawns). AdamW-style Adam, the learning
  * rate on a cosine from --lr down to --lr / 100 over every step of every epoch; weights clipped to
@@ -36,6 +40,7 @@ typedef struct {
     float *ft_b; /* [N] */
     float *out_w; /* [2N] */
     float *out_b;
+    float *psqt; /* [768] */
 } Model;
 
 typedef struct {
@@ -44,6 +49,7 @@ typedef struct {
     double lr, lambda, wdl_scale, val_fraction;
     uint64_t seed;
     long max_positions;
+    bool mirror;
 } TrainOptions;
 
 typedef struct {
@@ -59,12 +65,13 @@ typedef struct {
     const uint32_t *order;
     size_t from, to;
     bool backward;
-    float *g_ft_w, *g_ft_b, *g_out_w, g_out_b;
+    uint64_t mirror_salt; /* 0: never mirror; else a position is mirrored when its hash with this is odd */
+    float *g_ft_w, *g_ft_b, *g_out_w, g_out_b, *g_psqt;
     double loss;
     float *acc; /* [2][N] scratch */
 } Worker;
 
-static size_t params_count(int n) { return (size_t)NNUE_INPUTS * n + (size_t)n + 2 * (size_t)n + 1; }
+static size_t params_count(int n) { return (size_t)NNUE_INPUTS * n + (size_t)n + 2 * (size_t)n + 1 + NNUE_INPUTS; }
 
 static float *fcalloc(size_t n)
 {
@@ -76,7 +83,7 @@ static float *fcalloc(size_t n)
 }
 
 /* The record's features: for each perspective, the indexes of its active inputs. */
-static int record_features(const TrainRecord *r, int features[COLOR_NB][32], Color *side)
+static int record_features(const TrainRecord *r, bool mirror, int features[COLOR_NB][32], Color *side)
 {
     Bitboard occ = 0;
     for (int i = 0; i < 8; i++)
@@ -85,6 +92,8 @@ static int record_features(const TrainRecord *r, int features[COLOR_NB][32], Col
     while (occ && n < 32) {
         Square s = pop_lsb(&occ);
         Piece pc = (r->bytes[8 + n / 2] >> (4 * (n & 1))) & 15;
+        if (mirror)
+            s ^= 7;
         features[WHITE][n] = nnue_feature(WHITE, pc, s);
         features[BLACK][n] = nnue_feature(BLACK, pc, s);
         n++;
@@ -123,11 +132,14 @@ __attribute__((target_clones("avx2", "default"))) static void backward_half(floa
 }
 
 /* The model's output (before the scale) for a record; acc gets both perspectives' accumulators. */
-static float forward(const Model *m, const TrainRecord *r, float *acc, int features[COLOR_NB][32], int *count,
-                     Color *side)
+static float forward(const Model *m, const TrainRecord *r, bool mirror, float *acc, int features[COLOR_NB][32],
+                     int *count, Color *side)
 {
     int n = m->hidden;
-    *count = record_features(r, features, side);
+    *count = record_features(r, mirror, features, side);
+    float psqt = 0;
+    for (int k = 0; k < *count; k++)
+        psqt += m->psqt[features[*side][k]] - m->psqt[features[1 - *side][k]];
     for (Color c = WHITE; c <= BLACK; c++) {
         float *a = acc + c * n;
         memcpy(a, m->ft_b, (size_t)n * sizeof(float));
@@ -135,7 +147,7 @@ static float forward(const Model *m, const TrainRecord *r, float *acc, int featu
             add_row(a, m->ft_w + (size_t)features[c][k] * n, n);
     }
     float *us = acc + *side * n, *them = acc + (1 - *side) * n;
-    return forward_half(us, m->out_w, n) + forward_half(them, m->out_w + n, n) + *m->out_b;
+    return forward_half(us, m->out_w, n) + forward_half(them, m->out_w + n, n) + *m->out_b + psqt / 2;
 }
 
 static float target_of(const TrainOptions *o, const TrainRecord *r)
@@ -156,13 +168,19 @@ static void *work(void *arg)
         const TrainRecord *r = &w->records[w->order ? w->order[i] : i];
         int features[COLOR_NB][32], count;
         Color side;
-        float out = forward(m, r, w->acc, features, &count, &side);
+        size_t index = w->order ? w->order[i] : i;
+        bool mirror = w->mirror_salt && (splitmix64(&(uint64_t){index ^ w->mirror_salt}) & 1);
+        float out = forward(m, r, mirror, w->acc, features, &count, &side);
         float pred = sigmoidf_(out * k), err = pred - target_of(w->o, r);
         w->loss += (double)err * err;
         if (!w->backward)
             continue;
         float dout = 2 * err * pred * (1 - pred) * k;
         w->g_out_b += dout;
+        for (int f = 0; f < count; f++) {
+            w->g_psqt[features[side][f]] += dout / 2;
+            w->g_psqt[features[1 - side][f]] -= dout / 2;
+        }
         for (int half = 0; half < 2; half++) {
             Color c = half ? (Color)(1 - side) : side;
             float *a = w->acc + c * n;
@@ -181,6 +199,7 @@ typedef struct {
     float **grads;
     int workers;
     size_t from, to;
+    size_t psqt_from; /* the piece-square weights, from here on, are not clipped to CLIP */
     float lr, b1t, b2t;
 } AdamSlice;
 
@@ -199,7 +218,8 @@ static void *adam(void *arg)
         a->m1[i] = b1 * a->m1[i] + (1 - b1) * g;
         a->m2[i] = b2 * a->m2[i] + (1 - b2) * g * g;
         float v = a->param[i] - a->lr * (a->m1[i] / a->b1t) / (sqrtf(a->m2[i] / a->b2t) + eps);
-        a->param[i] = v > CLIP ? CLIP : v < -CLIP ? -CLIP : v;
+        float clip = i >= a->psqt_from ? 16.0f : CLIP;
+        a->param[i] = v > clip ? clip : v < -clip ? -clip : v;
     }
     return NULL;
 }
@@ -212,6 +232,7 @@ static void model_view(Model *m, float *flat, int n)
     m->ft_b = flat + (size_t)NNUE_INPUTS * n;
     m->out_w = m->ft_b + n;
     m->out_b = m->out_w + 2 * n;
+    m->psqt = m->out_b + 1;
 }
 
 static Network *quantise(const Model *m)
@@ -233,6 +254,8 @@ static Network *quantise(const Model *m)
         net->out_weight[i] = (int16_t)(v > 127 ? 127 : v < -127 ? -127 : v);
     }
     net->out_bias = (int32_t)lrintf(*m->out_b * NNUE_QA * NNUE_QB);
+    for (int i = 0; i < NNUE_INPUTS; i++)
+        net->psqt[i] = (int32_t)lrintf(m->psqt[i] * NNUE_QA * NNUE_QB);
     return net;
 }
 
@@ -297,8 +320,8 @@ static bool load_data(int argc, char **argv, const TrainOptions *o, Data *d)
 static uint64_t run_key(const TrainOptions *o, const Data *d)
 {
     char text[512];
-    snprintf(text, sizeof text, "%d %d %d %.9g %.9g %.9g %.9g %llu %zu %zu", o->hidden, o->epochs, o->batch, o->lr,
-             o->lambda, o->wdl_scale, o->val_fraction, (unsigned long long)o->seed, d->count, d->train_count);
+    snprintf(text, sizeof text, "%d %d %d %.9g %.9g %.9g %.9g %llu %zu %zu %d", o->hidden, o->epochs, o->batch, o->lr,
+             o->lambda, o->wdl_scale, o->val_fraction, (unsigned long long)o->seed, d->count, d->train_count, o->mirror);
     uint64_t h = 0xcbf29ce484222325ULL;
     for (const char *c = text; *c; c++)
         h = (h ^ (uint8_t)*c) * 0x100000001b3ULL;
@@ -309,12 +332,13 @@ static uint64_t run_key(const TrainOptions *o, const Data *d)
 }
 
 static double run_pass(Worker *w, int threads, const Model *m, const TrainOptions *o, const TrainRecord *records,
-                       const uint32_t *order, size_t from, size_t to, bool backward)
+                       const uint32_t *order, size_t from, size_t to, bool backward, uint64_t mirror_salt)
 {
     pthread_t h[64];
     size_t span = to - from;
     for (int t = 0; t < threads; t++) {
         w[t].m = m, w[t].o = o, w[t].records = records, w[t].order = order, w[t].backward = backward;
+        w[t].mirror_salt = mirror_salt;
         w[t].from = from + span * t / threads;
         w[t].to = from + span * (t + 1) / threads;
         if (t > 0)
@@ -334,7 +358,7 @@ static double validation_loss(Worker *w, int threads, const Model *m, const Trai
     size_t n = d->count - d->train_count;
     if (!n)
         return 0;
-    return run_pass(w, threads, m, o, d->records, NULL, d->train_count, d->count, false) / (double)n;
+    return run_pass(w, threads, m, o, d->records, NULL, d->train_count, d->count, false, 0) / (double)n;
 }
 
 /* Float model against the quantised net over the validation positions, in centipawns. */
@@ -355,7 +379,7 @@ static void quantisation_error(const Model *m, const Network *net, const Data *d
         }
         int features[COLOR_NB][32], n;
         Color side;
-        double f = forward(m, &d->records[i], acc, features, &n, &side) * NNUE_SCALE;
+        double f = forward(m, &d->records[i], false, acc, features, &n, &side) * NNUE_SCALE;
         double diff = fabs(f - nnue_evaluate(net, p, NULL));
         sum += diff;
         if (diff > worst)
@@ -371,14 +395,14 @@ static int usage(void)
 {
     fprintf(stderr, "usage: feelfish train --out NET [--hidden N] [--epochs E] [--batch B] [--lr X] [--lambda L]\n"
                     "                      [--wdl-scale CP] [--val F] [--threads T] [--seed S] [--max-positions N]\n"
-                    "                      [--log FILE.csv] DATA.bin...\n");
+                    "                      [--no-mirror] [--log FILE.csv] DATA.bin...\n");
     return 2;
 }
 
 int train_command(int argc, char **argv, FILE *out)
 {
     TrainOptions o = {.hidden = 256, .epochs = 10, .batch = 16384, .threads = 2, .lr = 0.001, .lambda = 0.5,
-                      .wdl_scale = 272, .val_fraction = 0.02, .seed = 1};
+                      .wdl_scale = 272, .val_fraction = 0.02, .seed = 1, .mirror = true};
     char **files = calloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0;
     for (int i = 0; i < argc; i++) {
@@ -409,6 +433,8 @@ int train_command(int argc, char **argv, FILE *out)
             o.val_fraction = x, i++;
         else if (!strcmp(argv[i], "--seed") && number && x >= 0)
             o.seed = (uint64_t)x, i++;
+        else if (!strcmp(argv[i], "--no-mirror"))
+            o.mirror = false;
         else if (!strcmp(argv[i], "--max-positions") && number && x >= 100)
             o.max_positions = (long)x, i++;
         else if (argv[i][0] != '-')
@@ -465,6 +491,12 @@ int train_command(int argc, char **argv, FILE *out)
             m.ft_w[i] = (float)((double)(splitmix64(&rng) >> 11) / 9007199254740992.0 * 2 - 1) * a;
         for (int i = 0; i < 2 * n; i++)
             m.out_w[i] = (float)((double)(splitmix64(&rng) >> 11) / 9007199254740992.0 * 2 - 1) * b;
+        for (PieceType t = PAWN; t <= QUEEN; t++)
+            for (Square sq = 0; sq < SQUARE_NB; sq++) {
+                float v = (float)PieceValueMg[t] / NNUE_SCALE;
+                m.psqt[nnue_feature(WHITE, piece_make(WHITE, t), sq)] = v;
+                m.psqt[nnue_feature(WHITE, piece_make(BLACK, t), sq)] = -v;
+            }
     }
     if (cf)
         fclose(cf);
@@ -477,6 +509,7 @@ int train_command(int argc, char **argv, FILE *out)
         w[t].g_ft_w = grads[t];
         w[t].g_ft_b = grads[t] + (size_t)NNUE_INPUTS * n;
         w[t].g_out_w = w[t].g_ft_b + n;
+        w[t].g_psqt = w[t].g_out_w + 2 * n + 1;
         w[t].acc = fcalloc(2 * (size_t)n);
     }
     uint32_t *order = malloc(d.train_count * sizeof *order);
@@ -488,7 +521,7 @@ int train_command(int argc, char **argv, FILE *out)
             n, d.train_count, d.count - d.train_count, o.epochs, steps_per_epoch, o.batch, threads);
     FILE *log = o.log ? fopen(o.log, start_epoch ? "a" : "w") : NULL;
     if (!start_epoch) { /* the untrained net's losses: epoch 0 */
-        double train0 = run_pass(w, threads, &m, &o, d.records, NULL, 0, d.train_count, false) / (double)d.train_count;
+        double train0 = run_pass(w, threads, &m, &o, d.records, NULL, 0, d.train_count, false, 0) / (double)d.train_count;
         double val0 = validation_loss(w, threads, &m, &o, &d);
         fprintf(out, "epoch 0/%d  train loss %.6f  validation loss %.6f\n", o.epochs, train0, val0);
         if (log)
@@ -510,7 +543,8 @@ int train_command(int argc, char **argv, FILE *out)
             size_t to = from + (size_t)o.batch < d.train_count ? from + (size_t)o.batch : d.train_count;
             for (int t = 0; t < threads; t++)
                 w[t].g_out_b = 0;
-            loss += run_pass(w, threads, &m, &o, d.records, order, from, to, true);
+            loss += run_pass(w, threads, &m, &o, d.records, order, from, to, true,
+                             o.mirror ? erng | 1 : 0);
             float g_out_b = 0;
             for (int t = 0; t < threads; t++)
                 g_out_b += w[t].g_out_b;
@@ -525,6 +559,7 @@ int train_command(int argc, char **argv, FILE *out)
             for (int t = 0; t < threads; t++) {
                 s[t] = (AdamSlice){.param = flat, .m1 = m1, .m2 = m2, .grads = grads, .workers = threads,
                                    .from = np * (size_t)t / (size_t)threads, .to = np * (size_t)(t + 1) / (size_t)threads,
+                                   .psqt_from = np - NNUE_INPUTS,
                                    .lr = lr,
                                    .b1t = 1 - powf(0.9f, (float)(step + 1)),
                                    .b2t = 1 - powf(0.999f, (float)(step + 1))};

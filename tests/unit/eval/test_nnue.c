@@ -25,6 +25,8 @@ static Network *random_net(int hidden, uint64_t seed)
     for (int i = 0; i < 2 * hidden; i++)
         outw[i] = (int16_t)((int)(splitmix64(&rng) % 255) - 127);
     n.ft_weight = ftw, n.ft_bias = ftb, n.out_weight = outw, n.out_bias = 1234;
+    for (int i = 0; i < NNUE_INPUTS; i++)
+        n.psqt[i] = (int32_t)(splitmix64(&rng) % 40001) - 20000;
     size_t size;
     uint8_t *bytes = nnue_serialize(&n, &size);
     char err[200];
@@ -147,7 +149,8 @@ static void test_bad_files_refused(void)
     char err[200];
     Network *back = nnue_load_memory(bytes, size, err, sizeof err);
     CHECK(back && back->hidden == 32 && back->out_bias == 1234 && back->checksum == net->checksum &&
-          !memcmp(back->ft_weight, net->ft_weight, 2 * NNUE_INPUTS * 32));
+          !memcmp(back->ft_weight, net->ft_weight, 2 * NNUE_INPUTS * 32) &&
+          !memcmp(back->psqt, net->psqt, sizeof net->psqt));
     nnue_free(back);
 
     struct {
@@ -156,7 +159,7 @@ static void test_bad_files_refused(void)
         const char *reason;
     } cases[] = {
         {0, 0, 1, "FFNN"},              /* magic */
-        {4, 0, 1, "version"},           /* version 2 */
+        {4, 0, 1, "version"},           /* version 3 */
         {8, 0, 1, "hidden size"},       /* 33 */
         {12, 0, 1, "version"},          /* flags */
         {1000, 0, 1, "checksum"},       /* a weight */
