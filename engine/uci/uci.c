@@ -631,6 +631,12 @@ static void show_eval(Uci *u)
     say(u, "%-18s %6d (engine units, White's view; phase %d/24)", "total", t.total, t.phase);
     say(u, "%-18s %6d", "side to move", stm);
     say(u, "%-18s %6d (centipawns as reported: one pawn = %d units)", "side to move cp", search_cp(stm), SCORE_PAWN);
+    if (u->eval.net) { /* the terms above are the hand-written evaluation's; the search uses the network */
+        char what[160];
+        nnue_describe(what, sizeof what);
+        int net = evaluate(u->pos, &u->eval);
+        say(u, "%-18s %6d (side to move, engine units; %d cp) from %s", "network", net, search_cp(net), what);
+    }
 }
 
 int uci_loop(FILE *in, FILE *out)

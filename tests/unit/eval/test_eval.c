@@ -1,4 +1,4 @@
-/* The classical evaluation: colour symmetry on the shared suites (every group, and the groups add
+/* The hand-written evaluation: colour symmetry on the shared suites (every group, and the groups add
  * up to the total) and sane values on plain positions. */
 #include "../../../engine/engine.h"
 #include "../test.h"
@@ -13,7 +13,7 @@ static void test_eval_mirror_symmetry(void)
     n += test_read_fens("openings.epd", fens + n, 300);
     CHECK(n > 600);
     Evaluator e;
-    evaluator_classical(&e);
+    evaluator_hand(&e);
     for (int i = 0; i < n; i++) {
         char m[128];
         test_mirror_fen(fens[i], m);
@@ -36,7 +36,7 @@ static void test_eval_mirror_symmetry(void)
 static void test_eval_sane(void)
 {
     Evaluator e;
-    evaluator_classical(&e);
+    evaluator_hand(&e);
     EvalTerms t;
     CHECK_INT(fen_read(&pos, FEN_STARTPOS, NULL, 0), FEN_OK);
     int v = evaluate_terms(&pos, &e, &t);

@@ -8,6 +8,7 @@
 
 #include "../../../engine/core/movegen.h"
 #include "../../../engine/core/random.h"
+#include "../../../engine/eval/eval.h"
 #include "../../../engine/eval/nnue.h"
 #include "../../../engine/notation/fen.h"
 #include "../test.h"
@@ -185,8 +186,44 @@ static void test_bad_files_refused(void)
     nnue_free(net);
 }
 
+/* With a network, the classical evaluator is the network alone (in engine units); an evaluator that
+ * re-weights groups or swaps parameters adds what that changes in the hand-written evaluation. */
+static void test_evaluators_over_the_net(void)
+{
+    Network *net = random_net(32, 11);
+    CHECK(net != NULL);
+    const Network *before = nnue_default();
+    nnue_set_default(net);
+    static Position p;
+    char err[64];
+    for (int i = 0; i < 4; i++) {
+        fen_read(&p, Starts[i], err, sizeof err);
+        Evaluator classical, hand, weighted;
+        evaluator_classical(&classical);
+        evaluator_hand(&hand);
+        CHECK(classical.net == net && hand.net == NULL && !classical.reweighted);
+        int cp = nnue_evaluate(net, &p, NULL), want = cp * EVAL_PAWN / 100;
+        want = want > EVAL_MAX ? EVAL_MAX : want < -EVAL_MAX ? -EVAL_MAX : want;
+        CHECK_INT(evaluate(&p, &classical), want);
+        weighted = classical;
+        weighted.weight[GROUP_MOBILITY] = 2 * EVAL_WEIGHT_ONE;
+        weighted.weight[GROUP_KING_SAFETY] = EVAL_WEIGHT_ONE / 2;
+        evaluator_update_fingerprint(&weighted);
+        CHECK(weighted.reweighted);
+        Evaluator hand_weighted = weighted;
+        hand_weighted.net = NULL;
+        int delta = evaluate_terms(&p, &hand_weighted, NULL) - evaluate_terms(&p, &hand, NULL);
+        int expect = cp * EVAL_PAWN / 100 + delta;
+        expect = expect > EVAL_MAX ? EVAL_MAX : expect < -EVAL_MAX ? -EVAL_MAX : expect;
+        CHECK_MSG(evaluate(&p, &weighted) == expect, "%s: %d, want %d", Starts[i], evaluate(&p, &weighted), expect);
+    }
+    nnue_set_default(before);
+    nnue_free(net);
+}
+
 void suite_nnue(void)
 {
+    RUN(test_evaluators_over_the_net);
     RUN(test_incremental_equals_scratch);
     RUN(test_mirror_and_kernels);
     RUN(test_bad_files_refused);
