@@ -81,6 +81,7 @@ runner "security: tokens, scopes, owners, learning policy, fair queue" python3 t
 runner "security: connection floods, slowloris, keep-alive, framing, request ids, WebSocket idle, SIGTERM under ASan" \
     python3 tests/security/test_connections.py
 runner "security: hostile clients (dead listener, quotas, SIGTERM under load, retention flood, JSON refusals, full disk)" python3 tests/security/test_hostile.py
+runner "security: trusted proxies (X-Forwarded-For and Forwarded from trusted peers only: owners, quotas, caps, log)" python3 tests/security/test_proxies.py
 # The Lichess bot bridge (`feelfish bot`, `serve --bot`) against a fake Lichess with real rules and clocks
 # (tests/bot/fake_lichess.py; Stockfish plays the opponent). tests/bot/clock_test.py (20 games at 1+0) is not here.
 runner "Lichess bot: config, challenges, games, 429s, dropped streams, aborts, PGN, token hygiene" \

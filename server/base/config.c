@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proxy.h"
+
 #define F(field) offsetof(ServerConfig, field), sizeof(((ServerConfig *)0)->field)
 
 const Setting Settings[] = {
@@ -72,6 +74,10 @@ const Setting Settings[] = {
      false},
     {"--allowed-hosts", "FEELFISH_ALLOWED_HOSTS", "allowedHosts", SETTING_TEXT, "", 0, 0, F(allowed_hosts),
      "Host names answered besides localhost, 127.0.0.1, [::1] and the --bind address (comma-separated; * any)", false},
+    {"--trusted-proxies", "FEELFISH_TRUSTED_PROXIES", "trustedProxies", SETTING_TEXT, "", 0, 0, F(trusted_proxies),
+     "proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For / Forwarded name the client; from any "
+     "other peer those headers are ignored (none by default)",
+     true},
     {"--connections-max", "FEELFISH_CONNECTIONS_MAX", "connectionsMax", SETTING_NUMBER, "4000", 16, 1000000,
      F(connections_max), "open connections, HTTP and WebSocket each (kept below the descriptor limit)", false},
     {"--connections-per-ip", "FEELFISH_CONNECTIONS_PER_IP", "connectionsPerIp", SETTING_NUMBER, "256", 0, 1000000,
@@ -194,6 +200,13 @@ bool config_load(ServerConfig *c, int argc, char **argv, bool *help, char *err, 
         snprintf(err, err_size, "--auth: '%s' is not one of auto, off, optional, required", c->auth);
         return false;
     }
+    ProxyList proxies;
+    char why[200];
+    if (!proxy_parse(c->trusted_proxies, &proxies, why, sizeof why)) {
+        snprintf(err, err_size, "--trusted-proxies: %s", why);
+        return false;
+    }
+    proxy_set(&proxies); /* the process's list from here on */
     if (c->workers == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         c->workers = n > 0 ? n : 1;

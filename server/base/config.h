@@ -17,7 +17,7 @@ typedef struct {
     long retention_days, retention_jobs, retention_games, retention_evals, game_memory_idle;
     long long max_nodes;
     char db[512], web[512], style_model[512], bind[64], log_level[16], log_format[16], auth[16];
-    char allowed_origins[512], allowed_hosts[512], bot[512], redis[300];
+    char allowed_origins[512], allowed_hosts[512], bot[512], redis[300], trusted_proxies[512];
 } ServerConfig;
 
 typedef enum { SETTING_NUMBER, SETTING_TEXT } SettingType;
@@ -39,7 +39,7 @@ extern const Setting Settings[];
 extern const int SettingCount;
 
 /* Defaults, then environment, then flags. False with a one-line reason on a bad value or flag;
- * *help is set when --help was asked for. */
+ * *help is set when --help was asked for. Sets the process's trusted proxies (base/proxy.h). */
 bool config_load(ServerConfig *c, int argc, char **argv, bool *help, char *err, size_t err_size);
 void config_usage(FILE *f);
 /* The database the commands beside serve use unless told (--db): FEELFISH_DB, else serve's default. */

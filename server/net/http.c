@@ -9,9 +9,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "../base/hash.h"
 #include "../base/ids.h"
 #include "../base/list.h"
 #include "../base/log.h"
+#include "../base/proxy.h"
 
 /* A connection, from accept to close: what the guard needs to time its requests out. */
 typedef struct Connection {
@@ -21,8 +23,11 @@ typedef struct Connection {
     bool in_request;  /* its headers have come, its answer has not gone */
     bool dispatched;  /* ... and its body too: the handler has it */
     bool timed_out;   /* the guard has closed it */
+    int slot;         /* its peer's in H.per_address, -1 when not counted (a trusted proxy) */
     struct Connection *prev, *next;
 } Connection;
+
+#define PER_ADDRESS_SLOTS 16384
 
 static struct {
     struct MHD_Daemon *daemon;
@@ -39,6 +44,9 @@ static struct {
      * descriptors) MHD takes its listening socket out of its epoll set, and puts it back only at the
      * start of a later run; without one, nothing would ever wake it (the backlog stays unread). */
     bool rearm;
+    /* Open connections per peer address, by a hash of it (--connections-per-ip; addresses sharing a
+     * slot share the cap). Trusted proxies are not counted: their clients are many. */
+    uint32_t per_address[PER_ADDRESS_SLOTS];
 } H;
 
 static void schedule(void);
@@ -212,6 +220,33 @@ static void peer_name(const struct sockaddr *sa, char *out, size_t size)
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)size);
 }
 
+typedef struct {
+    const char *name;
+    char *out;
+    size_t size, len;
+} HeaderJoin;
+
+static enum MHD_Result join_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    HeaderJoin *j = cls;
+    if (!key || !value || strcasecmp(key, j->name))
+        return MHD_YES;
+    int n = snprintf(j->out + j->len, j->size - j->len, "%s%s", j->len ? ", " : "", value);
+    j->len = n < 0 || (size_t)n >= j->size - j->len ? j->size - 1 : j->len + (size_t)n;
+    return MHD_YES;
+}
+
+/* Every value of a request header that may come more than once, joined with ", " as one list
+ * (RFC 9110); NULL when there is none. */
+static const char *header_values(struct MHD_Connection *conn, const char *name, char *out, size_t size)
+{
+    HeaderJoin j = {name, out, size, 0};
+    out[0] = 0;
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, join_header, &j);
+    return j.len ? out : NULL;
+}
+
 /* A request's id, for the access log and the X-Request-Id answer header: the client's (a proxy's)
  * X-Request-Id when it is a plain token of 1 to 64 characters, else this process's prefix and a
  * count. */
@@ -375,7 +410,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         snprintf(r->path, sizeof r->path, "%s", url);
         r->start_ms = (double)uv_hrtime() / 1e6;
         const union MHD_ConnectionInfo *peer = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-        peer_name(peer ? peer->client_addr : NULL, r->client, sizeof r->client);
+        char address[48], forwarded[16448], xff[16448]; /* room for every header the server reads */
+        peer_name(peer ? peer->client_addr : NULL, address, sizeof address);
+        bool via_proxy = proxy_trusted(proxy_list(), address);
+        proxy_client(proxy_list(), address, via_proxy ? header_values(conn, "Forwarded", forwarded, sizeof forwarded) : NULL,
+                     via_proxy ? header_values(conn, "X-Forwarded-For", xff, sizeof xff) : NULL, r->client,
+                     sizeof r->client);
         *ctx = r;
         check_framing(r, url);
         if (answer_early(r)) {
@@ -468,6 +508,12 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
         }
         c->fd = ci->connect_fd;
         c->since_ms = uv_now(H.poll.loop);
+        const union MHD_ConnectionInfo *peer = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        char address[48];
+        peer_name(peer ? peer->client_addr : NULL, address, sizeof address);
+        c->slot = proxy_trusted(proxy_list(), address) ? -1 : (int)(hash_text(address) % PER_ADDRESS_SLOTS);
+        if (c->slot >= 0)
+            H.per_address[c->slot]++;
         LIST_PUSH(H.connections, c, prev, next);
         *socket_context = c;
         return;
@@ -477,8 +523,25 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
     if (!c)
         return;
     LIST_UNLINK(H.connections, c, prev, next);
+    if (c->slot >= 0 && H.per_address[c->slot])
+        H.per_address[c->slot]--;
     free(c);
     *socket_context = NULL;
+}
+
+/* Whether a new connection from addr may be accepted: under --connections-per-ip for its address,
+ * unless it is a trusted proxy. (MHD's own per-IP limit cannot tell a proxy from a client.) */
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+    (void)cls, (void)addrlen;
+    if (!H.cfg->connections_per_ip)
+        return MHD_YES;
+    char address[48];
+    peer_name(addr, address, sizeof address);
+    if (proxy_trusted(proxy_list(), address))
+        return MHD_YES;
+    return H.per_address[hash_text(address) % PER_ADDRESS_SLOTS] < (uint32_t)H.cfg->connections_per_ip ? MHD_YES
+                                                                                                          : MHD_NO;
 }
 
 /* Closes a connection MHD holds: the peer is told why (a 408, when no answer has begun on it), and
@@ -564,12 +627,11 @@ bool http_start(uv_loop_t *loop, const ServerConfig *cfg, const HttpHandlers *ha
         return false;
     }
     H.daemon = MHD_start_daemon(
-        MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO, (uint16_t)cfg->http_port, NULL, NULL, on_request,
+        MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO, (uint16_t)cfg->http_port, accept_policy, NULL, on_request,
         NULL, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_TIMEOUT,
         (unsigned)(cfg->keepalive_timeout + cfg->header_timeout), MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)cfg->connections_max, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)cfg->connections_per_ip,
-        MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
+        (unsigned)cfg->connections_max, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
     if (!H.daemon) {
         log_msg(LOG_ERROR, "cannot listen for HTTP on %s:%ld (in use?)", cfg->bind, cfg->http_port);
         return false;

@@ -14,6 +14,7 @@
 #include "../base/list.h"
 #include "../base/log.h"
 #include "../base/origin.h"
+#include "../base/proxy.h"
 
 typedef struct Frame {
     struct Frame *next;
@@ -206,6 +207,21 @@ static void refuse_handshake(int fd, int status, const char *body)
     }
 }
 
+/* Who a handshake comes from: the peer, or behind a trusted proxy the client it names (base/proxy.h). */
+static void client_of(struct lws *wsi, char *out, size_t size)
+{
+    char peer[48];
+    lws_get_peer_simple(wsi, peer, sizeof peer);
+    if (!proxy_trusted(proxy_list(), peer)) {
+        snprintf(out, size, "%s", peer);
+        return;
+    }
+    static char forwarded[16448], xff[16448]; /* the loop thread's */
+    bool has_forwarded = lws_hdr_custom_copy(wsi, forwarded, sizeof forwarded, "forwarded:", 10) > 0;
+    bool has_xff = lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) > 0;
+    proxy_client(proxy_list(), peer, has_forwarded ? forwarded : NULL, has_xff ? xff : NULL, out, size);
+}
+
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
 {
     Session *s = user;
@@ -218,7 +234,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             log_msg(LOG_DEBUG, "websocket: cannot set the send buffer size");
         memset(s, 0, sizeof *s);
         s->wsi = wsi;
-        lws_get_peer_simple(wsi, s->client, sizeof s->client);
+        client_of(wsi, s->client, sizeof s->client);
         W.per_address[hash_text(s->client) % PER_ADDRESS_SLOTS]++;
         s->active_ms = uv_now(W.loop);
         if (lws_hdr_copy(wsi, s->authorization, sizeof s->authorization, WSI_TOKEN_HTTP_AUTHORIZATION) < 0)
@@ -239,7 +255,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         bool has_origin = lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) > 0;
         lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST);
         int n = lws_hdr_copy(wsi, authorization, sizeof authorization, WSI_TOKEN_HTTP_AUTHORIZATION);
-        lws_get_peer_simple(wsi, peer, sizeof peer);
+        client_of(wsi, peer, sizeof peer);
         WsHandshake h = {WS_REFUSE_NONE, n > 0 ? authorization : NULL, peer};
         if (!origin_host_allowed(host))
             h.refusal = WS_REFUSE_HOST;

@@ -17,6 +17,7 @@ int main(void)
         {"jobs", suite_jobs},
         {"games", suite_games},
         {"bot", suite_bot},
+        {"proxy", suite_proxy},
     };
     for (size_t i = 0; i < sizeof Suites / sizeof Suites[0]; i++)
         if (test_wanted(Suites[i].name))

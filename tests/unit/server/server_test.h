@@ -10,5 +10,6 @@ void suite_request(void); /* api/request */
 void suite_jobs(void);    /* jobs: the table and the local backend */
 void suite_games(void);   /* domain/games */
 void suite_bot(void);     /* bot/config and bot/challenge */
+void suite_proxy(void);   /* base/proxy */
 
 #endif
