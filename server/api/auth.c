@@ -24,8 +24,7 @@ bool auth_parse_mode(const ServerConfig *cfg, AuthMode *mode)
 {
     const char *m = cfg->auth;
     if (!strcmp(m, "auto")) {
-        bool loopback = !strncmp(cfg->bind, "127.", 4) || !strcmp(cfg->bind, "::1") || !strcmp(cfg->bind, "localhost");
-        *mode = loopback ? AUTH_OFF : AUTH_OPTIONAL;
+        *mode = config_bind_is_loopback(cfg->bind) ? AUTH_OFF : AUTH_OPTIONAL;
     } else if (!strcmp(m, "off"))
         *mode = AUTH_OFF;
     else if (!strcmp(m, "optional"))

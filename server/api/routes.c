@@ -86,6 +86,13 @@ static void on_config(Request *r, const char *param)
     json_object_set_new(o, "wsUrl", json_string(url));
     json_object_set_new(o, "modes", json_pack("[s, s, s]", "classical", "affective", "bayesian"));
     json_object_set_new(o, "authMode", json_string(auth_mode_name())); /* what "auto" became */
+    json_t *exposed = json_array(); /* the quotas set by the exposed defaults, not by the operator */
+    for (const char *f = Cfg->exposed_defaults; *f;) {
+        size_t n = strcspn(f, ",");
+        json_array_append_new(exposed, json_stringn(f, n));
+        f += n + (f[n] == ',');
+    }
+    json_object_set_new(o, "exposedDefaults", exposed);
     json_object_set_new(o, "version", json_string(VERSION));
     api_reply_json(r, 200, o);
 }

@@ -120,6 +120,7 @@ const Setting Settings[] = {
      "a search still running after this is stopped, ms", false},
 };
 const int SettingCount = (int)(sizeof Settings / sizeof Settings[0]);
+_Static_assert(sizeof Settings / sizeof Settings[0] <= 128, "config_load's given[] holds 128 settings");
 
 static bool set_value(ServerConfig *c, const Setting *s, const char *value, const char *from, char *err, size_t size)
 {
@@ -146,10 +147,41 @@ static bool set_value(ServerConfig *c, const Setting *s, const char *value, cons
     return true;
 }
 
+bool config_bind_is_loopback(const char *bind)
+{
+    return !strncmp(bind, "127.", 4) || !strcmp(bind, "::1") || !strcmp(bind, "localhost");
+}
+
+/* Bound beyond loopback: every quota left unset (its default, no flag, no environment) gets the
+ * exposed default, and exposed_defaults names them. */
+static void apply_exposed_defaults(ServerConfig *c, const bool *given)
+{
+    c->exposed_defaults[0] = 0;
+    if (config_bind_is_loopback(c->bind))
+        return;
+    long jobs = c->workers > 2 ? c->workers - 1 : 2;
+    const struct {
+        const char *flag;
+        long *field, value;
+    } Quotas[] = {{"--rate", &c->rate, EXPOSED_RATE},
+                  {"--rate-burst", &c->rate_burst, EXPOSED_RATE_BURST},
+                  {"--client-jobs-max", &c->client_jobs_max, jobs},
+                  {"--client-infinite-max", &c->client_infinite_max, EXPOSED_CLIENT_INFINITE_MAX}};
+    for (size_t q = 0; q < sizeof Quotas / sizeof Quotas[0]; q++)
+        for (int i = 0; i < SettingCount; i++)
+            if (!strcmp(Settings[i].flag, Quotas[q].flag) && !given[i]) {
+                *Quotas[q].field = Quotas[q].value;
+                size_t len = strlen(c->exposed_defaults);
+                snprintf(c->exposed_defaults + len, sizeof c->exposed_defaults - len, "%s%s", len ? "," : "",
+                         Quotas[q].flag);
+            }
+}
+
 bool config_load(ServerConfig *c, int argc, char **argv, bool *help, char *err, size_t err_size)
 {
     memset(c, 0, sizeof *c);
     *help = false;
+    bool given[128] = {false}; /* by a flag or the environment */
     for (int i = 0; i < SettingCount; i++)
         if (!set_value(c, &Settings[i], Settings[i].def, Settings[i].flag, err, err_size))
             return false;
@@ -157,6 +189,7 @@ bool config_load(ServerConfig *c, int argc, char **argv, bool *help, char *err, 
         const char *v = getenv(Settings[i].env);
         if (v && *v && !set_value(c, &Settings[i], v, Settings[i].env, err, err_size))
             return false;
+        given[i] = v && *v;
     }
     for (int a = 0; a < argc; a++) {
         if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
@@ -182,6 +215,7 @@ bool config_load(ServerConfig *c, int argc, char **argv, bool *help, char *err, 
         }
         if (!set_value(c, s, value, s->flag, err, err_size))
             return false;
+        given[s - Settings] = true;
     }
     const char *levels[] = {"error", "warn", "info", "debug"};
     bool level_ok = false;
@@ -211,6 +245,7 @@ bool config_load(ServerConfig *c, int argc, char **argv, bool *help, char *err, 
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         c->workers = n > 0 ? n : 1;
     }
+    apply_exposed_defaults(c, given);
     return true;
 }
 

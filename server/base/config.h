@@ -18,7 +18,20 @@ typedef struct {
     long long max_nodes;
     char db[512], web[512], style_model[512], bind[64], log_level[16], log_format[16], auth[16];
     char allowed_origins[512], allowed_hosts[512], bot[512], redis[300], trusted_proxies[512];
+    /* Bound to anything but loopback, the quotas nobody set take the exposed defaults (config_load):
+     * their flags, for GET /api/config ("--rate,--rate-burst,..."; "" when none). */
+    char exposed_defaults[160];
 } ServerConfig;
+
+/* The quotas a server reachable from other machines starts with when they are not set (flag or
+ * environment): a client's --rate and burst, its analyses (at least 2: the page plays a game beside
+ * its live analysis; else one less than the workers), its infinite analyses. */
+#define EXPOSED_RATE 20
+#define EXPOSED_RATE_BURST 40
+#define EXPOSED_CLIENT_INFINITE_MAX 1
+
+/* Whether an address given to --bind is a loopback one (127.0.0.0/8, ::1, localhost). */
+bool config_bind_is_loopback(const char *bind);
 
 typedef enum { SETTING_NUMBER, SETTING_TEXT } SettingType;
 

@@ -55,6 +55,29 @@ def main():
     codes = [g.get("type") if g.get("type") == "pong" else g.get("error", {}).get("code") for g in got if g]
     check("websocket_messages_rate_limited", codes.count("pong") <= 11 and "rate_limited" in codes, codes)
     ws.close()
+    config = s.request("GET", "/api/config")[1]
+    check("loopback_server_has_no_exposed_defaults", config["exposedDefaults"] == [] and config["ratePerSecond"] == 5,
+          config["exposedDefaults"])
+    s.stop()
+
+    # Bound beyond loopback with no quota flag, the server limits every client by itself: a flood from
+    # one address gets 429 while another address is served; /api/config says which quotas are defaults.
+    s = Server("--bind", "0.0.0.0", "--workers", "2")
+    flood = [request(s, "127.0.0.2", "GET", "/api/jobs/0123456789abcdef")[0] for _ in range(80)]
+    other = request(s, "127.0.0.3", "GET", "/api/jobs/0123456789abcdef")[0]
+    config = s.request("GET", "/api/config", source="127.0.0.4")[1]
+    check("exposed_server_limits_a_flood_by_default",
+          flood.count(429) >= 20 and flood.count(404) >= 40 and other == 404 and
+          config["exposedDefaults"] == ["--rate", "--rate-burst", "--client-jobs-max", "--client-infinite-max"] and
+          config["ratePerSecond"] == 20 and config["rateBurst"] == 40 and config["clientJobsMax"] == 2 and
+          config["clientInfiniteMax"] == 1, {"flood": {"404": flood.count(404), "429": flood.count(429)},
+                                            "other_address": other, "exposedDefaults": config["exposedDefaults"]})
+    s.stop()
+    s = Server("--bind", "0.0.0.0", "--rate", "0", "--client-jobs-max", "3")
+    config = s.request("GET", "/api/config")[1]
+    check("explicit_quota_flags_win_over_exposed_defaults",
+          config["exposedDefaults"] == ["--rate-burst", "--client-infinite-max"] and config["ratePerSecond"] == 0 and
+          config["clientJobsMax"] == 3, config["exposedDefaults"])
     s.stop()
     return summary("quotas")
 
