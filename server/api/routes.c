@@ -82,7 +82,13 @@ static void on_config(Request *r, const char *param)
         if (colon)
             colon[name[0] == '[' ? 1 : 0] = 0; /* drop the HTTP port, keep an IPv6 literal's brackets */
     }
-    snprintf(url, sizeof url, "ws://%s:%d/", name, WsPort);
+    if (Cfg->public_url[0]) { /* through the operator's proxy: its WebSocket path, /ws, on the public origin */
+        bool tls = !strncmp(Cfg->public_url, "https://", 8);
+        const char *rest = Cfg->public_url + (tls ? 8 : 7);
+        size_t n = strlen(rest);
+        snprintf(url, sizeof url, "%s://%.*s/ws", tls ? "wss" : "ws", (int)(n && rest[n - 1] == '/' ? n - 1 : n), rest);
+    } else
+        snprintf(url, sizeof url, "ws://%s:%d/", name, WsPort);
     json_object_set_new(o, "wsUrl", json_string(url));
     json_object_set_new(o, "modes", json_pack("[s, s, s]", "classical", "affective", "bayesian"));
     json_object_set_new(o, "authMode", json_string(auth_mode_name())); /* what "auto" became */

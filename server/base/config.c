@@ -74,6 +74,10 @@ const Setting Settings[] = {
      false},
     {"--allowed-hosts", "FEELFISH_ALLOWED_HOSTS", "allowedHosts", SETTING_TEXT, "", 0, 0, F(allowed_hosts),
      "Host names answered besides localhost, 127.0.0.1, [::1] and the --bind address (comma-separated; * any)", false},
+    {"--public-url", "FEELFISH_PUBLIC_URL", "publicUrl", SETTING_TEXT, "", 0, 0, F(public_url),
+     "the address browsers reach the server at through a proxy (https://chess.example.org): /api/config's wsUrl "
+     "becomes its wss://.../ws",
+     false},
     {"--trusted-proxies", "FEELFISH_TRUSTED_PROXIES", "trustedProxies", SETTING_TEXT, "", 0, 0, F(trusted_proxies),
      "proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For / Forwarded name the client; from any "
      "other peer those headers are ignored (none by default)",
@@ -145,6 +149,12 @@ static bool set_value(ServerConfig *c, const Setting *s, const char *value, cons
     else
         *(long *)field = (long)v;
     return true;
+}
+
+bool config_public_url_valid(const char *url)
+{
+    const char *rest = !strncmp(url, "https://", 8) ? url + 8 : !strncmp(url, "http://", 7) ? url + 7 : NULL;
+    return rest && *rest && *rest != '/' && !strpbrk(rest, " \t\"'<>\\?#@") && strlen(url) < 200;
 }
 
 bool config_bind_is_loopback(const char *bind)
@@ -232,6 +242,11 @@ bool config_load(ServerConfig *c, int argc, char **argv, bool *help, char *err, 
     if (strcmp(c->auth, "auto") && strcmp(c->auth, "off") && strcmp(c->auth, "optional") &&
         strcmp(c->auth, "required")) {
         snprintf(err, err_size, "--auth: '%s' is not one of auto, off, optional, required", c->auth);
+        return false;
+    }
+    if (c->public_url[0] && !config_public_url_valid(c->public_url)) {
+        snprintf(err, err_size, "--public-url: '%s' is not http(s)://host[:port][/path] (no query, spaces or quotes)",
+                 c->public_url);
         return false;
     }
     ProxyList proxies;

@@ -17,7 +17,7 @@ typedef struct {
     long retention_days, retention_jobs, retention_games, retention_evals, game_memory_idle;
     long long max_nodes;
     char db[512], web[512], style_model[512], bind[64], log_level[16], log_format[16], auth[16];
-    char allowed_origins[512], allowed_hosts[512], bot[512], redis[300], trusted_proxies[512];
+    char allowed_origins[512], allowed_hosts[512], bot[512], redis[300], trusted_proxies[512], public_url[256];
     /* Bound to anything but loopback, the quotas nobody set take the exposed defaults (config_load):
      * their flags, for GET /api/config ("--rate,--rate-burst,..."; "" when none). */
     char exposed_defaults[160];
@@ -30,6 +30,8 @@ typedef struct {
 #define EXPOSED_RATE_BURST 40
 #define EXPOSED_CLIENT_INFINITE_MAX 1
 
+/* Whether --public-url's value is http(s)://host[:port][/path]. */
+bool config_public_url_valid(const char *url);
 /* Whether an address given to --bind is a loopback one (127.0.0.0/8, ::1, localhost). */
 bool config_bind_is_loopback(const char *bind);
 

@@ -88,6 +88,22 @@ def config_lists_limits():
 
 
 @suite.test()
+def public_url_gives_ws_url():
+    with Server("--public-url", "https://chess.example.org/feelfish/") as s:
+        cfg = s.request("GET", "/api/config")[1]
+    with Server("--public-url", "http://127.0.0.1:8088") as s:
+        plain = s.request("GET", "/api/config")[1]
+    refused = []
+    for bad in ("ftp://x", "https://", "https://a b", "https://x/?q=1", "chess.example.org"):
+        r = subprocess.run([FF, "serve", "--http", "0", "--ws", "0", "--public-url", bad], capture_output=True,
+                           text=True, timeout=30)
+        refused.append(r.returncode != 0 and "--public-url" in r.stderr)
+    check("public_url_gives_ws_url", cfg["wsUrl"] == "wss://chess.example.org/feelfish/ws"
+          and cfg["publicUrl"] == "https://chess.example.org/feelfish/" and plain["wsUrl"] == "ws://127.0.0.1:8088/ws"
+          and all(refused), [cfg["wsUrl"], plain["wsUrl"], refused])
+
+
+@suite.test()
 def unknown_route():
     res = suite.server().request("GET", "/api/nope")
     check("unknown_route", res[0] == 404 and error_code(res) == "not_found", res[1])
