@@ -1,5 +1,6 @@
 /* Authentication: see auth.h. The tokens in force are an array sorted by hash, replaced as a whole
- * when a re-read (on libuv's thread pool) finishes; a request looks its token's hash up in it. */
+ * when a re-read (on libuv's thread pool) finishes; a request looks its token's hash up in it. In a
+ * cluster (serve --redis) a second array, the cluster's tokens, is read from Redis every second too. */
 #include "auth.h"
 
 #include <stdlib.h>
@@ -8,14 +9,19 @@
 
 #include "../base/log.h"
 #include "../bot/status.h"
+#include "../domain/shared.h"
 #include "../store/store.h"
+#include "../store/tokens.h"
 
-#define RELOAD_MS 1000
+#define RELOAD_MS 500 /* a new or revoked token is in force everywhere within a second */
 
 static struct {
     AuthMode mode;
     Token *tokens; /* sorted by hash */
     int count;
+    Token *cluster; /* the cluster's (serve --redis: TOKENS_REDIS_KEY), sorted by hash; kept while Redis is away */
+    int cluster_count;
+    bool cluster_reading;
     uv_timer_t timer;
     bool running, reading;
 } A;
@@ -77,9 +83,41 @@ static void install(void *arg)
     free(r);
 }
 
+/* The cluster's tokens as Redis holds them now (an HGETALL's reply): they replace the previous list;
+ * no reply (Redis away) keeps it. */
+static void install_cluster(const redisReply *r)
+{
+    if (!r || r->type != REDIS_REPLY_ARRAY)
+        return;
+    Token *list = r->elements ? calloc(r->elements / 2 + 1, sizeof *list) : NULL;
+    int n = 0;
+    for (size_t i = 0; list && i + 1 < r->elements; i += 2)
+        if (r->element[i]->type == REDIS_REPLY_STRING && r->element[i + 1]->type == REDIS_REPLY_STRING &&
+            token_decode(r->element[i]->str, r->element[i + 1]->str, &list[n]))
+            n++;
+    if (n > 1)
+        qsort(list, (size_t)n, sizeof *list, by_hash);
+    if (n != A.cluster_count)
+        log_msg(LOG_INFO, "auth: %d cluster tokens in force", n);
+    free(A.cluster);
+    A.cluster = list;
+    A.cluster_count = n;
+}
+
+static void on_cluster_tokens(redisAsyncContext *ac, void *reply, void *priv)
+{
+    (void)ac, (void)priv;
+    A.cluster_reading = false;
+    if (A.running)
+        install_cluster(reply);
+}
+
 static void reload(uv_timer_t *t)
 {
     (void)t;
+    if (shared_on() && !A.cluster_reading &&
+        redis_link_command(shared_link(), on_cluster_tokens, NULL, "HGETALL %s", TOKENS_REDIS_KEY))
+        A.cluster_reading = true;
     if (A.reading)
         return;
     Reading *r = calloc(1, sizeof *r);
@@ -87,6 +125,22 @@ static void reload(uv_timer_t *t)
         A.reading = true;
     else
         free(r);
+}
+
+/* At start, so that the first requests already know the cluster's tokens. */
+static void read_cluster_tokens_now(const ServerConfig *cfg)
+{
+    RedisAddress a;
+    char err[300];
+    redisContext *c = redis_url_parse(cfg->redis, &a, err, sizeof err) ? redis_connect_sync(&a, err, sizeof err) : NULL;
+    redisReply *r = c ? redisCommand(c, "HGETALL %s", TOKENS_REDIS_KEY) : NULL;
+    if (r)
+        install_cluster(r);
+    else
+        log_msg(LOG_WARN, "auth: cannot read the cluster's tokens yet (%s): they come once Redis answers",
+                c ? c->errstr : err);
+    freeReplyObject(r);
+    redisFree(c);
 }
 
 void auth_start(const ServerConfig *cfg, uv_loop_t *loop)
@@ -100,6 +154,8 @@ void auth_start(const ServerConfig *cfg, uv_loop_t *loop)
         store_read_now(read_tokens, r);
         install(r);
     }
+    if (shared_on()) /* the cluster's tokens before the first request: read them now, blocking */
+        read_cluster_tokens_now(cfg);
     uv_timer_init(loop, &A.timer);
     uv_timer_start(&A.timer, reload, RELOAD_MS, RELOAD_MS);
     A.running = true;
@@ -116,6 +172,9 @@ void auth_stop(void)
     free(A.tokens);
     A.tokens = NULL;
     A.count = 0;
+    free(A.cluster);
+    A.cluster = NULL;
+    A.cluster_count = 0;
 }
 
 bool auth_identify(const char *authorization, const char *address, Identity *id, ApiError *e)
@@ -141,6 +200,8 @@ bool auth_identify(const char *authorization, const char *address, Identity *id,
     Token key;
     token_hash(text, key.hash);
     const Token *t = A.count ? bsearch(&key, A.tokens, (size_t)A.count, sizeof *A.tokens, by_hash) : NULL;
+    if (!t && A.cluster_count)
+        t = bsearch(&key, A.cluster, (size_t)A.cluster_count, sizeof *A.cluster, by_hash);
     if (!t) {
         api_error_set(e, 401, "invalid_token", NULL,
                       "this token is not valid (mistyped, or revoked); ask the operator for one (feelfish token "

@@ -99,20 +99,9 @@ int cluster_command(int argc, char **argv, FILE *out)
     char err[200];
     if (!redis_url_parse(url, &a, err, sizeof err))
         return usage(err);
-    redisContext *c = redisConnectWithTimeout(a.host, a.port, (struct timeval){2, 0});
-    if (!c || c->err) {
-        fprintf(stderr, "feelfish cluster: cannot reach Redis at %s:%d: %s\n", a.host, a.port,
-                c ? c->errstr : "out of memory");
-        redisFree(c);
-        return 1;
-    }
-    redisSetTimeout(c, (struct timeval){5, 0});
-    redisReply *r = redisCommand(c, "SELECT %d", a.db);
-    bool ok = r && r->type != REDIS_REPLY_ERROR;
-    freeReplyObject(r);
-    if (!ok) {
-        fprintf(stderr, "feelfish cluster: Redis at %s:%d refuses database %d\n", a.host, a.port, a.db);
-        redisFree(c);
+    redisContext *c = redis_connect_sync(&a, err, sizeof err);
+    if (!c) {
+        fprintf(stderr, "feelfish cluster: %s\n", err);
         return 1;
     }
     fprintf(out, "redis %s:%d/%d\n", a.host, a.port, a.db);

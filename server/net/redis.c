@@ -420,3 +420,23 @@ long long redis_number(const redisReply *r)
 }
 
 const char *redis_text(const redisReply *r) { return r && r->type == REDIS_REPLY_STRING ? r->str : ""; }
+
+redisContext *redis_connect_sync(const RedisAddress *a, char *err, size_t err_size)
+{
+    redisContext *c = redisConnectWithTimeout(a->host, a->port, (struct timeval){2, 0});
+    if (!c || c->err) {
+        snprintf(err, err_size, "cannot reach Redis at %s:%d: %s", a->host, a->port, c ? c->errstr : "out of memory");
+        redisFree(c);
+        return NULL;
+    }
+    redisSetTimeout(c, (struct timeval){5, 0});
+    redisReply *r = redisCommand(c, "SELECT %d", a->db);
+    bool ok = r && r->type != REDIS_REPLY_ERROR;
+    freeReplyObject(r);
+    if (!ok) {
+        snprintf(err, err_size, "Redis at %s:%d refuses database %d", a->host, a->port, a->db);
+        redisFree(c);
+        return NULL;
+    }
+    return c;
+}

@@ -22,6 +22,10 @@ typedef struct {
 /* redis://HOST[:PORT][/DB] (PORT 6379, DB 0). False with a message naming what is wrong. */
 bool redis_url_parse(const char *url, RedisAddress *out, char *err, size_t err_size);
 
+/* A blocking connection for the command-line tools (2 s to connect, 5 s a command), on the URL's
+ * database; NULL with a message. */
+redisContext *redis_connect_sync(const RedisAddress *a, char *err, size_t err_size);
+
 typedef struct RedisLink RedisLink;
 typedef void (*RedisReady)(RedisLink *link, void *user);
 

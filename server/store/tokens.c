@@ -54,7 +54,7 @@ void token_hash(const char *text, char *out)
         sprintf(out + 2 * i, "%02x", digest[i]);
 }
 
-bool tokens_create(sqlite3 *db, const char *name, unsigned scopes, char *text, Token *t, char *err, size_t size)
+void token_new(const char *name, unsigned scopes, char *text, Token *t)
 {
     memset(t, 0, sizeof *t);
     strcpy(text, "ff_");
@@ -64,6 +64,31 @@ bool tokens_create(sqlite3 *db, const char *name, unsigned scopes, char *text, T
     t->scopes = scopes;
     t->created_ms = clock_wall_ms();
     token_hash(text, t->hash);
+}
+
+void token_encode(const Token *t, char *out, size_t size)
+{
+    char names[64];
+    scopes_format(t->scopes, names, sizeof names);
+    snprintf(out, size, "%s\t%s\t%s\t%lld", t->id, t->name, names, t->created_ms);
+}
+
+bool token_decode(const char *hash, const char *value, Token *t)
+{
+    memset(t, 0, sizeof *t);
+    char scopes[64], ignored[8];
+    if (!hash || !value || strlen(hash) != TOKEN_HASH_HEX ||
+        sscanf(value, "%8[0-9a-f]\t%63[^\t]\t%63[^\t]\t%lld", t->id, t->name, scopes, &t->created_ms) != 4)
+        return false;
+    snprintf(t->hash, sizeof t->hash, "%s", hash);
+    if (!scopes_parse(scopes, &t->scopes, ignored, sizeof ignored))
+        t->scopes = 0; /* a scope this build does not know gives nothing */
+    return true;
+}
+
+bool tokens_create(sqlite3 *db, const char *name, unsigned scopes, char *text, Token *t, char *err, size_t size)
+{
+    token_new(name, scopes, text, t);
     char names[64];
     scopes_format(scopes, names, sizeof names);
     sqlite3_stmt *st;

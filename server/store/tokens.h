@@ -37,6 +37,17 @@ void scopes_format(unsigned scopes, char *out, size_t size);
 /* The SHA-256 of a token's text, as hex (out: TOKEN_HASH_HEX + 1). */
 void token_hash(const char *text, char *out);
 
+/* A new token (not stored): its text to `text` (TOKEN_TEXT_LEN + 1), its record to *t (the name is
+ * its id when none is given). */
+void token_new(const char *name, unsigned scopes, char *text, Token *t);
+
+/* A cluster's tokens (`feelfish token ... --redis URL`): the Redis hash TOKENS_REDIS_KEY, a token's
+ * SHA-256 to "ID<TAB>NAME<TAB>SCOPES<TAB>CREATED_MS" (token_encode); every front reads it each second. */
+#define TOKENS_REDIS_KEY "feelfish:tokens"
+void token_encode(const Token *t, char *out, size_t size);
+/* The record for a hash and its value; false when the value is not one. */
+bool token_decode(const char *hash, const char *value, Token *t);
+
 /* A new token with those scopes and name, stored hashed: its text (shown once) goes to `text`
  * (TOKEN_TEXT_LEN + 1) and its record to *t. False with SQLite's message. */
 bool tokens_create(sqlite3 *db, const char *name, unsigned scopes, char *text, Token *t, char *err, size_t err_size);

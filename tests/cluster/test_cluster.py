@@ -242,6 +242,46 @@ def metrics_and_status():
           (bad.returncode, bad.stderr))
 
 
+def token_cli(*args):
+    return subprocess.run([FF, "token", *args, "--redis", redis.url], capture_output=True, text=True, timeout=20)
+
+
+@suite.test("cluster_token_works_on_every_front", "cluster_token_revoked_everywhere", "cluster_token_cli")
+def cluster_tokens():
+    """A token made for the cluster (token create --redis) is taken by both fronts within a second; revoked,
+    refused by both within a second."""
+    a, b = Server("--redis", redis.url, "--auth", "required"), Server("--redis", redis.url, "--auth", "required")
+    made = token_cli("create", "--scopes", "analyse", "--name", "cluster-user")
+    token = made.stdout.strip()
+    hdr = {"Authorization": "Bearer " + token}
+
+    def status_on(front):
+        return front.request("GET", "/api/jobs/0123456789abcdef", headers=hdr)[0]
+
+    t0 = time.monotonic()
+    seen = poll(lambda: (status_on(a), status_on(b)), lambda st: st == (404, 404), tries=40, delay=0.05)
+    took_in = time.monotonic() - t0
+    listed = token_cli("list")
+    revoked = token_cli("revoke", "cluster-user")
+    t0 = time.monotonic()
+    gone = poll(lambda: (status_on(b), status_on(a)), lambda st: st == (401, 401), tries=40, delay=0.05)
+    took_out = time.monotonic() - t0
+    print("    token made for the cluster: taken by both fronts in %.2f s, refused by both %.2f s after revoke"
+          % (took_in, took_out))
+    check("cluster_token_works_on_every_front", made.returncode == 0 and token.startswith("ff_") and seen == (404, 404)
+          and took_in <= 1.5, (made.stderr, seen, took_in))
+    check("cluster_token_revoked_everywhere", revoked.returncode == 0 and gone == (401, 401) and took_out <= 1.5,
+          (revoked.stdout, revoked.stderr, gone, took_out))
+    again = token_cli("revoke", "cluster-user")
+    bad = subprocess.run([FF, "token", "list", "--redis", "redis://127.0.0.1:%d" % free_port()], capture_output=True,
+                         text=True, timeout=20)
+    check("cluster_token_cli", "cluster-user" in listed.stdout and "analyse" in listed.stdout and again.returncode == 1
+          and "no token with id or name" in again.stderr and bad.returncode == 1 and "cannot reach Redis" in bad.stderr,
+          (listed.stdout, again.stderr, bad.stderr))
+    a.stop()
+    b.stop()
+
+
 @suite.test("front_killed_clients_read_jobs_on_other")
 def front_killed():
     c = Server("--redis", redis.url)
