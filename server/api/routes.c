@@ -64,7 +64,11 @@ static void on_config(Request *r, const char *param)
         const char *field = (const char *)Cfg + s->offset;
         if (s->private && !sees_paths)
             continue;
-        if (s->type == SETTING_TEXT)
+        if (s->type == SETTING_TEXT && !strcmp(s->json, "redis")) { /* never its password, even to an admin */
+            char shown[sizeof Cfg->redis + 8];
+            redis_url_redact(field, shown, sizeof shown);
+            json_object_set_new(o, s->json, json_string(shown));
+        } else if (s->type == SETTING_TEXT)
             json_object_set_new(o, s->json, json_string(field));
         else if (!strcmp(s->json, "maxNodes"))
             json_object_set_new(o, s->json, json_integer(*(const long long *)field));

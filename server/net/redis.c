@@ -1,6 +1,8 @@
 /* A Redis connection that keeps itself connected (redis.h). */
 #include "redis.h"
 
+#include <ctype.h>
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,15 +45,56 @@ struct RedisLink {
     uv_timer_t tick;
 };
 
+/* URL percent-decoding of n bytes into out; false when it does not fit or a %xx is broken. */
+static bool percent_decode(const char *in, size_t n, char *out, size_t size)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = in[i];
+        if (c == '%') {
+            if (i + 2 >= n || !isxdigit((unsigned char)in[i + 1]) || !isxdigit((unsigned char)in[i + 2]))
+                return false;
+            char hex[3] = {in[i + 1], in[i + 2], 0};
+            c = (char)strtol(hex, NULL, 16);
+            if (!c)
+                return false;
+            i += 2;
+        }
+        if (o + 1 >= size)
+            return false;
+        out[o++] = c;
+    }
+    out[o] = 0;
+    return true;
+}
+
 bool redis_url_parse(const char *url, RedisAddress *out, char *err, size_t err_size)
 {
     memset(out, 0, sizeof *out);
     out->port = 6379;
+    if (url && !strncmp(url, "rediss://", 9)) {
+        snprintf(err, err_size, "rediss:// (TLS) is not supported yet: reach the TLS Redis through a local tunnel "
+                                "(stunnel, spiped) and give its redis://127.0.0.1:PORT");
+        return false;
+    }
     if (!url || strncmp(url, "redis://", 8)) {
         snprintf(err, err_size, "a Redis URL starts with redis:// (redis://HOST:PORT/DB)");
         return false;
     }
-    const char *h = url + 8, *end = h + strcspn(h, ":/");
+    const char *h = url + 8, *at = strchr(h, '@');
+    if (at && at < h + strcspn(h, "/")) { /* [USER]:PASSWORD@ (or PASSWORD@) */
+        const char *colon = memchr(h, ':', (size_t)(at - h));
+        if (!percent_decode(h, colon ? (size_t)(colon - h) : 0, out->user, sizeof out->user) ||
+            !percent_decode(colon ? colon + 1 : h, colon ? (size_t)(at - colon - 1) : (size_t)(at - h), out->password,
+                            sizeof out->password) ||
+            !out->password[0]) {
+            snprintf(err, err_size, "the Redis URL's credentials are not [USER]:PASSWORD@ (percent-encoded, a password "
+                                    "of at most 255 characters)");
+            return false;
+        }
+        h = at + 1;
+    }
+    const char *end = h + strcspn(h, ":/");
     if (end == h || (size_t)(end - h) >= sizeof out->host) {
         snprintf(err, err_size, "the Redis URL has no host (redis://HOST:PORT/DB)");
         return false;
@@ -239,6 +282,28 @@ static void on_selected(redisAsyncContext *ac, void *r, void *priv)
         l->on_ready(l, l->user);
 }
 
+static void select_db(RedisLink *l)
+{
+    char select[32];
+    snprintf(select, sizeof select, "SELECT %d", l->addr.db);
+    probe(l, on_selected, select);
+}
+
+static void on_authed(redisAsyncContext *ac, void *r, void *priv)
+{
+    RedisLink *l = priv;
+    redisReply *reply = r;
+    if (!reply || l->ac != ac)
+        return;
+    if (reply->type == REDIS_REPLY_ERROR) { /* a wrong password never becomes right: say so, try again later */
+        char why[200];
+        snprintf(why, sizeof why, "AUTH refused: %.150s", reply->str);
+        drop(l, why);
+        return;
+    }
+    select_db(l);
+}
+
 static void on_connect(const redisAsyncContext *ac, int status)
 {
     RedisLink *l = ac->data;
@@ -249,9 +314,16 @@ static void on_connect(const redisAsyncContext *ac, int status)
         return;
     }
     redisEnableKeepAlive(&l->ac->c); /* a peer gone silent is found by the kernel too (subscriptions) */
-    char select[32];
-    snprintf(select, sizeof select, "SELECT %d", l->addr.db);
-    probe(l, on_selected, select);
+    if (l->addr.password[0]) {
+        l->probing = true;
+        l->probe_sent = uv_now(l->loop);
+        if (l->addr.user[0])
+            redisAsyncCommand(l->ac, on_authed, l, "AUTH %s %s", l->addr.user, l->addr.password);
+        else
+            redisAsyncCommand(l->ac, on_authed, l, "AUTH %s", l->addr.password);
+        return;
+    }
+    select_db(l);
 }
 
 static void on_disconnect(const redisAsyncContext *ac, int status)
@@ -430,6 +502,19 @@ redisContext *redis_connect_sync(const RedisAddress *a, char *err, size_t err_si
         return NULL;
     }
     redisSetTimeout(c, (struct timeval){5, 0});
+    if (a->password[0]) {
+        redisReply *auth = a->user[0] ? redisCommand(c, "AUTH %s %s", a->user, a->password)
+                                      : redisCommand(c, "AUTH %s", a->password);
+        bool authed = auth && auth->type != REDIS_REPLY_ERROR;
+        if (!authed)
+            snprintf(err, err_size, "Redis at %s:%d refuses the URL's credentials: %s", a->host, a->port,
+                     auth ? auth->str : c->errstr);
+        freeReplyObject(auth);
+        if (!authed) {
+            redisFree(c);
+            return NULL;
+        }
+    }
     redisReply *r = redisCommand(c, "SELECT %d", a->db);
     bool ok = r && r->type != REDIS_REPLY_ERROR;
     freeReplyObject(r);
@@ -439,4 +524,15 @@ redisContext *redis_connect_sync(const RedisAddress *a, char *err, size_t err_si
         return NULL;
     }
     return c;
+}
+
+void redis_url_redact(const char *url, char *out, size_t size)
+{
+    const char *scheme_end = strstr(url, "://"), *at = scheme_end ? strchr(scheme_end + 3, '@') : NULL;
+    if (!at || at > scheme_end + 3 + strcspn(scheme_end + 3, "/")) {
+        snprintf(out, size, "%s", url);
+        return;
+    }
+    const char *start = scheme_end + 3, *colon = memchr(start, ':', (size_t)(at - start));
+    snprintf(out, size, "%.*s%s***%s", (int)((colon ? colon + 1 : start) - url), url, "", at);
 }

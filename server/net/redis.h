@@ -17,10 +17,16 @@
 typedef struct {
     char host[256];
     int port, db;
+    char user[128], password[256]; /* AUTH (Redis 6 ACL user, or the password alone); "" for none */
 } RedisAddress;
 
-/* redis://HOST[:PORT][/DB] (PORT 6379, DB 0). False with a message naming what is wrong. */
+/* redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] (PORT 6379, DB 0; USER and PASSWORD percent-encoded as in
+ * any URL). rediss:// (TLS) is refused with a message: reach a TLS Redis through a tunnel (stunnel,
+ * spiped) that this node sees as redis://127.0.0.1:PORT. False with a message naming what is wrong. */
 bool redis_url_parse(const char *url, RedisAddress *out, char *err, size_t err_size);
+
+/* The URL with its password starred out ("redis://user:***@host:port/db"), for what is shown. */
+void redis_url_redact(const char *url, char *out, size_t size);
 
 /* A blocking connection for the command-line tools (2 s to connect, 5 s a command), on the URL's
  * database; NULL with a message. */

@@ -282,6 +282,31 @@ def cluster_tokens():
     b.stop()
 
 
+@suite.test("redis_acl_user_in_url", "redis_wrong_password_refused", "redis_tls_url_refused")
+def redis_credentials():
+    """redis://USER:PASSWORD@... authenticates every link (a Redis 6 ACL user here); /api/config stars the
+    password out; a wrong one is refused by name; rediss:// is refused with what to do instead."""
+    redis.command("ACL", "SETUSER", "ff-front", "on", ">s3cr%t pass", "~*", "&*", "+@all")
+    url = "redis://ff-front:s3cr%25t%20pass@127.0.0.1:{}/0".format(redis.port)
+    c = Server("--redis", url)
+    up = poll(lambda: c.health(), lambda h: h.get("cluster", {}).get("redisConnected"), tries=100, delay=0.1)
+    done = analyse(c, depth=6)
+    shown = c.request("GET", "/api/config")[1].get("redis")
+    status_ok = subprocess.run([FF, "cluster", "status", "--redis", url], capture_output=True, text=True, timeout=20)
+    c.stop()
+    check("redis_acl_user_in_url", up.get("cluster", {}).get("redisConnected") and done[0] == 200
+          and shown == "redis://ff-front:***@127.0.0.1:%d/0" % redis.port and status_ok.returncode == 0,
+          (up, done[0], shown, status_ok.stderr))
+    wrong = subprocess.run([FF, "cluster", "status", "--redis", url.replace("s3cr", "nope")], capture_output=True,
+                           text=True, timeout=20)
+    check("redis_wrong_password_refused", wrong.returncode == 1 and "refuses the URL's credentials" in wrong.stderr,
+          wrong.stderr)
+    tls = subprocess.run([FF, "serve", "--http", "0", "--ws", "0", "--redis", "rediss://127.0.0.1:%d" % redis.port],
+                         capture_output=True, text=True, timeout=20)
+    check("redis_tls_url_refused", tls.returncode != 0 and "rediss:// (TLS) is not supported" in tls.stderr
+          and "tunnel" in tls.stderr, tls.stderr)
+
+
 @suite.test("front_killed_clients_read_jobs_on_other")
 def front_killed():
     c = Server("--redis", redis.url)
