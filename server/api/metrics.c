@@ -10,6 +10,7 @@
 #include "../domain/games.h"
 #include "../domain/shared.h"
 #include "../store/store.h"
+#include "quota.h"
 #include "reply.h"
 #include "routes.h"
 
@@ -138,8 +139,13 @@ void metrics_route(Request *r, const char *param)
             "# HELP feelfish_http_timeouts_total connections closed for a slow request (408) or an idle keep-alive\n"
             "# TYPE feelfish_http_timeouts_total counter\nfeelfish_http_timeouts_total %llu\n",
             ws.full, ws.idle_closed, http_timeouts());
-    if (shared_on())
+    if (shared_on()) {
         shared_metrics(f);
+        fprintf(f,
+                "# HELP feelfish_quota_cluster_syncs_total clients' request counts merged with the cluster's (--rate)\n"
+                "# TYPE feelfish_quota_cluster_syncs_total counter\nfeelfish_quota_cluster_syncs_total %llu\n",
+                quota_synced());
+    }
     fclose(f);
     http_reply(r, 200, "text/plain; version=0.0.4", buf, len);
     free(buf);

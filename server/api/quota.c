@@ -1,5 +1,12 @@
 /* Quotas: see quota.h. Clients live in a hash table; one with full buckets and no analysis is
- * forgotten when the table grows past its bound, so the table stays bounded too. */
+ * forgotten when the table grows past its bound, so the table stays bounded too.
+ *
+ * In a cluster (serve --redis) the request rate is the cluster's: every QUOTA_SYNC_MS each front adds
+ * the requests each client made on it since the last time to the client's key in Redis, a GCRA
+ * "theoretical arrival time" advanced atomically by a Lua script (RateScript), and sets the client's
+ * local bucket from the debt the script returns: what every front let that client do. Between two
+ * syncs a front decides alone, so a client may pass its rate by its burst on each front at most
+ * once per sync; while Redis is away each front limits alone. */
 #include "quota.h"
 
 #include <math.h>
@@ -9,6 +16,8 @@
 #include <string.h>
 
 #include "../base/hash.h"
+#include "../base/log.h"
+#include "../domain/shared.h"
 #include "../jobs/jobs.h"
 #include "../../engine/search/search.h"
 
@@ -27,13 +36,32 @@ typedef struct Client {
     Bucket learn;    /* games it may still teach the model: --learn-per-hour */
     Bucket failures; /* tokens it may still get wrong: QUOTA_AUTH_FAILURES, one more a second */
     int held;        /* work that is not a search job (quota_hold) */
+    int unsynced;    /* requests taken here since the cluster last heard of them */
     struct Client *next;
 } Client;
+
+#define QUOTA_SYNC_MS 100
+#define QUOTA_SYNC_MAX 256 /* clients sent a sync (the busiest wait for the next) */
+
+/* KEYS[1] the client's key; ARGV: requests, microseconds a request, the burst in microseconds.
+ * Advances the client's theoretical arrival time by the requests (from now at the latest), keeps the
+ * key as long as it matters, and returns the debt: how far ahead of now the client is, microseconds. */
+static const char RateScript[] =
+    "local t = redis.call('TIME') "
+    "local now = tonumber(t[1]) * 1000000 + tonumber(t[2]) "
+    "local tat = tonumber(redis.call('GET', KEYS[1]) or '0') "
+    "if tat < now then tat = now end "
+    "tat = tat + tonumber(ARGV[1]) * tonumber(ARGV[2]) "
+    "redis.call('SET', KEYS[1], string.format('%.0f', tat), 'PX', math.floor((tat - now) / 1000) + 1000) "
+    "return math.floor(tat - now)";
 
 static struct {
     const ServerConfig *cfg;
     Client *table[QUOTA_BUCKETS];
     int count;
+    uv_timer_t sync;
+    bool syncing;
+    unsigned long long synced; /* replies applied */
 } Q;
 
 void quota_init(const ServerConfig *cfg) { Q.cfg = cfg; }
@@ -75,7 +103,7 @@ static void sweep(int64_t now)
             refill(&c->requests, request_cap(), request_rate(), now);
             refill(&c->learn, learn_cap(), learn_rate(), now);
             refill(&c->failures, FAILURES_CAP, FAILURES_RATE, now);
-            if (!c->held && c->requests.tokens >= request_cap() && c->learn.tokens >= learn_cap() &&
+            if (!c->held && !c->unsynced && c->requests.tokens >= request_cap() && c->learn.tokens >= learn_cap() &&
                 c->failures.tokens >= FAILURES_CAP) {
                 *at = c->next;
                 free(c);
@@ -124,11 +152,79 @@ bool quota_take(const char *client, int *retry_after_s)
     if (!c)
         return true;
     double wait_ms;
-    if (take(&c->requests, request_cap(), request_rate(), time_now_ms(), &wait_ms))
+    if (take(&c->requests, request_cap(), request_rate(), time_now_ms(), &wait_ms)) {
+        if (Q.syncing)
+            c->unsynced++;
         return true;
+    }
     *retry_after_s = retry_seconds(wait_ms);
     return false;
 }
+
+/* The cluster's debt for a client: its local bucket is what the cluster leaves it, less what it
+ * took here since this sync was sent. */
+static void on_synced(redisAsyncContext *ac, void *reply, void *priv)
+{
+    (void)ac;
+    char *name = priv;
+    const redisReply *r = reply;
+    Client *c = Q.syncing && r && r->type == REDIS_REPLY_INTEGER ? find(name, false) : NULL;
+    free(name);
+    if (!c)
+        return;
+    double debt = (double)r->integer / 1000.0 * request_rate(); /* in requests */
+    int64_t now = time_now_ms();
+    /* Below zero when the fronts together let it pass its rate: it waits that back off first. */
+    c->requests.tokens = fmin(request_cap(), request_cap() - debt) - c->unsynced;
+    c->requests.at = now;
+    Q.synced++;
+}
+
+static void sync_rates(uv_timer_t *t)
+{
+    (void)t;
+    if (!shared_up() || Q.cfg->rate <= 0)
+        return;
+    char per_request[32], key[80];
+    snprintf(per_request, sizeof per_request, "%.0f", 1e6 / (double)Q.cfg->rate);
+    int sent = 0;
+    for (int i = 0; i < QUOTA_BUCKETS && sent < QUOTA_SYNC_MAX; i++)
+        for (Client *c = Q.table[i]; c && sent < QUOTA_SYNC_MAX; c = c->next) {
+            if (!c->unsynced)
+                continue;
+            char *name = strdup(c->name), count[16];
+            snprintf(key, sizeof key, "feelfish:rate:%s", c->name);
+            snprintf(count, sizeof count, "%d", c->unsynced);
+            if (name && redis_link_command(shared_link(), on_synced, name, "EVAL %s 1 %s %s %s", RateScript, key, count,
+                                           per_request)) {
+                c->unsynced = 0;
+                sent++;
+            } else {
+                free(name);
+                return; /* Redis away: the counts wait for it */
+            }
+        }
+}
+
+void quota_share(uv_loop_t *loop)
+{
+    if (!shared_on() || Q.syncing)
+        return;
+    uv_timer_init(loop, &Q.sync);
+    uv_timer_start(&Q.sync, sync_rates, QUOTA_SYNC_MS, QUOTA_SYNC_MS);
+    Q.syncing = true;
+}
+
+void quota_stop(void)
+{
+    if (!Q.syncing)
+        return;
+    uv_timer_stop(&Q.sync);
+    uv_close((uv_handle_t *)&Q.sync, NULL);
+    Q.syncing = false; /* replies still in flight are dropped */
+}
+
+unsigned long long quota_synced(void) { return Q.synced; }
 
 bool quota_auth_failed(const char *address, int *retry_after_s)
 {

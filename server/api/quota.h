@@ -9,9 +9,16 @@
 
 #include <stdbool.h>
 
+#include <uv.h>
+
 #include "../base/config.h"
 
 void quota_init(const ServerConfig *cfg);
+/* In a cluster: share the request rate through Redis from now on (see quota.c); quota_stop ends it. */
+void quota_share(uv_loop_t *loop);
+void quota_stop(void);
+/* Cluster syncs applied (for tests and metrics). */
+unsigned long long quota_synced(void);
 /* Takes one request from the client's bucket; false with the seconds until the next one. */
 bool quota_take(const char *client, int *retry_after_s);
 /* Whether the client may start more work (--client-jobs-max), another infinite analysis

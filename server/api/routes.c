@@ -420,6 +420,7 @@ static void on_retry(uv_timer_t *t)
 void api_resume(uv_loop_t *loop)
 {
     auth_start(Cfg, loop);
+    quota_share(loop);
     retention_start(Cfg, loop);
     int jobs = analysis_resume(), games = games_routes_resume();
     if (jobs || games)
@@ -440,6 +441,7 @@ void api_stop(void)
     game_analysis_shutdown();
     lab_routes_stop();
     auth_stop();
+    quota_stop();
     retention_stop();
 }
 

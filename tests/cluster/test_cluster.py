@@ -282,6 +282,33 @@ def cluster_tokens():
     b.stop()
 
 
+@suite.test("rate_shared_by_fronts")
+def rate_shared():
+    """One client's --rate is the cluster's: flooding two fronts in turn for 6 s at --rate 5 --rate-burst 5
+    lets through about what one front alone would (5 + 5 x 6 = 35), not twice that."""
+    a, b = (Server("--redis", redis.url, "--rate", "5", "--rate-burst", "5") for _ in range(2))
+    poll(lambda: (a.health(), b.health()), lambda h: all(x.get("cluster", {}).get("redisConnected") for x in h),
+         tries=100, delay=0.1)
+    served = {"a": 0, "b": 0}
+    refused = 0
+    end = time.monotonic() + 6
+    while time.monotonic() < end:
+        for name, front in (("a", a), ("b", b)):
+            st = front.request("GET", "/api/jobs/0123456789abcdef", source="127.0.0.9")[0]
+            if st == 404:
+                served[name] += 1
+            else:
+                refused += st == 429
+        time.sleep(0.005)
+    total = served["a"] + served["b"]
+    print("    one client flooding two fronts for 6 s at --rate 5 --rate-burst 5: %d served (A %d, B %d), %d refused; "
+          "alone a front lets 35 through, two unshared 70" % (total, served["a"], served["b"], refused))
+    a.stop()
+    b.stop()
+    check("rate_shared_by_fronts", 25 <= total <= 45 and served["a"] > 5 and served["b"] > 5 and refused > 100,
+          (served, refused))
+
+
 @suite.test("redis_acl_user_in_url", "redis_wrong_password_refused", "redis_tls_url_refused")
 def redis_credentials():
     """redis://USER:PASSWORD@... authenticates every link (a Redis 6 ACL user here); /api/config stars the
