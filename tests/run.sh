@@ -69,6 +69,7 @@ done
 runner "security: tokens, owners, fair queue (ThreadSanitizer build)" "${TSAN_SERVER[@]}" python3 tests/security/test_auth.py
 runner "cluster: two fronts and two workers over a real redis-server (kill -9, Redis restart)" python3 tests/cluster/test_cluster.py
 runner "cluster (ASan+UBSan build)" "${ASAN_SERVER[@]}" python3 tests/cluster/test_cluster.py
+runner "cluster behind a real nginx: clients named by X-Forwarded-For, their own jobs and rates, logs and metrics" python3 tests/cluster/test_nginx.py
 runner "crash: kill -9 under mixed load, every acknowledged write survives" python3 tests/durability/test_crash.py
 runner "disk full: refused writes, degraded health, nothing acknowledged lost" python3 tests/durability/test_disk_full.py
 runner "restart: what is picked up again and what is not" python3 tests/durability/test_restart.py

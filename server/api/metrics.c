@@ -139,6 +139,7 @@ void metrics_route(Request *r, const char *param)
             "# HELP feelfish_http_timeouts_total connections closed for a slow request (408) or an idle keep-alive\n"
             "# TYPE feelfish_http_timeouts_total counter\nfeelfish_http_timeouts_total %llu\n",
             ws.full, ws.idle_closed, http_timeouts());
+    quota_metrics(f);
     if (shared_on()) {
         shared_metrics(f);
         fprintf(f,

@@ -37,6 +37,7 @@ typedef struct Client {
     Bucket failures; /* tokens it may still get wrong: QUOTA_AUTH_FAILURES, one more a second */
     int held;        /* work that is not a search job (quota_hold) */
     int unsynced;    /* requests taken here since the cluster last heard of them */
+    unsigned long long served, limited; /* requests let through and refused (429) here */
     struct Client *next;
 } Client;
 
@@ -155,10 +156,46 @@ bool quota_take(const char *client, int *retry_after_s)
     if (take(&c->requests, request_cap(), request_rate(), time_now_ms(), &wait_ms)) {
         if (Q.syncing)
             c->unsynced++;
+        c->served++;
         return true;
     }
+    c->limited++;
     *retry_after_s = retry_seconds(wait_ms);
     return false;
+}
+
+/* The TOP busiest (served + limited) first. */
+void quota_metrics(FILE *f)
+{
+    enum { TOP = 10 };
+    const Client *top[TOP] = {0};
+    if (Q.cfg->rate <= 0)
+        return;
+    for (int i = 0; i < QUOTA_BUCKETS; i++)
+        for (const Client *c = Q.table[i]; c; c = c->next) {
+            int at = TOP;
+            while (at > 0 && (!top[at - 1] || top[at - 1]->served + top[at - 1]->limited < c->served + c->limited))
+                at--;
+            if (at < TOP) {
+                memmove(top + at + 1, top + at, (TOP - 1 - (size_t)at) * sizeof *top);
+                top[at] = c;
+            }
+        }
+    fprintf(f, "# HELP feelfish_client_requests_total requests of the busiest clients (at most %d; a client is its "
+               "token or address) under --rate, by outcome\n# TYPE feelfish_client_requests_total counter\n",
+            TOP);
+    for (int i = 0; i < TOP && top[i]; i++) {
+        char name[sizeof top[i]->name * 2];
+        size_t n = 0;
+        for (const char *ch = top[i]->name; *ch && n + 2 < sizeof name; ch++) { /* a label value: \ and " escaped */
+            if (*ch == '\\' || *ch == '"')
+                name[n++] = '\\';
+            name[n++] = *ch;
+        }
+        name[n] = 0;
+        fprintf(f, "feelfish_client_requests_total{client=\"%s\",outcome=\"served\"} %llu\n", name, top[i]->served);
+        fprintf(f, "feelfish_client_requests_total{client=\"%s\",outcome=\"limited\"} %llu\n", name, top[i]->limited);
+    }
 }
 
 /* The cluster's debt for a client: its local bucket is what the cluster leaves it, less what it

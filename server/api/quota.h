@@ -8,6 +8,7 @@
 #define FEELFISH_QUOTA_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include <uv.h>
 
@@ -17,6 +18,9 @@ void quota_init(const ServerConfig *cfg);
 /* In a cluster: share the request rate through Redis from now on (see quota.c); quota_stop ends it. */
 void quota_share(uv_loop_t *loop);
 void quota_stop(void);
+/* The busiest clients' requests under --rate, served and limited (Prometheus text, for /metrics;
+ * nothing when --rate is off). */
+void quota_metrics(FILE *f);
 /* Cluster syncs applied (for tests and metrics). */
 unsigned long long quota_synced(void);
 /* Takes one request from the client's bucket; false with the seconds until the next one. */
