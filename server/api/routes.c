@@ -104,6 +104,9 @@ static void on_config(Request *r, const char *param)
     }
     json_object_set_new(o, "exposedDefaults", exposed);
     json_object_set_new(o, "version", json_string(VERSION));
+    char evaluation[160]; /* the classical evaluation: the network in use, or the hand-written one */
+    nnue_describe(evaluation, sizeof evaluation);
+    json_object_set_new(o, "evaluation", json_string(evaluation));
     api_reply_json(r, 200, o);
 }
 

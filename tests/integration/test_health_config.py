@@ -84,7 +84,8 @@ def config_lists_limits():
     check("config_lists_limits", st == 200 and cfg["bodyMaxBytes"] == 1048576 and cfg["maxMultiPv"] == 10
           and cfg["queueCapacity"] == 8 and cfg["httpPort"] == s.port and "maxDepth" in cfg
           and cfg["wsUrl"] == "ws://127.0.0.1:%d/" % cfg["wsPort"]
-          and cfg["modes"] == ["classical", "affective", "bayesian"], cfg)
+          and cfg["modes"] == ["classical", "affective", "bayesian"]
+          and cfg["evaluation"].startswith(("none (the hand-written evaluation)", "embedded 768->")), cfg)
 
 
 @suite.test()
