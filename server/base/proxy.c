@@ -135,9 +135,10 @@ static bool hop_address(const char *hop, size_t len, bool forwarded, char *out, 
         *strchr(a, ':') = 0; /* v4:port */
     }
     uint8_t bytes[16];
-    if (!parse_address(a, bytes))
+    size_t n = strlen(a);
+    if (!parse_address(a, bytes) || n >= size)
         return false;
-    snprintf(out, size, "%s", a);
+    memcpy(out, a, n + 1);
     return true;
 }
 
