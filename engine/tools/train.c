@@ -104,31 +104,53 @@ static int record_features(const TrainRecord *r, bool mirror, int features[COLOR
 
 static float sigmoidf_(float x) { return 1.0f / (1.0f + expf(-x)); }
 
-__attribute__((target_clones("avx2", "default"))) static void add_row(float *dst, const float *row, int n)
-{
-    for (int i = 0; i < n; i++)
-        dst[i] += row[i];
-}
-
-__attribute__((target_clones("avx2", "default"))) static float forward_half(const float *acc, const float *w, int n)
-{
-    float sum = 0;
-    for (int i = 0; i < n; i++) {
-        float a = acc[i] < 0 ? 0 : acc[i] > 1 ? 1 : acc[i];
-        sum += a * a * w[i];
+/* The three loops every position runs, twice: for AVX2 (chosen at run time) and portable. (Not
+ * target_clones: its ifunc resolver runs before ThreadSanitizer's runtime and crashes that build.) */
+#define TRAIN_KERNELS(SUFFIX, ATTR)                                                                                    \
+    ATTR static void add_row_##SUFFIX(float *dst, const float *row, int n)                                             \
+    {                                                                                                                  \
+        for (int i = 0; i < n; i++)                                                                                    \
+            dst[i] += row[i];                                                                                          \
+    }                                                                                                                  \
+    ATTR static float forward_half_##SUFFIX(const float *acc, const float *w, int n)                                   \
+    {                                                                                                                  \
+        float sum = 0;                                                                                                 \
+        for (int i = 0; i < n; i++) {                                                                                  \
+            float a = acc[i] < 0 ? 0 : acc[i] > 1 ? 1 : acc[i];                                                        \
+            sum += a * a * w[i];                                                                                       \
+        }                                                                                                              \
+        return sum;                                                                                                    \
+    }                                                                                                                  \
+    /* The gradient through one perspective: into its output weights, and d acc (left in acc). */                      \
+    ATTR static void backward_half_##SUFFIX(float *acc, const float *w, float *g_w, float dout, int n)                 \
+    {                                                                                                                  \
+        for (int i = 0; i < n; i++) {                                                                                  \
+            float x = acc[i], a = x < 0 ? 0 : x > 1 ? 1 : x;                                                           \
+            g_w[i] += dout * a * a;                                                                                    \
+            acc[i] = x > 0 && x < 1 ? dout * w[i] * 2 * x : 0;                                                         \
+        }                                                                                                              \
     }
-    return sum;
-}
 
-/* The gradient through one perspective: into its output weights, and d acc (left in acc). */
-__attribute__((target_clones("avx2", "default"))) static void backward_half(float *acc, const float *w, float *g_w,
-                                                                             float dout, int n)
+TRAIN_KERNELS(portable, )
+#if defined(__x86_64__) || defined(__i386__)
+TRAIN_KERNELS(avx2, __attribute__((target("avx2,fma"))))
+static bool avx2(void)
 {
-    for (int i = 0; i < n; i++) {
-        float x = acc[i], a = x < 0 ? 0 : x > 1 ? 1 : x;
-        g_w[i] += dout * a * a;
-        acc[i] = x > 0 && x < 1 ? dout * w[i] * 2 * x : 0;
-    }
+    static int cached = -1;
+    if (cached < 0)
+        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return cached;
+}
+#define DISPATCH(name, ...) (avx2() ? name##_avx2(__VA_ARGS__) : name##_portable(__VA_ARGS__))
+#else
+#define DISPATCH(name, ...) name##_portable(__VA_ARGS__)
+#endif
+
+static void add_row(float *dst, const float *row, int n) { DISPATCH(add_row, dst, row, n); }
+static float forward_half(const float *acc, const float *w, int n) { return DISPATCH(forward_half, acc, w, n); }
+static void backward_half(float *acc, const float *w, float *g_w, float dout, int n)
+{
+    DISPATCH(backward_half, acc, w, g_w, dout, n);
 }
 
 /* The model's output (before the scale) for a record; acc gets both perspectives' accumulators. */
