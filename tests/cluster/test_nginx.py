@@ -13,7 +13,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from harness import Server, check, poll, report, summary, tmpdir  # noqa: E402
+from harness import Server, check, poll, report, summary, tmpdir, wait_port  # noqa: E402
 from redisserver import Redis  # noqa: E402
 from wsclient import free_port  # noqa: E402
 
@@ -52,14 +52,7 @@ http {{
             f.write(conf)
         self.proc = subprocess.Popen([NGINX, "-p", self.dir, "-c", self.conf, "-g", "daemon off;"],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        for _ in range(100):
-            try:
-                import socket
-                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("nginx did not start: " + self.proc.stderr.read()[-500:])
+        wait_port(self.port, "nginx")
 
     def request(self, method, path, body=None, source=None, headers=None):
         """Through nginx, from the loopback address `source`: (status, parsed body)."""

@@ -77,6 +77,17 @@ def connect(port, source=None, timeout=5):
     return sock
 
 
+def wait_port(port, what, tries=100):
+    """Until something accepts connections on 127.0.0.1:port (5 s); RuntimeError naming `what` if not."""
+    for _ in range(tries):
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(what + " did not start")
+
+
 def summary(runner):
     """Prints 'RUNNER: N passed, N failed' and returns the exit code."""
     print("%s: %d passed, %d failed" % (runner, counts["passed"], counts["failed"]), flush=True)

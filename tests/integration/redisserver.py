@@ -9,10 +9,9 @@ import shutil
 import signal
 import socket
 import subprocess
-import time
 
 import harness
-from harness import ROOT, tmpdir
+from harness import ROOT, tmpdir, wait_port
 from wsclient import free_port
 
 REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
@@ -30,13 +29,7 @@ class Redis:
                                       "--appendonly", "yes", "--appendfsync", "always", "--save", "",
                                       "--protected-mode", "yes"],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
+        wait_port(self.port, "redis-server")
 
     def stop(self):
         if self.proc and self.proc.poll() is None:
