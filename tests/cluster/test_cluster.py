@@ -309,6 +309,37 @@ def rate_shared():
           (served, refused))
 
 
+@suite.test("jobs_cap_shared_by_fronts")
+def jobs_cap_shared():
+    """--client-jobs-max is the cluster's: a client with a search running through front A is refused a
+    second one on front B (429 too_many_jobs) until the first ends."""
+    a, b = (Server("--redis", redis.url, "--client-jobs-max", "1") for _ in range(2))
+    poll(lambda: (a.health(), b.health()), lambda h: all(x.get("cluster", {}).get("redisConnected") for x in h),
+         tries=100, delay=0.1)
+    me = "127.0.0.7"
+    for front in (a, b):  # both fronts have seen this client
+        front.request("GET", "/api/jobs/0123456789abcdef", source=me)
+    long_job = {"fen": START, "limits": {"depth": 60, "movetime": 20000}}
+    first = a.request("POST", "/api/jobs", long_job, source=me)
+    time.sleep(0.4)
+    second = b.request("POST", "/api/jobs", long_job, source=me)
+    other = b.request("POST", "/api/jobs", long_job, source="127.0.0.8")
+    cancelled = a.request("DELETE", "/api/jobs/" + first[1]["id"], source=me)[0]
+    if other[0] == 202:
+        b.request("DELETE", "/api/jobs/" + other[1]["id"], source="127.0.0.8")
+    time.sleep(0.4)
+    after = b.request("POST", "/api/jobs", long_job, source=me)
+    if after[0] == 202:
+        b.request("DELETE", "/api/jobs/" + after[1]["id"], source=me)
+    code = second[1].get("error", {}).get("code") if isinstance(second[1], dict) else None
+    print("    --client-jobs-max 1 over two fronts: a job on A %s, a second on B %s %s, another client on B %s, "
+          "after the first ended, on B %s" % (first[0], second[0], code, other[0], after[0]))
+    a.stop()
+    b.stop()
+    check("jobs_cap_shared_by_fronts", first[0] == 202 and second[0] == 429 and code == "too_many_jobs"
+          and other[0] == 202 and cancelled in (200, 204) and after[0] == 202, (first[0], second, other[0], after[0]))
+
+
 @suite.test("redis_acl_user_in_url", "redis_wrong_password_refused", "redis_tls_url_refused")
 def redis_credentials():
     """redis://USER:PASSWORD@... authenticates every link (a Redis 6 ACL user here); /api/config stars the
