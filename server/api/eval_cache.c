@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../engine/eval/nnue.h"
 #include "../../engine/notation/fen.h"
 #include "../../engine/notation/move.h"
 
@@ -16,11 +17,18 @@ char *eval_cache_key(const char *fen, const json_t *how)
     size_t cut = 0;
     for (int spaces = 0; fen[cut] && !(fen[cut] == ' ' && ++spaces == 4); cut++)
         ;
+    /* Which evaluation searched it: a new network never meets the old one's entries. */
+    const Network *net = nnue_default();
+    char evaluation[24];
+    if (net)
+        snprintf(evaluation, sizeof evaluation, "nn%016" PRIx64, net->checksum);
+    else
+        snprintf(evaluation, sizeof evaluation, "hand");
     char *text = how ? json_dumps(how, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-    size_t n = cut + (text ? strlen(text) : 0) + 2;
+    size_t n = cut + strlen(evaluation) + (text ? strlen(text) : 0) + 3;
     char *key = malloc(n);
     if (key)
-        snprintf(key, n, "%.*s %s", (int)cut, fen, text ? text : "");
+        snprintf(key, n, "%.*s %s %s", (int)cut, fen, evaluation, text ? text : "");
     free(text);
     return key;
 }

@@ -1,6 +1,7 @@
 /* The evaluation cache's entries (server/store keeps them in the evals table). The key is a
- * position, its FEN without the move counters, then how it was searched (mode, limits, temperament
- * or target) as canonical JSON; the value is what the search found, the side to move's view:
+ * position, its FEN without the move counters, the evaluation that searched it ("hand", or "nn" and
+ * the network's checksum), then how it was searched (mode, limits, temperament or target) as
+ * canonical JSON; the value is what the search found, the side to move's view:
  * "cp 31 depth 18 nodes 200512 pv e2e4 e7e5 ..." or "mate -2 depth 9 nodes 4100 pv ...".
  * Whole-game analyses read and fill it position by position; cloud-eval answers from it. */
 #ifndef FEELFISH_EVAL_CACHE_H
