@@ -195,9 +195,9 @@ data: feelfish
 # then `feelfish train` on every chunk (resumable: data/nnue/NET_NAME.nnue.ckpt), the loss per epoch
 # in data/nnue/NET_NAME.csv. Install it with `cp data/nnue/NET_NAME.nnue engine/eval/default.nnue`.
 NET_NAME ?= gen1
-NET_HIDDEN ?= 256
+NET_HIDDEN ?= 128
 NET_EPOCHS ?= 12
-NET_LAMBDA ?= 0.7
+NET_LAMBDA ?= 1.0
 NET_DATA ?= data/nnue/gen0-*.bin
 net: deps-build feelfish
 	$(call install_missing,gnuplot-nox)

@@ -423,7 +423,7 @@ static int usage(void)
 
 int train_command(int argc, char **argv, FILE *out)
 {
-    TrainOptions o = {.hidden = 256, .epochs = 10, .batch = 16384, .threads = 2, .lr = 0.001, .lambda = 0.5,
+    TrainOptions o = {.hidden = 128, .epochs = 12, .batch = 4096, .threads = 2, .lr = 0.001, .lambda = 1.0,
                       .wdl_scale = 272, .val_fraction = 0.02, .seed = 1, .mirror = true};
     char **files = calloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0;
