@@ -3,6 +3,7 @@
 
 #include "core/psqt.h"
 #include "eval/bayes.h"
+#include "eval/nnue.h"
 #include "eval/params.h"
 
 void engine_init(const char *attacks)
@@ -12,5 +13,6 @@ void engine_init(const char *attacks)
     params_init();
     psqt_init(DefaultParams.piece_value, DefaultParams.psq);
     bayes_init();
+    nnue_init();
     search_init();
 }

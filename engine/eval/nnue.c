@@ -220,6 +220,7 @@ extern const uint64_t feelfish_net_size;
 static const Network *embedded;
 static const Network *current;
 static bool initialised;
+static bool has_avx2, simd_allowed = true;
 
 const Network *nnue_embedded(void)
 {
@@ -237,12 +238,21 @@ const Network *nnue_embedded(void)
     return embedded;
 }
 
-const Network *nnue_default(void)
+void nnue_init(void)
 {
     if (!initialised) {
         current = nnue_embedded();
         initialised = true;
     }
+#ifdef NNUE_X86
+    has_avx2 = __builtin_cpu_supports("avx2");
+#endif
+}
+
+const Network *nnue_default(void)
+{
+    if (!initialised) /* engine_init ran nnue_init: this is only for a caller that did not */
+        nnue_init();
     return current;
 }
 
@@ -356,20 +366,10 @@ __attribute__((target("avx2"))) static int32_t dot_avx2(const int16_t *us, const
 }
 #endif
 
-static bool simd_allowed = true;
 void nnue_allow_simd(bool allow) { simd_allowed = allow; }
 
-static bool use_avx2(void)
-{
-#ifdef NNUE_X86
-    static int cached = -1;
-    if (cached < 0)
-        cached = __builtin_cpu_supports("avx2") ? 1 : 0;
-    return cached && simd_allowed;
-#else
-    return false;
-#endif
-}
+/* Set by nnue_init before any thread runs; read-only after. */
+static bool use_avx2(void) { return has_avx2 && simd_allowed; }
 
 static void update(int16_t *dst, const int16_t *src, const Network *net, const int *add, int adds, const int *sub,
                    int subs)

@@ -70,6 +70,8 @@ void nnue_free(Network *net);
 /* The file's bytes for a network (what the trainer writes); malloc'd, *size set. */
 uint8_t *nnue_serialize(const Network *net, size_t *size);
 
+/* Loads the built-in network and picks the kernels: engine_init calls it, before any thread. */
+void nnue_init(void);
 /* The network built into the binary (docs/nnue.md), or NULL when it was built without one. */
 const Network *nnue_embedded(void);
 /* The network the classical evaluator uses: the embedded one unless nnue_set_default changed it

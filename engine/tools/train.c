@@ -134,13 +134,8 @@ static float sigmoidf_(float x) { return 1.0f / (1.0f + expf(-x)); }
 TRAIN_KERNELS(portable, )
 #if defined(__x86_64__) || defined(__i386__)
 TRAIN_KERNELS(avx2, __attribute__((target("avx2,fma"))))
-static bool avx2(void)
-{
-    static int cached = -1;
-    if (cached < 0)
-        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return cached;
-}
+static bool have_avx2; /* set by train_command before its threads start */
+static bool avx2(void) { return have_avx2; }
 #define DISPATCH(name, ...) (avx2() ? name##_avx2(__VA_ARGS__) : name##_portable(__VA_ARGS__))
 #else
 #define DISPATCH(name, ...) name##_portable(__VA_ARGS__)
@@ -471,6 +466,9 @@ int train_command(int argc, char **argv, FILE *out)
         free(files);
         return usage();
     }
+#if defined(__x86_64__) || defined(__i386__)
+    have_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
     Data d;
     bool loaded = load_data(nfiles, files, &o, &d);
     free(files);

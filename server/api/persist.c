@@ -403,7 +403,8 @@ static void cache_scan_read(redisAsyncContext *ac, void *r, void *priv)
     StoreCacheScan *s = c->scan;
     for (size_t i = 0; reply && reply->type == REDIS_REPLY_ARRAY && i + 1 < reply->elements; i += 2) {
         const char *key = nonempty(reply->element[i]), *value = nonempty(reply->element[i + 1]);
-        bool known = !key || !value;
+        /* The position's hash holds every evaluation's entries: only those of the scanned prefix. */
+        bool known = !key || !value || strncmp(key, s->prefix, strlen(s->prefix));
         for (int k = 0; k < s->n && !known; k++)
             known = !strcmp(s->keys[k], key);
         if (!known && s->n < STORE_CACHE_SCAN_MAX) {
@@ -424,7 +425,10 @@ static void cache_scan_read(redisAsyncContext *ac, void *r, void *priv)
 static void cache_scanned_locally(void *arg)
 {
     CacheScan *c = arg;
-    if (shared_on() && redis_link_command(shared_link(), cache_scan_read, c, "HGETALL %s%s", EVAL_KEY, c->scan->prefix))
+    char *position = shared_on() ? position_of(c->scan->prefix) : NULL;
+    bool asked = position && redis_link_command(shared_link(), cache_scan_read, c, "HGETALL %s%s", EVAL_KEY, position);
+    free(position);
+    if (asked)
         return;
     c->done(c->arg);
     free(c);
