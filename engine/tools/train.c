@@ -276,14 +276,21 @@ static Network *quantise(const Model *m)
     return net;
 }
 
-static bool write_file(const char *path, const void *bytes, size_t size)
+/* Writes the pieces one after another to PATH.part, then renames it to PATH: a file is whole or absent. */
+typedef struct {
+    const void *bytes;
+    size_t size;
+} Piece_;
+static bool write_whole(const char *path, const Piece_ *pieces, int count)
 {
-    char tmp[4096];
+    char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.part", path);
     FILE *f = fopen(tmp, "wb");
     if (!f)
         return false;
-    bool ok = fwrite(bytes, 1, size, f) == size;
+    bool ok = true;
+    for (int i = 0; i < count && ok; i++)
+        ok = fwrite(pieces[i].bytes, 1, pieces[i].size, f) == pieces[i].size;
     ok = fclose(f) == 0 && ok;
     return ok && rename(tmp, path) == 0;
 }
@@ -601,15 +608,9 @@ int train_command(int argc, char **argv, FILE *out)
             fflush(log);
         }
         /* The checkpoint, written whole then renamed. */
-        char part[4200];
-        snprintf(part, sizeof part, "%s.part", ckpt);
-        FILE *f = fopen(part, "wb");
         uint64_t hd[4] = {CKPT_MAGIC, run, (uint64_t)(epoch + 1), (uint64_t)step};
-        bool ok = f && fwrite(hd, sizeof hd, 1, f) == 1 && fwrite(flat, sizeof(float), np, f) == np &&
-                  fwrite(m1, sizeof(float), np, f) == np && fwrite(m2, sizeof(float), np, f) == np;
-        if (f)
-            ok = fclose(f) == 0 && ok;
-        if (!ok || rename(part, ckpt)) {
+        Piece_ ck[] = {{hd, sizeof hd}, {flat, np * sizeof(float)}, {m1, np * sizeof(float)}, {m2, np * sizeof(float)}};
+        if (!write_whole(ckpt, ck, 4)) {
             fprintf(stderr, "train: cannot write the checkpoint %s\n", ckpt);
             status = 1;
             break;
@@ -623,7 +624,7 @@ int train_command(int argc, char **argv, FILE *out)
         uint8_t *bytes = nnue_serialize(net, &size);
         char err[200];
         Network *back = bytes ? nnue_load_memory(bytes, size, err, sizeof err) : NULL;
-        if (!back || !write_file(o.out, bytes, size)) {
+        if (!back || !write_whole(o.out, &(Piece_){bytes, size}, 1)) {
             fprintf(stderr, "train: cannot write %s\n", o.out);
             status = 1;
         } else {
