@@ -97,8 +97,8 @@ bool match_engine_config_parse(MatchEngineConfig *e, const char *spec, char *err
 {
     char *copy = dup_or_die(spec), *save = NULL;
     bool ok = true;
-    e->argv = grow(NULL, 1, sizeof *e->argv);
-    e->argv[0] = NULL;
+    e->argv = grow(NULL, 2, sizeof *e->argv); /* argv[0] (the command, set below) and the NULL */
+    e->argv[0] = e->argv[1] = NULL;
     for (char *item = strtok_r(copy, ",", &save); ok && item; item = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(item, '=');
         if (!strncmp(item, "option.", 7)) {
