@@ -77,7 +77,7 @@ void metrics_route(Request *r, const char *param)
     JobsStats st;
     jobs_stats(&st);
     fprintf(f, "# TYPE feelfish_jobs gauge\nfeelfish_jobs{state=\"queued\"} %d\nfeelfish_jobs{state=\"running\"} %d\n",
-            st.queued, st.busy);
+            st.queued, st.busy + st.quick_busy);
     fprintf(f,
             "# TYPE feelfish_jobs_finished_total counter\n"
             "feelfish_jobs_finished_total{status=\"done\"} %llu\n"

@@ -42,9 +42,10 @@ static void on_health(Request *r, const char *param)
                                 "failedBatches", (json_int_t)sh.failures);
     if (sh.last_error[0])
         json_object_set_new(storage, "lastError", json_string(sh.last_error));
-    json_t *o = json_pack("{s:s, s:s, s:{s:i, s:i}, s:{s:i, s:i}, s:I, s:o}", "status",
+    json_t *o = json_pack("{s:s, s:s, s:{s:i, s:i, s:{s:i, s:i}}, s:{s:i, s:i}, s:I, s:o}", "status",
                           sh.writing && (!shared_on() || shared_up()) ? "ok" : "degraded", "version", VERSION,
-                          "workers", "busy", st.busy, "total", st.workers, "queue", "depth", st.queued, "capacity",
+                          "workers", "busy", st.busy, "total", st.workers, "quick", "busy", st.quick_busy, "total",
+                          st.quick_workers, "queue", "depth", st.queued, "capacity",
                           st.capacity, "uptimeMs", (json_int_t)(time_now_ms() - StartedMs), "storage", storage);
     if (shared_on()) /* a cluster's front: its searches and shared state are behind Redis */
         json_object_set_new(o, "cluster",

@@ -18,10 +18,11 @@ const Setting Settings[] = {
      "WebSocket port (0: any free port)", false},
     {"--workers", "FEELFISH_WORKERS", "workers", SETTING_NUMBER, "0", 0, 256, F(workers),
      "search workers (0: one per core)", false},
-    {"--quick-workers", "FEELFISH_QUICK_WORKERS", "quickWorkers", SETTING_NUMBER, "0", 0, 255, F(quick_workers),
-     "of the workers, how many take only quick searches (depth <= 10, nodes <= 2M or movetime <= 1.5 s, "
-     "so a game's engine move; up to 3 lines), so a short analysis never waits behind long ones "
-     "(at most workers - 1)",
+    {"--quick-workers", "FEELFISH_QUICK_WORKERS", "quickWorkers", SETTING_NUMBER, "1", 0, 64, F(quick_workers),
+     "workers beyond --workers for quick searches only (depth <= 10, nodes <= 2M or movetime <= 1.5 s, so a "
+     "game's engine move; up to 5 lines) of clients with nothing running, when every other worker is busy; "
+     "they run at a higher priority, so a short analysis shares the cores with long searches instead of "
+     "waiting for them (0: none)",
      false},
     {"--hash", "FEELFISH_HASH_MB", "hashMb", SETTING_NUMBER, "64", 1, 32768, F(hash_mb),
      "transposition table per worker, MB", false},

@@ -83,18 +83,18 @@ typedef struct {
     int64_t timeout_ms;
     int threads;                 /* threads per search (0: 1) */
     const RedisAddress *cluster; /* set: a front, the searches run on workers through Redis (cluster.h) */
-    int quick_workers;           /* of `workers`, how many take quick jobs only (at most workers - 1) */
+    int quick_workers;           /* the quick lane: workers beyond `workers` for quick jobs (local.c) */
 } JobsSettings;
 
 /* A quick job: bounded small (depth up to JOBS_QUICK_DEPTH, nodes up to JOBS_QUICK_NODES or a
  * movetime up to JOBS_QUICK_MS), at most JOBS_QUICK_MULTIPV lines, no compare run, and someone waits
- * for it (not background). The first `quick_workers` workers (--quick-workers) take quick jobs only,
- * so a short analysis never waits behind long searches or background work (at most behind one
- * quick job). */
+ * for it (not background). The quick lane (`quick_workers`, --quick-workers) takes such jobs when the
+ * regular workers are all busy, so a short analysis does not wait behind long searches or
+ * background work. */
 #define JOBS_QUICK_DEPTH 10
 #define JOBS_QUICK_NODES 2000000
 #define JOBS_QUICK_MS 1500 /* a game's engine move at any level is quick */
-#define JOBS_QUICK_MULTIPV 3
+#define JOBS_QUICK_MULTIPV 5 /* the most lines Lichess's analysis board shows; the weakest game levels search 4 */
 bool job_is_quick(const Job *job);
 
 /* Starts the local backend (worker threads with their own Search each) on `loop`. */
@@ -123,7 +123,8 @@ void job_release(Job *job);
 int jobs_client_count(const char *client, int *infinite);
 
 typedef struct {
-    int workers, busy, queued, capacity;
+    int workers, busy, queued, capacity; /* the regular workers */
+    int quick_workers, quick_busy;      /* the quick lane (--quick-workers) */
     unsigned long long done, cancelled, failed, nodes;
 } JobsStats;
 void jobs_stats(JobsStats *s);

@@ -49,9 +49,10 @@ static struct {
     uv_timer_t timeout_timer;
     pthread_mutex_t pool_lock, event_lock;
     pthread_cond_t pool_cond;
-    Worker *workers;
+    Worker *workers; /* the regular workers, then the quick lane's */
     int worker_count, busy;
-    int quick; /* the first `quick` workers take quick jobs only (set before any starts) */
+    int regular;      /* how many of `workers` are regular (the rest are the quick lane; set before any starts) */
+    int regular_busy; /* of `busy`, the regular workers' */
     Job **queue;
     int capacity, head, count;
     /* What each client (by a hash of its name) has had of the workers lately: worker milliseconds,
@@ -166,7 +167,7 @@ static void arm(Worker *w, Job *job)
  * among clients with none, the oldest job. So one client's 60 queued analyses, or its long
  * searches, take turns behind whoever has used little, and a light client's short analysis goes
  * first. Clients whose names share a slot of `usage` share it. Under pool_lock. */
-enum { USAGE_HALF_LIFE_MS = 10000 };
+enum { USAGE_HALF_LIFE_MS = 10000, QUICK_HASH_MB = 16 };
 
 static unsigned usage_slot(const Job *job) { return hash_text(job->client) % (sizeof P.usage / sizeof P.usage[0]); }
 
@@ -187,16 +188,32 @@ static void charge(const Job *job, int64_t ran_ms, int64_t now)
     P.usage[slot].at = now;
 }
 
-/* The quick lane: the first `quick` workers run quick jobs only (job_is_quick). */
-static bool quick_lane(const Worker *w) { return w - P.workers < P.quick; }
+/* The quick lane (--quick-workers): workers beyond the regular ones, running above their priority,
+ * that take only a quick job (job_is_quick) of a client with nothing running, and only while every
+ * regular worker is busy. The long searches then share their cores with it (the kernel gives the
+ * higher priority most of a core) instead of making it wait: preemption without stopping anyone,
+ * and no capacity kept idle for quick jobs that may never come. A client whose job runs already
+ * waits its turn in the regular lane, so one client can hold at most one quick worker at a time. */
+static bool quick_lane(const Worker *w) { return w - P.workers >= P.regular; }
 
-/* Whether the worker has a job it may take (under pool_lock). */
+static bool client_running(const Job *job)
+{
+    for (int w = 0; w < P.worker_count; w++)
+        if (P.workers[w].job && !strcmp(P.workers[w].job->client, job->client))
+            return true;
+    return false;
+}
+
+/* Whether the worker may take the queued job (under pool_lock). */
+static bool may_take(const Worker *w, const Job *job)
+{
+    return !quick_lane(w) || (P.regular_busy == P.regular && job_is_quick(job) && !client_running(job));
+}
+
 static bool has_work(const Worker *w)
 {
-    if (!quick_lane(w))
-        return P.count > 0;
     for (int i = 0; i < P.count; i++)
-        if (job_is_quick(P.queue[(P.head + i) % P.capacity]))
+        if (may_take(w, P.queue[(P.head + i) % P.capacity]))
             return true;
     return false;
 }
@@ -205,11 +222,10 @@ static Job *take_fairly(const Worker *w)
 {
     int best = -1;
     double best_usage = 0;
-    bool quick_only = quick_lane(w);
     int64_t now = time_now_ms();
     for (int i = 0; i < P.count; i++) {
         const Job *j = P.queue[(P.head + i) % P.capacity];
-        if (quick_only && !job_is_quick(j))
+        if (!may_take(w, j))
             continue;
         double u = usage_of(usage_slot(j), now);
         if (best < 0 || u < best_usage) {
@@ -229,13 +245,13 @@ static Job *take_fairly(const Worker *w)
  * every core searching the loop still gets a core the moment a frame is ready to go out (on two
  * cores at nice 0 an info event waited up to a time slice for it). Threads a search starts inherit
  * it. Linux applies nice per thread. */
-enum { WORKER_NICE = 10 };
+enum { WORKER_NICE = 10, QUICK_WORKER_NICE = 4 };
 
 static void *worker_main(void *arg)
 {
     Worker *w = arg;
     const JobHooks *hooks = jobs_hooks();
-    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WORKER_NICE) != 0)
+    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), quick_lane(w) ? QUICK_WORKER_NICE : WORKER_NICE) != 0)
         log_msg(LOG_DEBUG, "could not lower a search worker's priority");
     for (;;) {
         pthread_mutex_lock(&P.pool_lock);
@@ -247,10 +263,13 @@ static void *worker_main(void *arg)
         }
         Job *job = take_fairly(w);
         P.busy++;
+        P.regular_busy += !quick_lane(w);
         w->job = job;
         job->taken = true;
         w->started_ms = time_now_ms();
         arm(w, job);
+        if (P.count > 0 && P.regular_busy == P.regular)
+            pthread_cond_broadcast(&P.pool_cond); /* the quick lane may take what waits now */
         pthread_mutex_unlock(&P.pool_lock);
 
         push_event(&(Event){.job = job, .kind = JOB_EVENT_STARTED, .status = JOB_RUNNING});
@@ -279,6 +298,7 @@ static void *worker_main(void *arg)
         charge(job, now - w->started_ms, now);
         w->job = NULL;
         P.busy--;
+        P.regular_busy -= !quick_lane(w);
         pthread_mutex_unlock(&P.pool_lock);
         push_event(&e);
     }
@@ -312,7 +332,7 @@ static bool local_submit(Job *job)
     if (room) {
         P.queue[(P.head + P.count) % P.capacity] = job;
         P.count++;
-        pthread_cond_broadcast(&P.pool_cond); /* the quick lane sleeps through long jobs: wake the lot */
+        pthread_cond_broadcast(&P.pool_cond); /* the quick lane waits for some jobs only: wake the lot */
     }
     pthread_mutex_unlock(&P.pool_lock);
     return room;
@@ -351,8 +371,10 @@ static bool local_stop(Job *job)
 static void local_stats(JobsStats *s)
 {
     pthread_mutex_lock(&P.pool_lock);
-    s->workers = P.worker_count;
-    s->busy = P.busy;
+    s->workers = P.regular;
+    s->busy = P.regular_busy;
+    s->quick_workers = P.worker_count - P.regular;
+    s->quick_busy = P.busy - P.regular_busy;
     s->queued = P.count;
     s->capacity = P.capacity;
     pthread_mutex_unlock(&P.pool_lock);
@@ -396,8 +418,9 @@ const JobsBackend *jobs_local_start(uv_loop_t *loop, const JobsSettings *setting
     P.capacity = settings->queue_capacity;
     P.timeout_ms = settings->timeout_ms;
     P.queue = calloc((size_t)P.capacity, sizeof *P.queue);
-    P.workers = calloc((size_t)settings->workers, sizeof *P.workers);
-    P.quick = settings->quick_workers < settings->workers ? settings->quick_workers : settings->workers - 1;
+    int all = settings->workers + settings->quick_workers;
+    P.workers = calloc((size_t)all, sizeof *P.workers);
+    P.regular = settings->workers;
     if (!P.queue || !P.workers)
         return NULL;
     pthread_mutex_init(&P.pool_lock, NULL);
@@ -408,12 +431,14 @@ const JobsBackend *jobs_local_start(uv_loop_t *loop, const JobsSettings *setting
         return NULL;
     uv_timer_init(loop, &P.timeout_timer);
     uv_timer_start(&P.timeout_timer, on_timeout_check, 500, 500);
-    for (int i = 0; i < settings->workers; i++) {
+    for (int i = 0; i < all; i++) {
         Worker *w = &P.workers[i];
         w->search = search_new();
-        if (!w->search || !search_set_hash(w->search, settings->hash_mb) ||
+        /* A quick job is small: the quick lane's hash tables need not be large. */
+        size_t hash_mb = i < P.regular || settings->hash_mb < QUICK_HASH_MB ? settings->hash_mb : QUICK_HASH_MB;
+        if (!w->search || !search_set_hash(w->search, hash_mb) ||
             !search_set_threads(w->search, settings->threads > 1 ? settings->threads : 1)) {
-            log_msg(LOG_ERROR, "worker %d: cannot allocate a %zu MB hash table", i, settings->hash_mb);
+            log_msg(LOG_ERROR, "worker %d: cannot allocate a %zu MB hash table", i, hash_mb);
             return NULL;
         }
         if (pthread_create(&w->thread, NULL, worker_main, w)) {

@@ -272,6 +272,7 @@ void jobs_cancel(Job *job)
 
 void jobs_stats(JobsStats *s)
 {
+    *s = (JobsStats){0};
     J.backend->stats(s);
     s->done = J.done;
     s->cancelled = J.cancelled;

@@ -368,7 +368,8 @@ def good_ws(port, source, tally, cls, state):
             continue
         if m.get("type") == "info" and first is None:
             first = now
-            tally.answer(cls, "ws first info", "info", None, (now - t0) * 1000)
+            tally.answer(cls, "ws first info, infinite" if infinite else "ws first info", "info", None,
+                         (now - t0) * 1000)
             if infinite:
                 ws.send({"op": "stop", "id": aid})
                 stop_sent = now
@@ -1010,10 +1011,17 @@ def main():
     print("%-22s %8s %9s %9s %9s" % ("kind", "count", "p50", "p99", "max"))
     for kind in ["health", "REST analyse", "job create", "job poll", "job done", "job cancel", "game create",
                  "game move", "game get", "game pgn", "game resign", "ws connect", "ws first info", "ws bestmove",
-                 "ws stop to bestmove"]:
+                 "ws first info, infinite", "ws stop to bestmove"]:
         v = tally.lat.get(kind)
         if v:
             print("%-22s %8d %9.1f %9.1f %9.1f" % (kind, len(v), pct(v, 0.5), pct(v, 0.99), max(v)))
+    # Fair latency (issue #27): a well-behaved client's bounded analysis (REST, a job polled every
+    # 100 ms, a WebSocket analysis to its bestmove) and its game's engine move, beside hostile searches.
+    bounded = [x for k in ("REST analyse", "job done", "ws bestmove") for x in tally.lat.get(k, [])]
+    moves = tally.lat.get("game move", [])
+    if bounded and moves:
+        print("fair latency: bounded analyses p99 %.1f ms (goal < 250), game moves p99 %.1f ms (goal < 500)"
+              % (pct(bounded, 0.99), pct(moves, 0.99)))
 
     print("\n-- answers by client class")
     classes = dict(tally.counts)

@@ -489,7 +489,7 @@ def fair_queue(name, s, a, b):
 
 @suite.test()
 def fair_queue_by_address():
-    s = Server("--workers", "1")
+    s = Server("--workers", "1", "--quick-workers", "0")  # the regular lane's order alone
     fair_queue("fair_queue_by_address", s, (None, "127.0.0.2"), (None, "127.0.0.3"))
     s.stop()
 
@@ -498,8 +498,56 @@ def fair_queue_by_address():
 def fair_queue_by_token():
     db = new_db()
     ta, tb = make_token(db, "analyse", "ta"), make_token(db, "analyse", "tb")
-    s = Server("--workers", "1", "--auth", "required", db=db)
+    s = Server("--workers", "1", "--quick-workers", "0", "--auth", "required", db=db)
     fair_queue("fair_queue_by_token", s, (ta, None), (tb, None))  # both from 127.0.0.1
+    s.stop()
+
+
+# ---- the quick lane: a short analysis beside long searches ----
+
+SHORT = {"fen": FEN, "limits": {"depth": 10}}
+
+
+def job_status(s, jid, source):
+    return req(s, "GET", "/api/jobs/" + jid, source=source)[1].get("status")
+
+
+@suite.test("quick_lane_beside_long_search", "quick_lane_health", "quick_lane_not_for_a_running_client",
+            "quick_lane_own_job_after_the_long_one", "quick_lane_off_waits")
+def quick_lane():
+    """One regular worker held by client A's long search: B's short analysis is answered at once by
+    the quick lane (the default, one quick worker); A's own short job waits its turn behind A's long one;
+    with --quick-workers 0, B's waits too."""
+    s = Server("--workers", "1")
+    a, b = "127.0.0.2", "127.0.0.3"
+    st, long_job, _ = req(s, "POST", "/api/jobs", LONG, source=a)
+    running = poll(lambda: job_status(s, long_job["id"], a), lambda v: v == "running", tries=50)
+    t0 = time.time()
+    st_b, got_b, _ = req(s, "POST", "/api/analyse", SHORT, source=b)
+    took = time.time() - t0
+    print("    B's depth-10 analysis beside A's 20 s search: %d in %.3f s" % (st_b, took))
+    check("quick_lane_beside_long_search", st == 202 and running == "running" and st_b == 200
+          and got_b.get("bestMove") and took < 5, (st, running, brief((st_b, got_b)), took))
+    st_h, health, _ = req(s, "GET", "/api/health")
+    check("quick_lane_health", st_h == 200 and health["workers"]["total"] == 1
+          and health["workers"]["quick"] == {"busy": 0, "total": 1} and health["workers"]["busy"] == 1, health)
+    st_q, own, _ = req(s, "POST", "/api/jobs", QUICK, source=a)
+    time.sleep(1.0)
+    waiting = job_status(s, own["id"], a)
+    check("quick_lane_not_for_a_running_client", st_q == 202 and waiting == "queued", (st_q, waiting))
+    req(s, "DELETE", "/api/jobs/" + long_job["id"], source=a)
+    done = poll(lambda: job_status(s, own["id"], a), lambda v: v == "done", tries=100)
+    check("quick_lane_own_job_after_the_long_one", done == "done", done)
+    s.stop()
+
+    s = Server("--workers", "1", "--quick-workers", "0")
+    st, long_job, _ = req(s, "POST", "/api/jobs", LONG, source=a)
+    poll(lambda: job_status(s, long_job["id"], a), lambda v: v == "running", tries=50)
+    st_b, other, _ = req(s, "POST", "/api/jobs", SHORT, source=b)
+    time.sleep(1.0)
+    waiting = job_status(s, other["id"], b)
+    check("quick_lane_off_waits", st_b == 202 and waiting == "queued", (st_b, waiting))
+    req(s, "DELETE", "/api/jobs/" + long_job["id"], source=a)
     s.stop()
 
 
