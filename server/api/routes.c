@@ -10,6 +10,7 @@
 
 #include "../base/log.h"
 #include "../base/origin.h"
+#include "../base/proxy.h"
 #include "../base/utf8.h"
 #include "../domain/games.h"
 #include "../domain/shared.h"
@@ -87,12 +88,18 @@ static void on_config(Request *r, const char *param)
         if (colon)
             colon[name[0] == '[' ? 1 : 0] = 0; /* drop the HTTP port, keep an IPv6 literal's brackets */
     }
+    bool tls = false;
+    char origin[256];
     if (Cfg->public_url[0]) { /* through the operator's proxy: its WebSocket path, /ws, on the public origin */
-        bool tls = !strncmp(Cfg->public_url, "https://", 8);
+        tls = !strncmp(Cfg->public_url, "https://", 8);
         const char *rest = Cfg->public_url + (tls ? 8 : 7);
         size_t n = strlen(rest);
         snprintf(url, sizeof url, "%s://%.*s/ws", tls ? "wss" : "ws", (int)(n && rest[n - 1] == '/' ? n - 1 : n), rest);
-    } else
+    } else if (r->via_proxy && proxy_public_origin(http_header(r, "Forwarded"), http_header(r, "X-Forwarded-Proto"),
+                                                   http_header(r, "X-Forwarded-Host"), host, &tls, origin,
+                                                   sizeof origin)) /* as the trusted proxy says the client came */
+        snprintf(url, sizeof url, "%s://%s/ws", tls ? "wss" : "ws", origin);
+    else
         snprintf(url, sizeof url, "ws://%s:%d/", name, WsPort);
     json_object_set_new(o, "wsUrl", json_string(url));
     json_object_set_new(o, "modes", json_pack("[s, s, s]", "classical", "affective", "bayesian"));

@@ -93,6 +93,31 @@ bool proxy_trusted(const ProxyList *list, const char *addr)
     return false;
 }
 
+/* The value of `key=` (e.g. "for=") among one Forwarded element's ;-separated pairs, unquoted: false
+ * when the element has none. */
+static bool forwarded_param(const char *hop, size_t len, const char *key, const char **value, size_t *value_len)
+{
+    size_t k = strlen(key);
+    const char *f = NULL;
+    for (size_t i = 0; i + k <= len; i++)
+        if ((i == 0 || hop[i - 1] == ';' || isspace((unsigned char)hop[i - 1])) && !strncasecmp(hop + i, key, k)) {
+            f = hop + i + k;
+            break;
+        }
+    if (!f)
+        return false;
+    size_t rest = (size_t)(hop + len - f), n = 0;
+    while (n < rest && f[n] != ';')
+        n++;
+    while (n && isspace((unsigned char)f[n - 1]))
+        n--;
+    if (n >= 2 && f[0] == '"' && f[n - 1] == '"')
+        f++, n -= 2;
+    *value = f;
+    *value_len = n;
+    return true;
+}
+
 /* The address of one hop: X-Forwarded-For's "1.2.3.4" or "2001:db8::1" (a port or brackets are
  * tolerated), or Forwarded's for=1.2.3.4 / for="[2001:db8::1]:4711". False when it is no address
  * ("unknown", an obfuscated "_name", garbage). */
@@ -103,23 +128,8 @@ static bool hop_address(const char *hop, size_t len, bool forwarded, char *out, 
         hop++, len--;
     while (len && isspace((unsigned char)hop[len - 1]))
         len--;
-    if (forwarded) { /* find for= among the ;-separated pairs */
-        const char *f = NULL;
-        for (size_t i = 0; i + 4 <= len; i++)
-            if ((i == 0 || hop[i - 1] == ';' || isspace((unsigned char)hop[i - 1])) && !strncasecmp(hop + i, "for=", 4)) {
-                f = hop + i + 4;
-                break;
-            }
-        if (!f)
-            return false;
-        size_t rest = (size_t)(hop + len - f), n = 0;
-        while (n < rest && f[n] != ';')
-            n++;
-        hop = f;
-        len = n;
-        if (len >= 2 && hop[0] == '"' && hop[len - 1] == '"')
-            hop++, len -= 2;
-    }
+    if (forwarded && !forwarded_param(hop, len, "for=", &hop, &len))
+        return false;
     if (!len || len >= sizeof text)
         return false;
     memcpy(text, hop, len);
@@ -166,6 +176,54 @@ void proxy_client(const ProxyList *list, const char *peer, const char *forwarded
             return;
         end = start > chain ? start - 1 : chain;
     }
+}
+
+/* The first entry of a comma-separated list, trimmed: [*start, *start + *len). */
+static void first_entry(const char *list, const char **start, size_t *len)
+{
+    while (isspace((unsigned char)*list))
+        list++;
+    size_t n = strcspn(list, ",");
+    while (n && isspace((unsigned char)list[n - 1]))
+        n--;
+    *start = list;
+    *len = n;
+}
+
+/* A host as a URL may carry it: a name or address, an optional port, an IPv6 literal in brackets. */
+static bool host_sane(const char *h, size_t n)
+{
+    if (!n || n > 255)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)h[i]) && !strchr(".-:[]_", h[i]))
+            return false;
+    return true;
+}
+
+bool proxy_public_origin(const char *forwarded, const char *xf_proto, const char *xf_host, const char *host,
+                         bool *tls, char *out, size_t size)
+{
+    const char *proto = NULL, *name = NULL, *first;
+    size_t proto_len = 0, name_len = 0, first_len;
+    if (forwarded && *forwarded) {
+        first_entry(forwarded, &first, &first_len);
+        forwarded_param(first, first_len, "proto=", &proto, &proto_len);
+        forwarded_param(first, first_len, "host=", &name, &name_len);
+    }
+    if (!proto && xf_proto && *xf_proto)
+        first_entry(xf_proto, &proto, &proto_len);
+    if (!name && xf_host && *xf_host)
+        first_entry(xf_host, &name, &name_len);
+    if (!name && host)
+        first_entry(host, &name, &name_len);
+    *tls = proto && proto_len == 5 && !strncasecmp(proto, "https", 5);
+    if ((proto && !*tls && !(proto_len == 4 && !strncasecmp(proto, "http", 4))) || !name || !host_sane(name, name_len) ||
+        name_len >= size)
+        return false;
+    memcpy(out, name, name_len);
+    out[name_len] = 0;
+    return true;
 }
 
 static ProxyList Current;

@@ -33,6 +33,14 @@ bool proxy_trusted(const ProxyList *list, const char *addr);
 void proxy_client(const ProxyList *list, const char *peer, const char *forwarded, const char *xff, char *out,
                   size_t size);
 
+/* The origin a request reached a trusted proxy at, as the proxy tells: the scheme from the first
+ * element's `proto=` of `forwarded` (RFC 7239) or else X-Forwarded-Proto (the left-most entry: what
+ * the proxy facing the client saw), the host from `host=` or else X-Forwarded-Host, else `host` (the
+ * Host header, which nginx passes on). Any argument may be NULL. *tls: https. False when the scheme
+ * is neither http nor https or the host is not a plain host[:port]. */
+bool proxy_public_origin(const char *forwarded, const char *xf_proto, const char *xf_host, const char *host,
+                         bool *tls, char *out, size_t size);
+
 /* The server's list (set once at start, before any request). */
 void proxy_set(const ProxyList *list);
 const ProxyList *proxy_list(void);

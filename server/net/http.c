@@ -412,7 +412,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         const union MHD_ConnectionInfo *peer = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
         char address[48], forwarded[16448], xff[16448]; /* room for every header the server reads */
         peer_name(peer ? peer->client_addr : NULL, address, sizeof address);
-        bool via_proxy = proxy_trusted(proxy_list(), address);
+        bool via_proxy = r->via_proxy = proxy_trusted(proxy_list(), address);
         proxy_client(proxy_list(), address, via_proxy ? header_values(conn, "Forwarded", forwarded, sizeof forwarded) : NULL,
                      via_proxy ? header_values(conn, "X-Forwarded-For", xff, sizeof xff) : NULL, r->client,
                      sizeof r->client);

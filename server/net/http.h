@@ -24,6 +24,7 @@ struct Request {
     char method[16];
     char path[1024];
     char client[48]; /* the peer's address; the layer above may put its client's name here (a token) */
+    bool via_proxy;  /* the peer is a trusted proxy (--trusted-proxies): its X-Forwarded-* are believed */
     unsigned scopes; /* what the layer above lets it do (authentication) */
     int route;       /* which of the layer above's routes it matched, once `routed` (for metrics) */
     bool routed;

@@ -4,9 +4,13 @@ in front of two fronts (`feelfish serve --redis --trusted-proxies 127.0.0.1`) sh
 Three tokenless clients on 127.0.0.2, .3 and .4 reach the fronts only through nginx: each sees only
 its own jobs (403 on the others'), each has its own rate (the flooder gets 429, the others not), the
 fronts' access log and /metrics name them; a forged X-Forwarded-For sent to nginx changes nothing,
-and one sent straight to a front from a peer it does not trust is ignored."""
+and one sent straight to a front from a peer it does not trust is ignored. nginx also serves TLS
+(a self-signed certificate made here by openssl): the page, the API and the WebSocket (/ws) on one
+https origin, /api/config's wsUrl wss://that-origin/ws from X-Forwarded-Proto, which a front ignores
+from a peer it does not trust."""
 import os
 import shutil
+import ssl
 import subprocess
 import sys
 import time
@@ -14,8 +18,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from harness import Server, check, poll, report, summary, tmpdir, wait_port  # noqa: E402
-from redisserver import Redis  # noqa: E402
-from wsclient import free_port  # noqa: E402
+from redisserver import Redis, Worker  # noqa: E402
+from wsclient import WebSocket, free_port  # noqa: E402
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 
@@ -25,8 +29,28 @@ class Nginx:
 
     def __init__(self, fronts):
         self.dir = tmpdir("feelfish-nginx-")
-        self.port = free_port()
+        self.port, self.tls_port = free_port(), free_port()
         upstream = "".join("        server 127.0.0.1:%d;\n" % f.port for f in fronts)
+        ws_upstream = "".join("        server 127.0.0.1:%d;\n" % f.ws_port for f in fronts)
+        self.cert, key = os.path.join(self.dir, "cert.pem"), os.path.join(self.dir, "key.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", self.cert,
+                        "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                       check=True, capture_output=True)
+        # What docker/nginx.conf does for a site: the API and the page on /, the WebSocket on /ws.
+        site = """        proxy_http_version 1.1;
+        proxy_set_header Host $http_host;
+        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+        proxy_set_header X-Forwarded-Proto $scheme;
+        location / {{ proxy_pass http://feelfish_http; }}
+        location = /ws {{
+            proxy_pass http://feelfish_ws/;
+            # A location's own proxy_set_header replaces every inherited one.
+            proxy_set_header Host $http_host;
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            proxy_set_header X-Forwarded-Proto $scheme;
+            proxy_set_header Upgrade $http_upgrade;
+            proxy_set_header Connection "upgrade";
+        }}"""
         conf = """worker_processes 1;
 pid {d}/nginx.pid;
 error_log {d}/error.log warn;
@@ -37,16 +61,21 @@ http {{
     uwsgi_temp_path {d}/uwsgi; scgi_temp_path {d}/scgi;
     upstream feelfish_http {{
 {up}    }}
+    upstream feelfish_ws {{
+{ws}    }}
     server {{
         listen 127.0.0.1:{port};
-        proxy_http_version 1.1;
-        proxy_set_header Host $http_host;
-        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-        proxy_set_header X-Forwarded-Proto $scheme;
-        location / {{ proxy_pass http://feelfish_http; }}
+{site}
+    }}
+    server {{
+        listen 127.0.0.1:{tls_port} ssl;
+        ssl_certificate {cert};
+        ssl_certificate_key {key};
+{site}
     }}
 }}
-""".format(d=self.dir, up=upstream, port=self.port)
+""".format(d=self.dir, up=upstream, ws=ws_upstream, port=self.port, tls_port=self.tls_port, cert=self.cert, key=key,
+           site=site.format())
         self.conf = os.path.join(self.dir, "nginx.conf")
         with open(self.conf, "w") as f:
             f.write(conf)
@@ -54,11 +83,18 @@ http {{
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         wait_port(self.port, "nginx")
 
-    def request(self, method, path, body=None, source=None, headers=None):
-        """Through nginx, from the loopback address `source`: (status, parsed body)."""
+    def tls_context(self):
+        return ssl.create_default_context(cafile=self.cert)
+
+    def request(self, method, path, body=None, source=None, headers=None, tls=False):
+        """Through nginx (its https port if tls), from the loopback address `source`: (status, parsed body)."""
         import http.client
         import json
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30, source_address=(source, 0))
+        if tls:
+            conn = http.client.HTTPSConnection("127.0.0.1", self.tls_port, timeout=30, source_address=(source, 0),
+                                               context=self.tls_context())
+        else:
+            conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30, source_address=(source, 0))
         hdrs = dict(headers or {})
         if body is not None:
             body = json.dumps(body)
@@ -78,6 +114,38 @@ http {{
 
 
 LONG = {"moves": ["e2e4"], "limits": {"depth": 60, "movetime": 20000}}
+
+
+def tls_and_plain(nginx, fronts, redis_url):
+    """One https origin through nginx: the page, the API, wsUrl and the WebSocket on /ws."""
+    origin = "127.0.0.1:%d" % nginx.tls_port
+    st, cfg = nginx.request("GET", "/api/config", tls=True, source="127.0.0.6")
+    report("tls_config_ws_url_is_wss_on_the_origin", st == 200 and cfg.get("wsUrl") == "wss://%s/ws" % origin,
+           (st, cfg.get("wsUrl") if isinstance(cfg, dict) else cfg))
+    st, plain = nginx.request("GET", "/api/config", source="127.0.0.6")
+    report("plain_config_ws_url_is_ws_on_the_origin",
+           st == 200 and plain.get("wsUrl") == "ws://127.0.0.1:%d/ws" % nginx.port, (st, plain.get("wsUrl")))
+    st, direct, _ = fronts[0].request("GET", "/api/config", source="127.0.0.5",
+                                   headers={"X-Forwarded-Proto": "https", "X-Forwarded-Host": "evil.example"})
+    report("forwarded_proto_from_untrusted_peer_ignored",
+           st == 200 and direct.get("wsUrl") == "ws://127.0.0.1:%d/" % fronts[0].ws_port, (st, direct.get("wsUrl")))
+    st, page = nginx.request("GET", "/", tls=True, source="127.0.0.6")
+    report("tls_page_served", st == 200 and isinstance(page, str) and "<html" in page.lower(), (st, str(page)[:80]))
+    got, why = None, None
+    worker = Worker(redis_url, "w-tls")  # the fronts' searches run on cluster workers
+    try:
+        ws = WebSocket(nginx.tls_port, path="/ws", tls=nginx.tls_context(), source="127.0.0.6",
+                       headers={"Origin": "https://" + origin, "Host": origin})
+        ws.send({"op": "analyse", "id": "t", "fen": "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+                 "limits": {"depth": 6}})
+        got, seen = ws.until(lambda m: m.get("type") in ("bestmove", "error"), timeout=20)
+        why = {"seen": seen[-3:], "close": ws.close_code}
+        ws.close()
+    except (OSError, ConnectionError) as e:
+        why = repr(e)
+    finally:
+        worker.stop()
+    report("tls_websocket_through_nginx_same_origin", got is not None and got.get("type") == "bestmove", got or why)
 
 
 def main():
@@ -115,6 +183,7 @@ def main():
         logs = fronts[0].stderr() + fronts[1].stderr()
         clients = {line.rsplit(" ", 1)[-1] for line in logs.splitlines() if " access " in line and "/api/jobs" in line}
         named = all('client="%s"' % who in metrics for who in (a, b, c))
+        tls_and_plain(nginx, fronts, redis.url)
         report("fronts_log_and_count_the_real_clients",
                clients == {a, b, c, "127.0.0.5"} and named
                and 'client="%s",outcome="limited"' % b in metrics,

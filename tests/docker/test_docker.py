@@ -357,6 +357,32 @@ def reaches_both_fronts(stack, agent, count=8):
             "answers %s; fronts %s; upstreams nginx used %s" % (statuses, fronts, sorted(seen)))
 
 
+def check_client_address(stack):
+    """The fronts trust nginx (compose.yaml's --trusted-proxies): the client a front logs is the address
+    nginx saw, not nginx's own, and an X-Forwarded-For the client forges changes nothing."""
+    agent = "feelfish-test-address-%d" % int(time.monotonic() * 1000)
+    statuses = [request(stack.port, "GET", "/api/jobs/0123456789abcdef",
+                        headers={"User-Agent": agent, "X-Forwarded-For": "6.6.6.6"})[0] for _ in range(4)]
+    time.sleep(0.5)
+    seen = {}  # nginx's request id -> the client address nginx saw
+    for line in stack.logs("nginx").splitlines():
+        m = re.match(r"(\S+) .*\"%s\" id=(\w+)" % re.escape(agent), line)
+        if m:
+            seen[m.group(2)] = m.group(1)
+    logged = {}  # the same ids -> the client the fronts logged
+    for front in FRONTS:
+        for line in stack.logs(front).splitlines():
+            words = line.split()
+            if " access " in line and len(words) >= 2 and words[-2] in seen:
+                logged[words[-2]] = words[-1]
+    nginx_address = address(stack.container("nginx"))
+    check("client_address_through_nginx",
+          all(s == 404 for s in statuses) and len(seen) == 4 and logged == seen
+          and nginx_address not in logged.values() and "6.6.6.6" not in logged.values(),
+          "answers %s; nginx saw %s; the fronts logged %s; nginx is %s"
+          % (statuses, sorted(set(seen.values())), sorted(set(logged.values())), nginx_address))
+
+
 def started_lines(text):
     return len(re.findall(r"worker: job \S+ started", text))
 
@@ -465,8 +491,11 @@ def checks(stack):
           and "app.js" in str(body), "GET / through nginx: %s %s" % (status, str(body)[:200]))
 
     status, body, _ = request(port, "GET", "/api/config")
-    check("config_ws_url_is_ws_path", status == 200 and isinstance(body, dict) and body.get("wsUrl") == "/ws",
-          "GET /api/config through nginx: %s wsUrl=%r" % (status, body.get("wsUrl") if isinstance(body, dict) else body))
+    want = "ws://127.0.0.1:%d/ws" % port  # from the Host and X-Forwarded-Proto nginx passes on
+    check("config_ws_url_is_ws_path", status == 200 and isinstance(body, dict) and body.get("wsUrl") == want,
+          "GET /api/config through nginx: %s wsUrl=%r, want %r"
+          % (status, body.get("wsUrl") if isinstance(body, dict) else body, want))
+    check_client_address(stack)
 
     # Analyses: searched by a worker, answered by the front that took the request (twice: both fronts).
     results = [request(port, "POST", "/api/analyse", {"fen": FEN, "limits": {"depth": 8}}, timeout=120)

@@ -10,7 +10,9 @@ import time
 class WebSocket:
     close_code = None  # the code of the server's close frame, once received
 
-    def __init__(self, port, host="127.0.0.1", timeout=10, rcvbuf=None, headers=None, path="/", source=None):
+    def __init__(self, port, host="127.0.0.1", timeout=10, rcvbuf=None, headers=None, path="/", source=None,
+                 tls=None):
+        """tls: an ssl.SSLContext to speak wss:// (through a TLS proxy)."""
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         if source:  # a client of its own: another loopback address (127.0.0.2, ...)
             self.sock.bind((source, 0))
@@ -18,6 +20,8 @@ class WebSocket:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         self.sock.settimeout(timeout)
         self.sock.connect((host, port))
+        if tls:
+            self.sock = tls.wrap_socket(self.sock, server_hostname=host)
         key = base64.b64encode(os.urandom(16)).decode()
         extra = dict(headers or {})
         host_header = extra.pop("Host", "%s:%d" % (host, port))

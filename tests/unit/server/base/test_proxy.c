@@ -53,8 +53,37 @@ static void test_client(void)
     }
 }
 
+static void test_public_origin(void)
+{
+    struct {
+        const char *forwarded, *proto, *xhost, *host;
+        bool ok, tls;
+        const char *origin;
+    } cases[] = {
+        {NULL, "https", NULL, "chess.example.org", true, true, "chess.example.org"},
+        {NULL, "http", NULL, "127.0.0.1:8443", true, false, "127.0.0.1:8443"},
+        {NULL, NULL, NULL, "127.0.0.1:80", true, false, "127.0.0.1:80"},             /* no proto: http */
+        {NULL, "HTTPS, http", "a.example:444, b", "h", true, true, "a.example:444"}, /* the left-most */
+        {"for=1.2.3.4;proto=https;host=\"x.example\"", "http", "y", "h", true, true, "x.example"}, /* Forwarded wins */
+        {"for=1.2.3.4", "https", NULL, "[2001:db8::1]:8443", true, true, "[2001:db8::1]:8443"},
+        {NULL, "gopher", NULL, "h", false, false, ""},
+        {NULL, "https", "evil.example/path", "h", false, true, ""},
+        {NULL, "https", NULL, "a b", false, true, ""},
+        {NULL, "https", NULL, NULL, false, true, ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[256] = "";
+        bool tls = false;
+        bool ok = proxy_public_origin(cases[i].forwarded, cases[i].proto, cases[i].xhost, cases[i].host, &tls, out,
+                                      sizeof out);
+        CHECK_MSG(ok == cases[i].ok && (!ok || (tls == cases[i].tls && !strcmp(out, cases[i].origin))),
+                  "case %zu: %d %d '%s'", i, ok, tls, out);
+    }
+}
+
 void suite_proxy(void)
 {
     RUN(test_parse);
     RUN(test_client);
+    RUN(test_public_origin);
 }
