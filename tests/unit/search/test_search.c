@@ -14,9 +14,46 @@
 
 static Position pos;
 
-/* All four lab algorithms return the same value on 50 positions at depths 1-4 (1-3 under ASan);
- * minimax evaluates the most leaves at every depth and visits the most nodes from depth 2 (at depth
- * 1 MTD(f)'s repeated passes revisit the root, one node per pass). */
+/* What a root move is worth to the lab at depth: minimax after it, a mate one ply further off. */
+static int lab_move_value(const Position *root, Move m, int depth, const Evaluator *e)
+{
+    Position *after = malloc(sizeof *after);
+    if (!after)
+        abort();
+    position_copy(after, root);
+    position_make_move(after, m);
+    LabResult r;
+    lab_run(LAB_MINIMAX, after, depth - 1, e, NULL, &r);
+    free(after);
+    int v = -r.value;
+    return v > VALUE_MATE_IN_MAX_PLY ? v - 1 : v < -VALUE_MATE_IN_MAX_PLY ? v + 1 : v;
+}
+
+/* Every algorithm finds minimax's value and a move worth it (none where the root has no move); r
+ * is to be read only when nothing failed. */
+static void check_lab_agrees(const char *fen, int d, const Evaluator *e, LabResult r[LAB_ALGORITHM_NB])
+{
+    for (int a = 0; a < LAB_ALGORITHM_NB; a++) {
+        lab_run((LabAlgorithm)a, &pos, d, e, NULL, &r[a]);
+        CHECK_MSG(r[a].complete, "%s depth %d: %s incomplete", fen, d, LabAlgorithmNames[a]);
+        CHECK_MSG(r[a].value == r[0].value, "%s depth %d: %s %d, minimax %d", fen, d, LabAlgorithmNames[a], r[a].value,
+                  r[0].value);
+        MoveList legal;
+        if (movegen_legal(&pos, &legal, GEN_ALL) == 0)
+            CHECK_MSG(r[a].best == MOVE_NONE, "%s depth %d: %s has a move where there is none", fen, d,
+                      LabAlgorithmNames[a]);
+        else {
+            char u[MOVE_STRING_SIZE];
+            int v = r[a].best ? lab_move_value(&pos, r[a].best, d, e) : -VALUE_INFINITE;
+            CHECK_MSG(v == r[0].value, "%s depth %d: %s plays %s worth %d, not %d", fen, d, LabAlgorithmNames[a],
+                      move_to_uci(r[a].best, u), v, r[0].value);
+        }
+    }
+}
+
+/* All four lab algorithms return the same value and a move worth it on 50 positions at depths 1-4
+ * (1-3 under ASan); minimax evaluates the most leaves at every depth and visits the most nodes from
+ * depth 2 (at depth 1 MTD(f)'s repeated passes revisit the root, one node per pass). */
 static void test_lab_algorithms_agree(void)
 {
     static char fens[60][128];
@@ -30,11 +67,10 @@ static void test_lab_algorithms_agree(void)
         CHECK(fen_read(&pos, fens[i], NULL, 0) == FEN_OK);
         for (int d = 1; d <= max_depth; d++) {
             LabResult r[LAB_ALGORITHM_NB];
-            for (int a = 0; a < LAB_ALGORITHM_NB; a++)
-                lab_run((LabAlgorithm)a, &pos, d, &e, NULL, &r[a]);
+            check_lab_agrees(fens[i], d, &e, r);
+            if (test_failed_flag)
+                return;
             for (int a = 1; a < LAB_ALGORITHM_NB; a++) {
-                CHECK_MSG(r[a].value == r[0].value, "%s depth %d: %s %d, minimax %d", fens[i], d, LabAlgorithmNames[a],
-                          r[a].value, r[0].value);
                 CHECK_MSG(r[a].leaves <= r[0].leaves, "%s depth %d: %s evaluates %llu > minimax %llu", fens[i], d,
                           LabAlgorithmNames[a], (unsigned long long)r[a].leaves, (unsigned long long)r[0].leaves);
                 CHECK_MSG(r[a].nodes <= r[0].nodes + (d == 1 ? (uint64_t)r[a].passes : 0),
@@ -42,6 +78,47 @@ static void test_lab_algorithms_agree(void)
                           (unsigned long long)r[a].nodes, (unsigned long long)r[0].nodes);
             }
         }
+    }
+}
+
+/* The same agreement where the tree ends early: mates and stalemates inside it, a single legal
+ * move, a root mated or stalemated. (Trees this small can cost the others more than minimax: no
+ * node counts here.) */
+static void test_lab_algorithms_agree_at_the_edges(void)
+{
+    static const char *const fens[] = {
+        "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1",                                 /* mate in one, and mates later */
+        "r1bqkbnr/pppp1ppp/2n5/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4", /* Qxf7# among 40 moves */
+        "k7/8/1Q6/8/8/8/8/7K w - - 0 1",                                     /* a quiet king move stalemates */
+        "k7/8/8/8/8/8/1q6/K7 w - - 0 1",                                     /* Kxb2, the only move */
+        "R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1",                                 /* mated at the root */
+        "k7/8/1Q6/8/8/8/8/7K b - - 0 1",                                     /* stalemated at the root */
+    };
+    Evaluator e;
+    evaluator_classical(&e);
+    for (size_t i = 0; i < sizeof fens / sizeof *fens; i++) {
+        CHECK(fen_read(&pos, fens[i], NULL, 0) == FEN_OK);
+        for (int d = 1; d <= (SANITIZED ? 3 : 4); d++) {
+            LabResult r[LAB_ALGORITHM_NB];
+            check_lab_agrees(fens[i], d, &e, r);
+            if (test_failed_flag)
+                return;
+        }
+    }
+}
+
+/* A stop already set ends every algorithm at its first check (node 4096), incomplete. */
+static void test_lab_stops(void)
+{
+    atomic_bool stop = true;
+    Evaluator e;
+    evaluator_classical(&e);
+    CHECK(fen_read(&pos, "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", NULL, 0) == FEN_OK);
+    for (int a = 0; a < LAB_ALGORITHM_NB; a++) {
+        LabResult r;
+        lab_run((LabAlgorithm)a, &pos, 6, &e, &stop, &r);
+        CHECK_MSG(!r.complete && r.nodes < 4096 + 1000, "%s: complete %d after %llu nodes", LabAlgorithmNames[a],
+                  r.complete, (unsigned long long)r.nodes);
     }
 }
 
@@ -210,6 +287,8 @@ void suite_search(void)
 {
     RUN(test_concurrent_searches);
     RUN(test_lab_algorithms_agree);
+    RUN(test_lab_algorithms_agree_at_the_edges);
+    RUN(test_lab_stops);
     RUN(test_search_deterministic);
     RUN(test_search_finds_mates);
     RUN(test_search_draws);
