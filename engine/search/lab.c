@@ -7,7 +7,8 @@
 #include "../core/movegen.h"
 #include "search.h"
 
-const char *const LabAlgorithmNames[LAB_ALGORITHM_NB] = {"minimax", "alphabeta", "negascout", "mtdf"};
+/* Names fit for a URL and a JSON key: SSS*'s star is dropped as MTD(f)'s parentheses are. */
+const char *const LabAlgorithmNames[LAB_ALGORITHM_NB] = {"minimax", "alphabeta", "scout", "negascout", "sss", "mtdf"};
 
 int lab_algorithm_from_name(const char *name)
 {
@@ -25,13 +26,15 @@ typedef struct {
     Move best;
     const atomic_bool *stop;
     bool stopped; /* every node from then on is a leaf worth 0: the search unwinds at once */
-    /* MTD(f)'s memory: bounds per (position, remaining depth). */
+    /* The memory of SSS* and MTD(f): bounds per (position, remaining depth), and for MTD(f) the
+     * move to try first. */
     struct LabEntry {
         Key key;
         int depth, lower, upper;
         Move move;
     } * table;
     size_t table_size;
+    bool remembered_first;
 } Lab;
 
 /* Captures first, most valuable victim by least valuable attacker: the one ordering every
@@ -135,6 +138,56 @@ static int alphabeta(Lab *lab, int alpha, int beta, int depth, int ply)
     return best;
 }
 
+/* SCOUT (J. Pearl, "Asymptotic properties of minimax trees and game-searching procedures",
+ * Artificial Intelligence 14, 1980). TEST answers one yes-or-no question, "is this position worth
+ * more than v to the side to move?", and stops as soon as it knows: a single move proving it, or
+ * every move failing to. Negamax turns the textbook's "more than v" at a max node and "less than v"
+ * at a min node into one question: we are above v when some move leaves the opponent below -v,
+ * that is not above -v - 1 (values are whole centipawns). */
+static bool scout_test(Lab *lab, int v, int depth, int ply)
+{
+    Position *p = &lab->pos;
+    MoveList list;
+    int leaf;
+    if (lab_leaf(lab, depth, ply, &list, &leaf))
+        return leaf > v;
+    order_moves(p, &list);
+    bool above = false;
+    for (int i = 0; i < list.count && !above; i++) {
+        position_make_move(p, list.moves[i]);
+        above = !scout_test(lab, -v - 1, depth - 1, ply + 1);
+        position_unmake_move(p);
+    }
+    return above;
+}
+
+/* SCOUT's EVAL: the first move searched fully, every other one only TESTed against the value so
+ * far, and searched fully again (EVAL) when TEST says it is better. Unlike NegaScout, a test gives
+ * no bound to start that search from: the move is searched again from scratch. */
+static int scout_eval(Lab *lab, int depth, int ply)
+{
+    Position *p = &lab->pos;
+    MoveList list;
+    int leaf;
+    if (lab_leaf(lab, depth, ply, &list, &leaf))
+        return leaf;
+    order_moves(p, &list);
+    int best = -VALUE_INFINITE;
+    for (int i = 0; i < list.count; i++) {
+        position_make_move(p, list.moves[i]);
+        /* Where the moves lead to leaves, TEST would evaluate each just as EVAL does: one look each. */
+        bool better = i == 0 || depth == 1 || !scout_test(lab, -best - 1, depth - 1, ply + 1);
+        int v = better ? -scout_eval(lab, depth - 1, ply + 1) : best;
+        position_unmake_move(p);
+        if (v > best) {
+            best = v;
+            if (ply == 0)
+                lab->best = list.moves[i];
+        }
+    }
+    return best;
+}
+
 /* NegaScout: the first move with the full window, the others with a null window, re-searched
  * only when they prove better. */
 static int negascout(Lab *lab, int alpha, int beta, int depth, int ply)
@@ -170,7 +223,8 @@ static int negascout(Lab *lab, int alpha, int beta, int depth, int ply)
     return best;
 }
 
-/* Alpha-beta with memory for MTD(f): stored bounds are reused only at the same remaining depth. */
+/* Alpha-beta with memory for SSS* and MTD(f): stored bounds are reused only at the same remaining
+ * depth. */
 static int ab_memory(Lab *lab, int alpha, int beta, int depth, int ply)
 {
     Position *p = &lab->pos;
@@ -197,8 +251,8 @@ static int ab_memory(Lab *lab, int alpha, int beta, int depth, int ply)
         list.count = 0; /* stored as exact below */
     else {
         order_moves(p, &list);
-        /* Try the move that was best here before first. */
-        if (known && e->move)
+        /* Try the move that was best here before first (SSS* keeps alpha-beta's order: see mtd). */
+        if (known && e->move && lab->remembered_first)
             for (int i = 1; i < list.count; i++)
                 if (list.moves[i] == e->move) {
                     list.moves[i] = list.moves[0];
@@ -238,8 +292,15 @@ static int ab_memory(Lab *lab, int alpha, int beta, int depth, int ply)
     return best;
 }
 
-/* MTD(f): converge on the value with null-window searches from a first guess. */
-static int mtdf(Lab *lab, int guess, int depth, int *passes)
+/* MTD: converge on the value with null-window searches from a first guess, each pass moving the
+ * bound to the value it returned (A. Plaat, J. Schaeffer, W. Pijls, A. de Bruin, "Best-first
+ * fixed-depth minimax algorithms", Artificial Intelligence 87, 1996). MTD(f) guesses the static
+ * evaluation. From +infinity every pass fails low and lowers the bound until one holds: this is
+ * their MT-SSS*, which they proved evaluates the same leaves in the same order as Stockman's SSS*
+ * ("A minimax algorithm better than alpha-beta?", Artificial Intelligence 12, 1979) given the same
+ * move order and memory enough, without its OPEN list. So SSS* keeps alpha-beta's order (no
+ * remembered move first) and, as Stockman proved, evaluates no leaf alpha-beta does not. */
+static int mtd(Lab *lab, int guess, int depth, int *passes)
 {
     int value = guess, lower = -VALUE_INFINITE, upper = VALUE_INFINITE;
     while (lower < upper && !lab->stopped) {
@@ -267,13 +328,15 @@ void lab_run(LabAlgorithm a, const Position *p, int depth, const Evaluator *e, c
     switch (a) {
     case LAB_MINIMAX: out->value = minimax(lab, depth, 0); break;
     case LAB_ALPHABETA: out->value = alphabeta(lab, -VALUE_INFINITE, VALUE_INFINITE, depth, 0); break;
+    case LAB_SCOUT: out->value = scout_eval(lab, depth, 0); break;
     case LAB_NEGASCOUT: out->value = negascout(lab, -VALUE_INFINITE, VALUE_INFINITE, depth, 0); break;
-    default:
+    default: /* SSS* and MTD(f) */
         lab->table_size = 1 << 20;
         lab->table = calloc(lab->table_size, sizeof *lab->table);
         if (!lab->table)
             abort();
-        out->value = mtdf(lab, evaluate(p, e), depth, &out->passes);
+        lab->remembered_first = a == LAB_MTDF;
+        out->value = mtd(lab, a == LAB_SSS ? VALUE_INFINITE : evaluate(p, e), depth, &out->passes);
         /* The root's best move: the one stored with the final (exact) bound. */
         struct LabEntry *root = &lab->table[p->st->key & (lab->table_size - 1)];
         if (root->key == p->st->key && root->move)

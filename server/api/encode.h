@@ -44,7 +44,7 @@ json_t *encode_bayes_model(const BayesModel *m, bool full);
  * "opponentStyle"?: {"opponent", "style"}}. */
 json_t *encode_bot_status(const BotStatus *s);
 /* One textbook algorithm's run in the search lab: {"algorithm", "value", "bestMove", "nodes",
- * "leaves", "timeMs", "passes"? (MTD(f))}. */
+ * "leaves", "timeMs", "passes"? (SSS*, MTD(f))}. */
 json_t *encode_lab(LabAlgorithm a, const LabResult *r, int64_t time_ms);
 
 #endif

@@ -94,7 +94,7 @@ run epd_unreadable_line 0 "^line 4: skipped: 'Kc3' is not a legal move here$" $F
 run epd_bad_args 2 'needs a positive number' $FF epd "$TMP/mini.epd" --movetime -5
 run epd_missing_file 2 'cannot open' $FF epd "$TMP/none.epd"
 
-# analyse: JSON with White-view scores; the lab's four algorithms agree.
+# analyse: JSON with White-view scores; the lab's six algorithms agree.
 out=$($FF analyse --fen "6k1/5ppp/8/8/8/8/5PPP/3R2K1 b - - 0 1" --depth 6)
 if python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["pvs"][0]["cp"] > 300, d' <<<"$out"; then
     ok analyse_json_white_view
@@ -105,7 +105,7 @@ out=$($FF analyse --moves "e2e4 e7e5 g1f3" --depth 5 --multipv 3)
 python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["pvs"]) == 3 and d["bestMove"] == d["pvs"][0]["moves"][0], d' <<<"$out" \
     && ok analyse_multipv_json || fail analyse_multipv_json "$out"
 out=$($FF analyse --algorithm all --depth 3 --fen "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
-python3 -c 'import json,sys; a=json.load(sys.stdin)["algorithms"]; assert len(a) == 4 and len({x["value"] for x in a}) == 1 and max(x["nodes"] for x in a) == a[0]["nodes"], a' <<<"$out" \
+python3 -c 'import json,sys; a=json.load(sys.stdin)["algorithms"]; assert [x["algorithm"] for x in a] == ["minimax", "alphabeta", "scout", "negascout", "sss", "mtdf"] and len({x["value"] for x in a}) == 1 and max(x["nodes"] for x in a) == a[0]["nodes"], a' <<<"$out" \
     && ok lab_cli_agree || fail lab_cli_agree "$out"
 out=$($FF analyse --fen "6k1/5ppp/8/8/8/3q4/8/4K3 w - - 0 1" --depth 4 --mode affective)
 python3 -c 'import json,sys; e=json.load(sys.stdin)["emotion"]; assert e["label"] == "fear" and e["goal"] == "reach_safety" and e["intensity"] > 0.9, e' <<<"$out" \

@@ -546,18 +546,18 @@ test('analyse a game: progress, the eval graph, click to jump, judgements', asyn
   assert.deepEqual(await page.$$eval('#review-moves .rnum', (els) => els.map((e) => e.textContent)), ['1...', '2.']);
 });
 
-// The search lab panel: the four algorithms on the position shown agree on the value.
-test('the search lab panel compares the four algorithms', async ({ page: newPage, server }) => {
+// The search lab panel: the six algorithms on the position shown agree on the value.
+test('the search lab panel compares the six algorithms', async ({ page: newPage, server }) => {
   const page = await newPage();
   await openPage(page, server);
   await page.selectOption('#lab-depth', '3');
   await page.click('#lab-run');
-  await page.waitForFunction(() => document.querySelectorAll('#lab-table tr[data-algorithm]').length === 4);
+  await page.waitForFunction(() => document.querySelectorAll('#lab-table tr[data-algorithm]').length === 6);
   const rows = await page.$$eval('#lab-table tr[data-algorithm]', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
-  assert.deepEqual(rows.map((r) => r[0]), ['minimax', 'alphabeta', 'negascout', 'mtdf']);
+  assert.deepEqual(rows.map((r) => r[0]), ['minimax', 'alphabeta', 'scout', 'negascout', 'sss', 'mtdf']);
   assert.equal(new Set(rows.map((r) => r[1])).size, 1, `one value: ${JSON.stringify(rows)}`);
   const nodes = rows.map((r) => Number(r[3].replace(/,/g, '')));
-  assert.ok(nodes[0] > nodes[1], `minimax does more work than alpha-beta: ${nodes}`);
+  assert.ok(nodes.slice(1).every((n) => nodes[0] > n), `minimax does the most work: ${nodes}`);
   await screenshot(page, '50-search-lab');
 });
 

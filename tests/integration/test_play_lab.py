@@ -67,9 +67,15 @@ def lab():
     algos = {a["algorithm"]: a for a in (j or {}).get("algorithms", [])}
     values = {a["value"] for a in algos.values()}
     print("    depth 4 from the start: %s" % {k: (v["value"], v["nodes"], v["timeMs"]) for k, v in algos.items()})
-    check("lab_algorithms_agree", st == 200 and len(algos) == 4 and len(values) == 1, (st, j))
-    check("lab_work_differs", st == 200 and len(algos) == 4 and algos["minimax"]["nodes"] > 10 * algos["alphabeta"]["nodes"]
-          and algos["mtdf"].get("passes", 0) >= 1, algos)
+    names = [a["algorithm"] for a in (j or {}).get("algorithms", [])]
+    check("lab_algorithms_agree", st == 200 and names == ["minimax", "alphabeta", "scout", "negascout", "sss", "mtdf"]
+          and len(values) == 1 and all(a["complete"] for a in algos.values()), (st, j))
+    # SSS* (MTD from +infinity) evaluates no leaf alpha-beta does not, in more passes than MTD(f).
+    check("lab_work_differs", st == 200 and len(algos) == 6
+          and all(algos["minimax"]["nodes"] > 5 * algos[a]["nodes"] for a in algos if a != "minimax")
+          and algos["sss"]["leaves"] <= algos["alphabeta"]["leaves"]
+          and algos["sss"].get("passes", 0) > algos["mtdf"].get("passes", 0) >= 1
+          and "passes" not in algos["scout"], algos)
 
 
 @suite.test()
@@ -78,6 +84,8 @@ def lab_refusals():
     cases = [({"fen": START, "depth": 6}, "bad_depth"),  # with minimax (all algorithms)
              ({"fen": START, "depth": 9, "algorithms": ["alphabeta"]}, "bad_depth"),
              ({"fen": START, "depth": 2, "algorithms": ["bogo"]}, "bad_algorithm"),
+             ({"fen": START, "depth": 2, "algorithms": ["scout", "sss*"]}, "bad_algorithm"),  # "sss" only
+             ({"fen": START, "depth": 8, "algorithms": ["sss"]}, "bad_depth"),
              ({"fen": START, "depth": 2, "algorithms": []}, "bad_type"),
              ({"fen": START, "depth": 2, "colour": 1}, "unknown_field")]
     wrong = []
@@ -85,8 +93,10 @@ def lab_refusals():
         st, j, _ = s.request("POST", "/api/lab", body)
         if st != 400 or j.get("error", {}).get("code") != code:
             wrong.append((body, st, j))
-    st, j, _ = s.request("POST", "/api/lab", {"fen": START, "depth": 6, "algorithms": ["alphabeta", "mtdf"]})
-    check("lab_refusals", not wrong and st == 200 and len(j["algorithms"]) == 2, (wrong, st))
+    st, j, _ = s.request("POST", "/api/lab", {"fen": START, "depth": 6, "algorithms": ["mtdf", "scout", "sss"]})
+    names = [a["algorithm"] for a in j.get("algorithms", [])] if st == 200 else None
+    check("lab_refusals", not wrong and names == ["scout", "sss", "mtdf"]
+          and len({a["value"] for a in j["algorithms"]}) == 1, (wrong, st, j))
 
 
 if __name__ == "__main__":

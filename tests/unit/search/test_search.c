@@ -51,9 +51,10 @@ static void check_lab_agrees(const char *fen, int d, const Evaluator *e, LabResu
     }
 }
 
-/* All four lab algorithms return the same value and a move worth it on 50 positions at depths 1-4
+/* All six lab algorithms return the same value and a move worth it on 50 positions at depths 1-4
  * (1-3 under ASan); minimax evaluates the most leaves at every depth and visits the most nodes from
- * depth 2 (at depth 1 MTD(f)'s repeated passes revisit the root, one node per pass). */
+ * depth 2 (at depth 1 the repeated passes of SSS* and MTD(f) revisit the root, one node per pass);
+ * SSS* evaluates no leaf alpha-beta does not (Stockman's theorem: same move order, memory enough). */
 static void test_lab_algorithms_agree(void)
 {
     static char fens[60][128];
@@ -77,6 +78,8 @@ static void test_lab_algorithms_agree(void)
                           "%s depth %d: %s visits %llu > minimax %llu", fens[i], d, LabAlgorithmNames[a],
                           (unsigned long long)r[a].nodes, (unsigned long long)r[0].nodes);
             }
+            CHECK_MSG(r[LAB_SSS].leaves <= r[LAB_ALPHABETA].leaves, "%s depth %d: sss evaluates %llu > alphabeta %llu",
+                      fens[i], d, (unsigned long long)r[LAB_SSS].leaves, (unsigned long long)r[LAB_ALPHABETA].leaves);
         }
     }
 }
