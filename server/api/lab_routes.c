@@ -1,11 +1,12 @@
 /* POST /api/lab {fen | moves, depth, algorithms}: the search lab's textbook algorithms (minimax,
- * alpha-beta, NegaScout and MTD(f); engine/search/lab.h) side by side on the same fixed-depth tree:
- * value, best move, nodes, leaves and time of each. One lab runs at a time for the whole server, on
- * a thread of its own below the loop's priority (as search workers are), never on the loop. A lab
- * is bounded like a search: stopped at --max-movetime (its unfinished algorithms say "complete":
- * false) or when its client leaves; it counts as one of its client's jobs (--client-jobs-max); a
- * client has one lab at a time (429 too_many_labs), and the others wait their turn in order (at most
- * LAB_WAITING; 503 lab_busy beyond), so no client holds the lab for ever. */
+ * alpha-beta, SCOUT, NegaScout, SSS* and MTD(f); engine/search/lab.h) side by side on the same
+ * fixed-depth tree: value, best move, nodes, leaves and time of each. One lab runs at a time for
+ * the whole server, on a thread of its own below the loop's priority (as search workers are), never
+ * on the loop. A lab is bounded like a search: stopped at --max-movetime (its unfinished algorithms
+ * say "complete": false) or when its client leaves; it counts as one of its client's jobs
+ * (--client-jobs-max); a client has one lab at a time (429 too_many_labs), and the others wait
+ * their turn in order (at most LAB_WAITING; 503 lab_busy beyond), so no client holds the lab for
+ * ever. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@
 #include "request.h"
 #include "routes.h"
 
-#define DEPTH_MAX 7         /* alpha-beta, NegaScout and MTD(f) */
+#define DEPTH_MAX 7         /* every algorithm but minimax */
 #define MINIMAX_DEPTH_MAX 5 /* minimax sees every node: 35^5 is about 50 million */
 #define LAB_WAITING 16      /* labs waiting for their turn */
 
@@ -194,7 +195,8 @@ void lab_route(Request *r, const char *param)
     }
     if (ok && algos && (!json_is_array(algos) || !json_array_size(algos))) {
         api_error_set(&e, 400, "bad_type", "algorithms",
-                      "'algorithms' must be a list of minimax, alphabeta, negascout, mtdf (or leave it out for all)");
+                      "'algorithms' must be a list of minimax, alphabeta, scout, negascout, sss, mtdf (or leave it "
+                      "out for all)");
         ok = false;
     }
     for (size_t i = 0; ok && algos && i < json_array_size(algos); i++) {
@@ -202,9 +204,8 @@ void lab_route(Request *r, const char *param)
         int a = name ? lab_algorithm_from_name(name) : -1;
         if (a < 0) {
             api_error_set(&e, 400, "bad_algorithm", "algorithms",
-                          "algorithms[%zu] '%.20s' is not one of minimax, "
-                          "alphabeta, negascout, mtdf",
-                          i, name ? name : "?");
+                          "algorithms[%zu] '%.20s' is not one of minimax, alphabeta, scout, negascout, sss, mtdf", i,
+                          name ? name : "?");
             ok = false;
         } else
             lab->run[a] = true;

@@ -67,7 +67,7 @@ int analyse_command(int argc, char **argv, FILE *out)
                     "                        [--mode classical|affective|bayesian] [--temperament "
                     "neutral|calm|anxious|bold]\n"
                     "                        [--target auto|aggressive|conservative] [--db FILE] [--style-model FILE]\n"
-                    "       feelfish analyse --algorithm minimax|alphabeta|negascout|mtdf|all --depth D "
+                    "       feelfish analyse --algorithm minimax|alphabeta|scout|negascout|sss|mtdf|all --depth D "
                     "[--fen FEN]\n",
                     a);
             return 2;
@@ -170,7 +170,8 @@ int analyse_command(int argc, char **argv, FILE *out)
     if (algorithm) {
         int only = strcmp(algorithm, "all") ? lab_algorithm_from_name(algorithm) : -1;
         if (strcmp(algorithm, "all") && only < 0) {
-            fprintf(stderr, "analyse: unknown algorithm '%s' (minimax, alphabeta, negascout, mtdf, all)\n", algorithm);
+            fprintf(stderr, "analyse: unknown algorithm '%s' (minimax, alphabeta, scout, negascout, sss, mtdf, all)\n",
+                    algorithm);
             free(p);
             return 2;
         }

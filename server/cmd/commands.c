@@ -16,7 +16,7 @@ const Command ServerCommands[] = {
     {"serve", NULL, "[options]", "the REST analysis server (serve --help)", serve_command},
     {"analyse", "analyze",
      "[--fen FEN] [--moves M] [--depth D|--movetime MS|--nodes N] [--multipv K]\n"
-     "--algorithm minimax|alphabeta|negascout|mtdf|all --depth D [--fen FEN]",
+     "--algorithm minimax|alphabeta|scout|negascout|sss|mtdf|all --depth D [--fen FEN]",
      "one analysis as JSON (scores from White's view)\nthe search lab: textbook algorithms, value and nodes",
      analyse_command},
     {"annotate", NULL,

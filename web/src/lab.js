@@ -1,5 +1,5 @@
 // The search lab panel: POST /api/lab on the position shown (the FEN field) at the chosen depth;
-// the four textbook algorithms side by side: value (side to move's view), best move, nodes, time
+// the six textbook algorithms side by side: value (side to move's view), best move, nodes, time
 // (leaves in each row's title). Errors show in the table's place.
 import { ApiError, api } from './api.js';
 import { $, el } from './util.js';
