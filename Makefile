@@ -39,7 +39,7 @@ DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libwebso
 	nodejs $(if $(shell command -v npm 2>/dev/null),,npm)
 # (npm only when missing: NodeSource's nodejs brings its own npm and conflicts with Debian's)
 DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish chromium clang libclang-rt-14-dev redis-server nginx-light openssl
-DEB_BENCH := $(DEB_BUILD) stockfish python3 wrk nginx-light chromium gnuplot-nox redis-server redis-tools
+DEB_BENCH := $(DEB_BUILD) stockfish ethereal-chess python3 wrk nginx-light chromium gnuplot-nox redis-server redis-tools
 
 .PHONY: data net all help deps-build deps-test deps-bench web run test test-unit test-docker bench soak bench-strength bench-affective bench-bayesian format clean fuzz
 
@@ -55,10 +55,10 @@ help:
 	@echo "                and the flood benchmark (25 addresses flood every kind of work; a depth-8 analysis's p50/p99)"
 	@echo "make soak      the server for SOAK_SECONDS (600) beside hostile clients: RSS, fds, db size, p99, 5xx"
 	@echo "                (make bench ends with both, and the bot's clock test: 20 games at 1+0 vs Stockfish, ~17 min)"
-	@echo "make bench-strength  matches against Stockfish at UCI_Elo 2000/2400/2850 (hours)"
+	@echo "make bench-strength  matches against Stockfish at UCI_Elo 2600/2850/3190 and Ethereal 12 (hours)"
 	@echo "make bench-affective speed, choices and a 200-game match of affective vs classical (hours)"
 	@echo "make bench-bayesian  the BayesChess experiments: self-play learning, learning curve, chart (~1 hour)"
-	@echo "make data      self-play positions for the learned evaluation into data/nnue (DATA_CHUNKS x ~10 min, resumable)"
+	@echo "make data      self-play positions for the learned evaluation into data/nnue (DATA_GEN G: played by net G, 0 the hand-written; DATA_CHUNKS x ~11 min, resumable)"
 	@echo "make net       train the learned evaluation on data/nnue (after make data; ~NET_EPOCHS x 1 min)"
 	@echo "make web       build the browser page into web/dist (npm ci when needed, then esbuild)"
 	@echo "make fuzz      the libFuzzer harnesses, FUZZ_SECONDS (600) each"
@@ -180,25 +180,33 @@ test: deps-test
 test-docker:
 	@python3 tests/docker/test_docker.py $(if $(KEEP_BASE),--keep-base)
 
-# The learned evaluation's data (issue #26): self-play of the hand-written evaluation at 6,000 nodes a
-# move, DATA_CHUNKS chunks of 5,000 games (~390,000 positions, ~10 min on two cores each), one seed a
-# chunk; a chunk is written to .part and renamed when whole, so `make data` resumes where it stopped.
+# The learned evaluation's data (issue #26): self-play at 6,000 nodes a move, DATA_CHUNKS chunks of
+# 5,000 games (~390,000 positions, ~11 min on two cores each), one seed a chunk, into
+# data/nnue/genG-SEED.bin (G = DATA_GEN). Generation 0 is played by the hand-written evaluation (--net
+# none), generation G by the network data/nnue/genG.nnue, seeds from 1001 + 1000 G. A chunk is written
+# to .part and renamed when whole, so `make data` resumes where it stopped.
+DATA_GEN ?= 0
 DATA_CHUNKS ?= 60
+DATA_NET = $(if $(filter 0,$(DATA_GEN)),none,data/nnue/gen$(DATA_GEN).nnue)
 data: feelfish
 	@mkdir -p data/nnue
-	@for seed in $$(seq 1001 $$((1000 + $(DATA_CHUNKS)))); do f=data/nnue/gen0-$$seed.bin; [ -f $$f ] && continue; \
-	  echo "$$f ($$(date +%H:%M:%S))"; \
-	  nice -n 19 ./feelfish datagen --games 5000 --nodes 6000 --threads $$(nproc) --seed $$seed --format bin \
-	    --out $$f.part && mv $$f.part $$f || exit 1; done
+	@[ "$(DATA_NET)" = none ] || [ -f "$(DATA_NET)" ] || \
+	  { echo "make data DATA_GEN=$(DATA_GEN): $(DATA_NET) is missing (docs/nnue.md says where each generation comes from)"; exit 1; }
+	@first=$$((1001 + 1000 * $(DATA_GEN))); \
+	for seed in $$(seq $$first $$((first + $(DATA_CHUNKS) - 1))); do f=data/nnue/gen$(DATA_GEN)-$$seed.bin; \
+	  [ -f $$f ] && continue; echo "$$f, played by $(DATA_NET) ($$(date +%H:%M:%S))"; \
+	  nice -n 19 ./feelfish --net $(DATA_NET) datagen --games 5000 --nodes 6000 --threads $$(nproc) --seed $$seed \
+	    --format bin --out $$f.part && mv $$f.part $$f || exit 1; done
 
 # The learned evaluation's network from the data (docs/nnue.md): `make data` first when there is none,
-# then `feelfish train` on every chunk (resumable: data/nnue/NET_NAME.nnue.ckpt), the loss per epoch
-# in data/nnue/NET_NAME.csv. Install it with `cp data/nnue/NET_NAME.nnue engine/eval/default.nnue`.
-NET_NAME ?= gen1
+# then `feelfish train` on every chunk of every generation (resumable: data/nnue/NET_NAME.nnue.ckpt),
+# the loss per epoch in data/nnue/NET_NAME.csv. Install it with
+# `cp data/nnue/NET_NAME.nnue engine/eval/default.nnue`.
+NET_NAME ?= gen2
 NET_HIDDEN ?= 128
-NET_EPOCHS ?= 12
+NET_EPOCHS ?= 40
 NET_LAMBDA ?= 1.0
-NET_DATA ?= data/nnue/gen0-*.bin
+NET_DATA ?= data/nnue/gen*-*.bin
 net: deps-build feelfish
 	$(call install_missing,gnuplot-nox)
 	@ls $(NET_DATA) >/dev/null 2>&1 || $(MAKE) --no-print-directory data
