@@ -1,29 +1,43 @@
 #!/usr/bin/env bash
-# Strength: feelfish against Stockfish 15.1 limited to UCI_Elo 2000, 2400 and 2850 at 10 s + 0.1 s
-# (GAMES per level, default 100, two games at a time), then a rating estimate from each level:
+# Strength: feelfish against Stockfish 15.1 limited to UCI_Elo 2600, 2850 and 3190 (LEVELS) and against
+# Ethereal 12 (Debian's ethereal-chess: a strong hand-written evaluation; ETHEREAL=none leaves it out)
+# at 10 s + 0.1 s (TC), GAMES per opponent (default 100, two games at a time, the openings of
+# openings.epd with both colours), then a rating estimate from the Stockfish levels:
 # rating = UCI_Elo + Elo difference, and their average weighted by the inverse variance.
-# Long: about 35 s a game pair... run it as `make bench-strength` or directly. PGNs in $OUT.
+# Long: about 35 s a game pair, ~30 min an opponent on two cores. Run it as `make bench-strength` or
+# directly (FEELFISH=path to test another binary). PGNs and each match's output in $OUT.
 set -u
 cd "$(dirname "$0")/../.."
 FF=${FEELFISH:-$(pwd)/feelfish}
 SF=${STOCKFISH:-/usr/games/stockfish}
+ETHEREAL=${ETHEREAL:-/usr/games/ethereal-chess}
 DATA=${FEELFISH_DATA:-../shared/data}
 GAMES=${GAMES:-100}
 TC=${TC:-10+0.1}
 OUT=${OUT:-build/strength}
-LEVELS=${LEVELS:-"2000 2400 2850"}
+LEVELS=${LEVELS:-"2600 2850 3190"}
 mkdir -p "$OUT"
 summary=""
+play() { # NAME ENGINE-SPEC: GAMES games of feelfish against it
+    rm -f "$OUT/$1.pgn"
+    "$FF" match --engine "cmd=$FF,name=feelfish,option.Hash=64" --engine "$2" \
+        --tc "$TC" --games "$GAMES" --concurrency 2 --openings "$DATA/openings.epd" --pgn "$OUT/$1.pgn" \
+        --quiet >"$OUT/$1.txt" 2>/dev/null
+    echo "== feelfish vs $1 ($TC, $GAMES games)"
+    cat "$OUT/$1.txt"
+}
 for elo in $LEVELS; do
-    rm -f "$OUT/sf$elo.pgn"
-    "$FF" match --engine "cmd=$FF,name=feelfish,option.Hash=64" \
-        --engine "cmd=$SF,name=sf$elo,option.UCI_LimitStrength=true,option.UCI_Elo=$elo,option.Threads=1,option.Hash=64" \
-        --tc "$TC" --games "$GAMES" --concurrency 2 --openings "$DATA/openings.epd" --pgn "$OUT/sf$elo.pgn" \
-        --quiet >"$OUT/sf$elo.txt" 2>/dev/null
-    cat "$OUT/sf$elo.txt"
+    play "sf$elo" "cmd=$SF,name=sf$elo,option.UCI_LimitStrength=true,option.UCI_Elo=$elo,option.Threads=1,option.Hash=64"
     line=$(grep '^Elo difference:' "$OUT/sf$elo.txt")
     summary+="$elo $line"$'\n'
 done
+if [ "$ETHEREAL" != none ]; then
+    if [ -x "$ETHEREAL" ]; then
+        play ethereal "cmd=$ETHEREAL,name=ethereal12,option.Threads=1,option.Hash=64"
+    else
+        echo "== Ethereal: $ETHEREAL is not installed (make deps-bench installs ethereal-chess)"
+    fi
+fi
 echo
 echo "== estimated rating (Stockfish UCI_Elo scale, $TC)"
 awk 'NF >= 6 { d = $4; m = $6; if (d ~ /inf/ || m ~ /inf/) { printf "vs %s: difference %s, no finite estimate\n", $1, d; next }
