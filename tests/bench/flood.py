@@ -5,7 +5,7 @@ like the victim's, whole-game
 analyses, labs, stateless plays, games whose engine moves first, and infinite WebSocket analyses --
 while a well-behaved client (127.0.2.1) asks for a depth-8 analysis every half second or so. Prints the
 victim's latency (p50, p99, max), how many of its requests were refused (and with which codes), and
-what the flooders got back. The server runs with the settings the README recommends for hostile
+what the flooders got back. The server runs with the settings docs/operations.md recommends for hostile
 clients (FLOOD_FLAGS overrides them) and the binary FEELFISH names (default ./feelfish), so the same
 run can be made against an older build. FLOOD_SECONDS (60) is the length of the victim's run.
 
@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from harness import Server  # noqa: E402
 from wsclient import WebSocket  # noqa: E402
 
-# The README's settings for a server that hostile clients reach (see its Security section).
+# docs/operations.md's settings for a server that hostile clients reach (its Security section).
 HOSTILE_FLAGS = ["--rate", "20", "--rate-burst", "40", "--client-jobs-max", "1", "--client-infinite-max", "1",
                  "--max-movetime", "5000", "--job-timeout", "60000", "--quick-workers", "1"]
 SMOKE = os.environ.get("FLOOD_SMOKE") == "1"
