@@ -5,7 +5,11 @@ reaches a file (and, with #anchor, one of that file's headings), every `feelfish
 them names a command the binary has (server/cmd/commands.c, engine/tools/tools.c, server/main.c),
 and every --flag shown for `feelfish serve` is a setting of server/base/config.c (or --help, or the
 global --net). Usage: docs.py [ROOT] (default: the repository root)."""
-import os, re, sys, tempfile
+import os, re, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import runner  # noqa: E402
+from runner import run_checks, run_on  # noqa: E402
 
 README_MAX_LINES = 200
 README_OPENING_WORDS = ('Debian', 'root', 'SQLite')  # what the opening block must say make run does
@@ -196,13 +200,6 @@ def check_serve_flags(root):
 
 
 # ---- Self-tests: the same checks over small trees built on disk, to prove they can fail.
-def run_on(tree, check):
-    with tempfile.TemporaryDirectory(prefix='docs-') as root:
-        for path, text in tree.items():
-            os.makedirs(os.path.dirname(os.path.join(root, path)) or root, exist_ok=True)
-            with open(os.path.join(root, path), 'w') as f:
-                f.write(text)
-        return check(root)
 
 
 CLEAN = {
@@ -222,10 +219,7 @@ ALL_CHECKS = [check_readme_length, check_readme_opening, check_commands, check_s
 
 
 def expect(changes, check, needle):
-    problems = run_on({**CLEAN, **changes}, check)
-    if not any(needle in p for p in problems):
-        return [f'not flagged: {needle} (got: {problems or "nothing"})']
-    return []
+    return runner.expect({**CLEAN, **changes}, check, needle)
 
 
 def clean_tree():
@@ -263,15 +257,7 @@ def main():
         'feelfish serve flags shown exist': lambda: check_serve_flags(root),
         **SELF_TESTS,
     }
-    passed = failed = 0
-    for name, check in checks.items():
-        problems = check()
-        failed, passed = failed + bool(problems), passed + (not problems)
-        print(f'FAIL {name}: {len(problems)} problem(s)' if problems else f'ok {name}')
-        for p in problems:
-            print(f'    {p}')
-    print(f'docs: {passed} passed, {failed} failed')
-    return 1 if failed else 0
+    return run_checks('docs', checks)
 
 
 if __name__ == '__main__':

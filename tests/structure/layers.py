@@ -2,7 +2,11 @@
 """Layers: an engine/ or server/ file #includes only its own layer or lower ones (engine/ never server/,
 tests/ or server libraries), and no include circle (engine/, server/) or import circle (web/src) exists,
 so each layer builds, tests and reads on its own. Usage: layers.py [ROOT] (default: the repository root)."""
-import os, posixpath, re, sys, tempfile
+import os, posixpath, re, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import runner  # noqa: E402
+from runner import run_checks, run_on  # noqa: E402
 
 # ---- Rules. Folder patterns: 'dir/**' = anything under dir, 'dir' = files directly in dir; the most
 # specific matching pattern wins. A file may include files of its own tree with rank <= its own.
@@ -198,14 +202,6 @@ def check_web(root):
 
 
 # ---- Self-tests: the same checks over small trees built on disk, to prove they can fail.
-def run_on(tree, check):
-    """check(root) over a temporary directory holding tree ({path: text}), removed afterwards."""
-    with tempfile.TemporaryDirectory(prefix='layers-') as root:
-        for path, text in tree.items():
-            os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
-            with open(os.path.join(root, path), 'w') as f:
-                f.write(text)
-        return check(root)
 
 
 CLEAN = {
@@ -220,10 +216,7 @@ CLEAN = {
 
 
 def expect(changes, check, needle):
-    problems = run_on({**CLEAN, **changes}, check)
-    if not any(needle in p for p in problems):
-        return [f'not flagged: {needle} (got: {problems or "nothing"})']
-    return []
+    return runner.expect({**CLEAN, **changes}, check, needle)
 
 
 def clean_tree():
@@ -262,15 +255,7 @@ def main():
         'web import circles': lambda: check_web(root),
         **SELF_TESTS,
     }
-    passed = failed = 0
-    for name, check in checks.items():
-        problems = check()
-        failed, passed = failed + bool(problems), passed + (not problems)
-        print(f'FAIL {name}: {len(problems)} problem(s)' if problems else f'ok {name}')
-        for p in problems:
-            print(f'    {p}')
-    print(f'layers: {passed} passed, {failed} failed')
-    return 1 if failed else 0
+    return run_checks('layers', checks)
 
 
 if __name__ == '__main__':

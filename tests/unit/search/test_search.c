@@ -52,9 +52,11 @@ static void check_lab_agrees(const char *fen, int d, const Evaluator *e, LabResu
 }
 
 /* All six lab algorithms return the same value and a move worth it on 50 positions at depths 1-4
- * (1-3 under ASan); minimax evaluates the most leaves at every depth and visits the most nodes from
- * depth 2 (at depth 1 the repeated passes of SSS* and MTD(f) revisit the root, one node per pass);
- * SSS* evaluates no leaf alpha-beta does not (Stockman's theorem: same move order, memory enough). */
+ * (1-3 under ASan); minimax evaluates the most leaves at every depth, and the one-pass algorithms
+ * visit no more nodes than it; SSS* evaluates no leaf alpha-beta does not (Stockman's
+ * theorem: same move order, memory enough). SSS* and MTD(f) make many passes, each revisiting the
+ * interior nodes their memory cannot settle: in a small tree they can visit more nodes than minimax
+ * (SSS* 483 against 389 at depth 2 in one of these positions), so only their leaves are bounded. */
 static void test_lab_algorithms_agree(void)
 {
     static char fens[60][128];
@@ -74,7 +76,8 @@ static void test_lab_algorithms_agree(void)
             for (int a = 1; a < LAB_ALGORITHM_NB; a++) {
                 CHECK_MSG(r[a].leaves <= r[0].leaves, "%s depth %d: %s evaluates %llu > minimax %llu", fens[i], d,
                           LabAlgorithmNames[a], (unsigned long long)r[a].leaves, (unsigned long long)r[0].leaves);
-                CHECK_MSG(r[a].nodes <= r[0].nodes + (d == 1 ? (uint64_t)r[a].passes : 0),
+                bool passes = a == LAB_SSS || a == LAB_MTDF;
+                CHECK_MSG(passes || r[a].nodes <= r[0].nodes,
                           "%s depth %d: %s visits %llu > minimax %llu", fens[i], d, LabAlgorithmNames[a],
                           (unsigned long long)r[a].nodes, (unsigned long long)r[0].nodes);
             }
