@@ -330,7 +330,7 @@ void lab_run(LabAlgorithm a, const Position *p, int depth, const Evaluator *e, c
     case LAB_ALPHABETA: out->value = alphabeta(lab, -VALUE_INFINITE, VALUE_INFINITE, depth, 0); break;
     case LAB_SCOUT: out->value = scout_eval(lab, depth, 0); break;
     case LAB_NEGASCOUT: out->value = negascout(lab, -VALUE_INFINITE, VALUE_INFINITE, depth, 0); break;
-    default: /* SSS* and MTD(f) */
+    default: /* lab_makes_passes: SSS* and MTD(f) */
         lab->table_size = 1 << 20;
         lab->table = calloc(lab->table_size, sizeof *lab->table);
         if (!lab->table)

@@ -27,6 +27,8 @@ typedef struct {
 /* Runs one algorithm to depth (1..8) on a copy of p; `stop` (may be NULL), once set from another
  * thread, ends it within a few thousand nodes, incomplete. */
 void lab_run(LabAlgorithm a, const Position *p, int depth, const Evaluator *e, const atomic_bool *stop, LabResult *out);
+/* SSS* and MTD(f): a sequence of null-window passes (LabResult.passes counts them; the others make one). */
+static inline bool lab_makes_passes(LabAlgorithm a) { return a == LAB_SSS || a == LAB_MTDF; }
 /* The algorithm named, or -1. */
 int lab_algorithm_from_name(const char *name);
 

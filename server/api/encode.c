@@ -284,7 +284,7 @@ json_t *encode_lab(LabAlgorithm a, const LabResult *r, int64_t time_ms)
     json_t *o = json_pack("{s:s, s:i, s:s, s:I, s:I, s:I, s:b}", "algorithm", LabAlgorithmNames[a], "value", r->value,
                           "bestMove", move_to_uci(r->best, u), "nodes", (json_int_t)r->nodes, "leaves",
                           (json_int_t)r->leaves, "timeMs", (json_int_t)time_ms, "complete", r->complete);
-    if (a == LAB_SSS || a == LAB_MTDF)
+    if (lab_makes_passes(a))
         json_object_set_new(o, "passes", json_integer(r->passes));
     return o;
 }

@@ -247,8 +247,7 @@ SELF_TESTS = {
 
 
 def main():
-    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
-                           os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+    root = runner.repo_root(sys.argv)
     checks = {
         'README.md length': lambda: check_readme_length(root),
         'README.md opens with make run and make test': lambda: check_readme_opening(root),

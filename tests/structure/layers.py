@@ -243,8 +243,7 @@ SELF_TESTS = {
 
 
 def main():
-    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
-                           os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+    root = runner.repo_root(sys.argv)
     checks = {
         'engine layers': lambda: check_layers(root, 'engine'),
         **{f'{prefix.rstrip("/")} forbidden headers': lambda prefix=prefix: check_forbidden(root, prefix)

@@ -6,6 +6,11 @@ import os
 import tempfile
 
 
+def repo_root(argv):
+    """The tree to check: argv[1], else the repository this file is in."""
+    return os.path.abspath(argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+
+
 def run_checks(suite, checks):
     passed = failed = 0
     for name, check in checks.items():
