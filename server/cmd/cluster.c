@@ -53,25 +53,26 @@ static void print_nodes(redisContext *c, FILE *out)
     }
 }
 
-static void print_stream(redisContext *c, FILE *out)
+/* One stream's line and its consumers'; the take-over count (kept for both) after the regular one. */
+static void print_stream(redisContext *c, FILE *out, const char *stream, const char *what)
 {
-    redisReply *len = redisCommand(c, "XLEN %s", CLUSTER_STREAM);
-    redisReply *groups = redisCommand(c, "XINFO GROUPS %s", CLUSTER_STREAM);
-    redisReply *reclaimed = redisCommand(c, "HGET %s reclaimed", SHARED_STATS);
+    redisReply *len = redisCommand(c, "XLEN %s", stream);
+    redisReply *groups = redisCommand(c, "XINFO GROUPS %s", stream);
+    redisReply *reclaimed = strcmp(stream, CLUSTER_STREAM) ? NULL : redisCommand(c, "HGET %s reclaimed", SHARED_STATS);
     const redisReply *group = NULL;
     for (size_t i = 0; groups && groups->type == REDIS_REPLY_ARRAY && i < groups->elements; i++)
         if (!strcmp(redis_text(redis_field(groups->element[i], "name")), CLUSTER_GROUP))
             group = groups->element[i];
-    fprintf(
-        out,
-        "stream %s: %lld entries, backlog %lld (not taken yet), pending %lld (taken, not finished), %s taken over\n",
-        CLUSTER_STREAM, len && len->type == REDIS_REPLY_INTEGER ? len->integer : 0,
-        redis_number(redis_field(group, "lag")), redis_number(redis_field(group, "pending")),
-        reclaimed && reclaimed->type == REDIS_REPLY_STRING ? reclaimed->str : "0");
+    fprintf(out, "stream %s (%s): %lld entries, backlog %lld (not taken yet), pending %lld (taken, not finished)",
+            stream, what, len && len->type == REDIS_REPLY_INTEGER ? len->integer : 0,
+            redis_number(redis_field(group, "lag")), redis_number(redis_field(group, "pending")));
+    if (reclaimed)
+        fprintf(out, ", %s taken over", reclaimed->type == REDIS_REPLY_STRING ? reclaimed->str : "0");
+    fputc('\n', out);
     freeReplyObject(len);
     freeReplyObject(groups);
     freeReplyObject(reclaimed);
-    redisReply *consumers = redisCommand(c, "XINFO CONSUMERS %s %s", CLUSTER_STREAM, CLUSTER_GROUP);
+    redisReply *consumers = redisCommand(c, "XINFO CONSUMERS %s %s", stream, CLUSTER_GROUP);
     for (size_t i = 0; consumers && consumers->type == REDIS_REPLY_ARRAY && i < consumers->elements; i++) {
         const redisReply *k = consumers->element[i];
         redisReply *alive = redisCommand(c, "EXISTS %s%s", SHARED_NODE, redis_text(redis_field(k, "name")));
@@ -106,7 +107,8 @@ int cluster_command(int argc, char **argv, FILE *out)
     }
     fprintf(out, "redis %s:%d/%d\n", a.host, a.port, a.db);
     print_nodes(c, out);
-    print_stream(c, out);
+    print_stream(c, out, CLUSTER_STREAM, "jobs");
+    print_stream(c, out, CLUSTER_QUICK_STREAM, "the quick lane's jobs");
     redisFree(c);
     return 0;
 }

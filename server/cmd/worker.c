@@ -1,12 +1,14 @@
-/* `feelfish worker --redis URL [--threads N] [--hash MB] [--job-timeout MS] [--reclaim-ms MS]`: a
- * cluster's search worker (jobs/cluster.h). It reads jobs from the stream in the workers' group while
+/* `feelfish worker --redis URL [--threads N] [--quick-threads N] [--hash MB] [--job-timeout MS] [--reclaim-ms MS]`:
+ * a cluster's search worker (jobs/cluster.h). It reads jobs from the streams in the workers' group while
  * it has a free search thread, runs them on the local pool (jobs/local.c, as `serve` does) with the
  * API's renderers, and publishes each job's events to the front that holds its clients; a final
  * result is written to Redis before it is published, then the stream entry is acknowledged. Its
  * running entries are kept fresh; entries idle past --reclaim-ms (a dead worker's) are taken over.
  * SIGINT/SIGTERM: stops reading, and the jobs it was running are left unacknowledged for another
- * worker to take over. Three connections: one for the blocking read, one for commands, one for the
- * cancel channel. */
+ * worker to take over. Its slots are --threads regular ones, which read both streams (the quick lane's
+ * first), and --quick-threads quick ones, which read the quick lane's stream only, and only while every
+ * regular slot is busy (their searches run above the regular ones' priority: jobs/local.c). Four
+ * connections: a blocking read for each kind of slot, one for commands, one for the cancel channel. */
 #include "worker.h"
 
 #include <jansson.h>
@@ -31,16 +33,26 @@
 typedef struct {
     Job *job; /* NULL: free */
     char entry[48], front[24];
+    const char *stream; /* where its entry is: CLUSTER_STREAM or CLUSTER_QUICK_STREAM */
 } Slot;
+
+/* Where an entry is read from and which kind of slot runs it. */
+typedef struct {
+    const char *stream;
+    bool quick_slot;
+} Lane;
+static const Lane Regular = {CLUSTER_STREAM, false}, QuickInRegular = {CLUSTER_QUICK_STREAM, false},
+                  QuickInQuick = {CLUSTER_QUICK_STREAM, true};
 
 static struct {
     uv_loop_t *loop;
-    RedisLink *block, *cmd, *sub;
+    RedisLink *block, *quick_block, *cmd, *sub;
     char me[96];
-    int threads, running;
+    int threads, quick;         /* regular slots (slots[0, threads)), then quick ones */
+    int running, quick_running; /* slots of each kind in use or reserved */
     long reclaim_ms;
-    bool reading, stopping;
-    Slot slots[MAX_SLOTS];
+    bool reading, quick_reading, stopping;
+    Slot slots[2 * MAX_SLOTS];
     uv_timer_t heartbeat, reclaim;
     uv_signal_t sigint, sigterm;
     unsigned long long taken, reclaimed, finished;
@@ -52,7 +64,7 @@ static struct {
 
 static Slot *slot_of(const Job *job)
 {
-    for (int i = 0; i < W.threads; i++)
+    for (int i = 0; i < W.threads + W.quick; i++)
         if (W.slots[i].job == job)
             return &W.slots[i];
     return NULL;
@@ -97,10 +109,21 @@ static void publish(const Slot *s, const WireEvent *e)
 static void read_more(void);
 
 /* Done with an entry: acknowledged, and deleted so that the stream holds only what waits or runs. */
-static void acknowledge(const char *entry)
+static void acknowledge(const char *stream, const char *entry)
 {
-    redis_link_command(W.cmd, NULL, NULL, "XACK %s %s %s", CLUSTER_STREAM, CLUSTER_GROUP, entry);
-    redis_link_command(W.cmd, NULL, NULL, "XDEL %s %s", CLUSTER_STREAM, entry);
+    redis_link_command(W.cmd, NULL, NULL, "XACK %s %s %s", stream, CLUSTER_GROUP, entry);
+    redis_link_command(W.cmd, NULL, NULL, "XDEL %s %s", stream, entry);
+}
+
+static bool quick_slot(const Slot *s) { return s - W.slots >= W.threads; }
+
+/* Gives back a slot of the kind (its reservation or its job's). */
+static void slot_free(bool quick)
+{
+    if (quick)
+        W.quick_running--;
+    else
+        W.running--;
 }
 
 /* The table's hook, before any listener: what the front must hear. */
@@ -119,13 +142,13 @@ static void on_job_event(Job *job, const JobEvent *ev)
     else if (!ev->stopping) {
         /* Stored, then announced, then acknowledged: one connection keeps the order. */
         publish(s, &e);
-        acknowledge(s->entry);
+        acknowledge(s->stream, s->entry);
         W.finished++;
     } /* else: shutting down; left pending, another worker takes it over */
     free(text);
     if (ev->kind == JOB_EVENT_FINAL) { /* the table keeps the job a while, then lets it go */
         s->job = NULL;
-        W.running--;
+        slot_free(quick_slot(s));
         read_more();
     }
 }
@@ -136,6 +159,7 @@ typedef struct {
     char entry[48], id[24], front[24];
     char *bytes;
     size_t len;
+    Lane lane;
 } Taking;
 
 /* A job taken but not run (cancelled meanwhile, or unreadable): its front hears how it ended. */
@@ -146,7 +170,7 @@ static void end_taken(Taking *t, JobStatus status)
     WireEvent e = {.kind = JOB_EVENT_FINAL, .status = status};
     snprintf(e.id, sizeof e.id, "%s", t->id);
     publish(&s, &e);
-    acknowledge(t->entry);
+    acknowledge(t->lane.stream, t->entry);
 }
 
 static void fail_taken(Taking *t, const char *why)
@@ -160,9 +184,10 @@ static void on_cancel_checked(redisAsyncContext *ac, void *r, void *priv)
     (void)ac;
     redisReply *reply = r;
     Taking *t = priv;
-    W.running--; /* the reservation take_entry made */
-    int free_slot = -1;
-    for (int i = 0; i < W.threads && free_slot < 0; i++)
+    slot_free(t->lane.quick_slot); /* the reservation take_entry made */
+    int free_slot = -1, first = t->lane.quick_slot ? W.threads : 0,
+        end = first + (t->lane.quick_slot ? W.quick : W.threads);
+    for (int i = first; i < end && free_slot < 0; i++)
         if (!W.slots[i].job)
             free_slot = i;
     bool heard = false;
@@ -179,13 +204,22 @@ static void on_cancel_checked(redisAsyncContext *ac, void *r, void *priv)
         else {
             snprintf(s->entry, sizeof s->entry, "%s", t->entry);
             snprintf(s->front, sizeof s->front, "%s", t->front);
+            s->stream = t->lane.stream;
             s->job = job;
-            W.running++;
+            job->quick_slot = t->lane.quick_slot;
+            if (t->lane.quick_slot)
+                W.quick_running++;
+            else
+                W.running++;
             W.taken++;
-            log_msg(LOG_INFO, "worker: job %s started (entry %s, front %s)", job->id, s->entry, s->front);
+            log_msg(LOG_INFO, "worker: job %s started (entry %s%s, front %s)", job->id, s->entry,
+                    t->lane.quick_slot                              ? ", quick slot"
+                    : !strcmp(t->lane.stream, CLUSTER_QUICK_STREAM) ? ", quick stream"
+                                                                    : "",
+                    s->front);
             if (!jobs_submit(job)) {
                 s->job = NULL;
-                W.running--;
+                slot_free(t->lane.quick_slot);
                 job_release(job);
                 fail_taken(t, "no room in the local pool");
             }
@@ -196,15 +230,16 @@ static void on_cancel_checked(redisAsyncContext *ac, void *r, void *priv)
     read_more();
 }
 
-/* One stream entry (id, [field, value, ...]) to run. */
-static void take_entry(const redisReply *entry)
+/* A stream entry (id, [field, value, ...]) read; NULL when it is not one (deleted meanwhile). */
+static Taking *taking_of(const redisReply *entry, Lane lane)
 {
     if (entry->type != REDIS_REPLY_ARRAY || entry->elements != 2 || entry->element[0]->type != REDIS_REPLY_STRING ||
         entry->element[1]->type != REDIS_REPLY_ARRAY)
-        return; /* an entry deleted meanwhile */
+        return NULL;
     Taking *t = calloc(1, sizeof *t);
     if (!t)
-        return;
+        return NULL;
+    t->lane = lane;
     snprintf(t->entry, sizeof t->entry, "%s", entry->element[0]->str);
     const redisReply *f = entry->element[1];
     for (size_t i = 0; i + 1 < f->elements; i += 2) {
@@ -220,66 +255,158 @@ static void take_entry(const redisReply *entry)
             t->len = v->len;
         }
     }
-    if (!t->bytes || !t->id[0] || !t->front[0] ||
-        !redis_link_command(W.cmd, on_cancel_checked, t, "EXISTS %s%s", CLUSTER_CANCELLED, t->id)) {
-        if (t->bytes && t->id[0] && t->front[0])
-            ; /* Redis is down: pending, taken over later */
-        else
-            acknowledge(t->entry);
-        free(t->bytes);
-        free(t);
-        return;
-    }
-    W.running++; /* reserved until on_cancel_checked */
+    return t;
 }
 
-static void on_read(redisAsyncContext *ac, void *r, void *priv)
+static bool whole(const Taking *t) { return t->bytes && t->id[0] && t->front[0]; }
+
+static void taking_free(Taking *t)
 {
-    (void)ac, (void)priv;
-    redisReply *reply = r;
-    W.reading = false;
+    free(t->bytes);
+    free(t);
+}
+
+/* One stream entry to run in a slot of its lane's kind (reserved here until the cancel check answers). */
+static void take_entry(const redisReply *entry, Lane lane)
+{
+    Taking *t = taking_of(entry, lane);
+    if (!t)
+        return;
+    if (!whole(t) || !redis_link_command(W.cmd, on_cancel_checked, t, "EXISTS %s%s", CLUSTER_CANCELLED, t->id)) {
+        if (!whole(t))
+            acknowledge(lane.stream, t->entry);
+        /* else Redis is down: pending, taken over later */
+        taking_free(t);
+        return;
+    }
+    if (lane.quick_slot)
+        W.quick_running++;
+    else
+        W.running++;
+}
+
+/* An entry read with no slot free for it (a reclaim took the slot meanwhile, or both streams answered one
+ * read): put back at the end of its stream, in one script, for any worker to take. */
+static const char Requeue[] = "redis.call('XADD', KEYS[1], '*', 'id', ARGV[2], 'front', ARGV[3], 'job', ARGV[4]) "
+                              "redis.call('XACK', KEYS[1], ARGV[5], ARGV[1]) "
+                              "redis.call('XDEL', KEYS[1], ARGV[1]) return 1";
+
+static void requeue(const redisReply *entry, const char *stream)
+{
+    Taking *t = taking_of(entry, Regular);
+    if (!t)
+        return;
+    if (!whole(t))
+        acknowledge(stream, t->entry);
+    else
+        redis_link_command(W.cmd, NULL, NULL, "EVAL %s 1 %s %s %s %s %b %s", Requeue, stream, t->entry, t->id, t->front,
+                           t->bytes, t->len, CLUSTER_GROUP);
+    taking_free(t);
+}
+
+/* The first entry a read returned from `stream` ([[stream, [entry...]]...]), or NULL. */
+static const redisReply *entry_from(const redisReply *reply, const char *stream)
+{
+    if (!reply || reply->type != REDIS_REPLY_ARRAY)
+        return NULL;
+    for (size_t i = 0; i < reply->elements; i++) {
+        const redisReply *r = reply->element[i];
+        if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 && r->element[0]->type == REDIS_REPLY_STRING &&
+            !strcmp(r->element[0]->str, stream) && r->element[1]->type == REDIS_REPLY_ARRAY && r->element[1]->elements)
+            return r->element[1]->element[0];
+    }
+    return NULL;
+}
+
+static bool read_failed(const redisReply *reply)
+{
     if (!reply)
-        return; /* the link dropped: reading starts again when it is back */
+        return true; /* the link dropped: reading starts again when it is back */
     if (reply->type == REDIS_REPLY_ERROR) {
         log_msg(LOG_WARN, "worker: XREADGROUP: %s", reply->str);
         if (strstr(reply->str, "NOGROUP"))
             cluster_create_group(W.cmd);
     }
-    /* [[stream, [entry...]]] */
-    if (reply->type == REDIS_REPLY_ARRAY)
-        for (size_t i = 0; i < reply->elements; i++) {
-            const redisReply *stream = reply->element[i];
-            if (stream->type == REDIS_REPLY_ARRAY && stream->elements == 2 &&
-                stream->element[1]->type == REDIS_REPLY_ARRAY)
-                for (size_t k = 0; k < stream->element[1]->elements; k++)
-                    take_entry(stream->element[1]->element[k]);
-        }
+    return false;
+}
+
+/* A regular slot's read: at most one entry from each stream. The quick one goes first to a regular
+ * slot, or to a quick slot when the regular entry needs the last regular one. */
+static void on_read(redisAsyncContext *ac, void *r, void *priv)
+{
+    (void)ac, (void)priv;
+    redisReply *reply = r;
+    W.reading = false;
+    if (read_failed(reply))
+        return;
+    const redisReply *q = entry_from(reply, CLUSTER_QUICK_STREAM), *e = entry_from(reply, CLUSTER_STREAM);
+    if (q) {
+        bool regular_free = W.running < W.threads, quick_free = W.quick_running < W.quick;
+        if (quick_free && (!regular_free || (e && W.threads - W.running < 2)))
+            take_entry(q, QuickInQuick);
+        else if (regular_free)
+            take_entry(q, QuickInRegular);
+        else
+            requeue(q, CLUSTER_QUICK_STREAM);
+    }
+    if (e) {
+        if (W.running < W.threads)
+            take_entry(e, Regular);
+        else
+            requeue(e, CLUSTER_STREAM);
+    }
+    read_more();
+}
+
+/* A quick slot's read: the quick lane's stream only. */
+static void on_quick_read(redisAsyncContext *ac, void *r, void *priv)
+{
+    (void)ac, (void)priv;
+    redisReply *reply = r;
+    W.quick_reading = false;
+    if (read_failed(reply))
+        return;
+    const redisReply *q = entry_from(reply, CLUSTER_QUICK_STREAM);
+    if (q) {
+        if (W.quick_running < W.quick)
+            take_entry(q, QuickInQuick);
+        else
+            requeue(q, CLUSTER_QUICK_STREAM);
+    }
     read_more();
 }
 
 static void read_more(void)
 {
-    if (W.reading || W.stopping || W.running >= W.threads || !redis_link_ready(W.block))
+    if (W.stopping)
         return;
-    W.reading = redis_link_command(W.block, on_read, NULL, "XREADGROUP GROUP %s %s COUNT 1 BLOCK 2000 STREAMS %s >",
-                                   CLUSTER_GROUP, W.me, CLUSTER_STREAM);
+    if (!W.reading && W.running < W.threads && redis_link_ready(W.block))
+        W.reading =
+            redis_link_command(W.block, on_read, NULL, "XREADGROUP GROUP %s %s COUNT 1 BLOCK 2000 STREAMS %s %s > >",
+                               CLUSTER_GROUP, W.me, CLUSTER_QUICK_STREAM, CLUSTER_STREAM);
+    /* The quick slots wait only while every regular one is busy (a free regular slot reads the quick stream first). */
+    if (!W.quick_reading && W.quick_running < W.quick && W.running >= W.threads && redis_link_ready(W.quick_block))
+        W.quick_reading = redis_link_command(W.quick_block, on_quick_read, NULL,
+                                             "XREADGROUP GROUP %s %s COUNT 1 BLOCK 2000 STREAMS %s >", CLUSTER_GROUP,
+                                             W.me, CLUSTER_QUICK_STREAM);
 }
 
 /* Running entries stay fresh; a dead worker's go stale and are taken over here. */
 static void on_heartbeat(uv_timer_t *t)
 {
     (void)t;
-    for (int i = 0; i < W.threads; i++)
+    for (int i = 0; i < W.threads + W.quick; i++)
         if (W.slots[i].job)
-            redis_link_command(W.cmd, NULL, NULL, "XCLAIM %s %s %s 0 %s JUSTID", CLUSTER_STREAM, CLUSTER_GROUP, W.me,
+            redis_link_command(W.cmd, NULL, NULL, "XCLAIM %s %s %s 0 %s JUSTID", W.slots[i].stream, CLUSTER_GROUP, W.me,
                                W.slots[i].entry);
 }
 
 static void on_claimed(redisAsyncContext *ac, void *r, void *priv)
 {
-    (void)ac, (void)priv;
+    (void)ac;
     redisReply *reply = r;
-    W.running--; /* the reservation */
+    const Lane *lane = priv;
+    slot_free(lane->quick_slot); /* the reservation */
     /* [next, [entry...], [deleted...]] */
     if (reply && reply->type == REDIS_REPLY_ARRAY && reply->elements >= 2 &&
         reply->element[1]->type == REDIS_REPLY_ARRAY)
@@ -290,27 +417,40 @@ static void on_claimed(redisAsyncContext *ac, void *r, void *priv)
                 redis_link_command(W.cmd, NULL, NULL, "HINCRBY %s reclaimed 1", SHARED_STATS);
                 log_msg(LOG_INFO, "worker: taking over entry %s (its worker stopped answering)",
                         entry->element[0]->str);
-                take_entry(entry);
+                take_entry(entry, *lane);
             }
         }
     read_more();
 }
 
+/* Takes over one stale entry of the lane's stream if a slot of the lane's kind is free. */
+static void reclaim(const Lane *lane)
+{
+    if (lane->quick_slot ? W.quick_running >= W.quick : W.running >= W.threads)
+        return;
+    if (!redis_link_command(W.cmd, on_claimed, (void *)lane, "XAUTOCLAIM %s %s %s %ld 0-0 COUNT 1", lane->stream,
+                            CLUSTER_GROUP, W.me, W.reclaim_ms))
+        return;
+    if (lane->quick_slot) /* reserved until the answer */
+        W.quick_running++;
+    else
+        W.running++;
+}
+
 static void on_reclaim(uv_timer_t *t)
 {
     (void)t;
-    if (W.stopping || W.running >= W.threads)
+    if (W.stopping)
         return;
-    if (redis_link_command(W.cmd, on_claimed, NULL, "XAUTOCLAIM %s %s %s %ld 0-0 COUNT 1", CLUSTER_STREAM,
-                           CLUSTER_GROUP, W.me, W.reclaim_ms))
-        W.running++; /* reserved until the answer */
+    reclaim(&Regular); /* first: a quick entry can also go to a quick slot */
+    reclaim(W.running < W.threads ? &QuickInRegular : &QuickInQuick);
 }
 
 /* The node's line for `feelfish cluster status` (it expires unless renewed: a dead worker's goes). */
 static void describe(char *line, size_t size)
 {
-    snprintf(line, size, "worker %s threads %d running %d taken %llu finished %llu reclaimed %llu pid %ld", W.me,
-             W.threads, W.running, W.taken, W.finished, W.reclaimed, (long)getpid());
+    snprintf(line, size, "worker %s threads %d running %d quick %d/%d taken %llu finished %llu reclaimed %llu pid %ld",
+             W.me, W.threads, W.running, W.quick_running, W.quick, W.taken, W.finished, W.reclaimed, (long)getpid());
 }
 
 /* With --metrics: the stream as every node sees it, and this worker's own counters. */
@@ -325,13 +465,16 @@ static void publish_metrics(void)
     fprintf(f,
             "# TYPE feelfish_worker_threads gauge\nfeelfish_worker_threads %d\n"
             "# TYPE feelfish_worker_running gauge\nfeelfish_worker_running %d\n"
+            "# HELP feelfish_worker_quick_threads the quick lane's slots (--quick-threads)\n"
+            "# TYPE feelfish_worker_quick_threads gauge\nfeelfish_worker_quick_threads %d\n"
+            "# TYPE feelfish_worker_quick_running gauge\nfeelfish_worker_quick_running %d\n"
             "# HELP feelfish_worker_jobs_taken_total jobs this worker read from the stream\n"
             "# TYPE feelfish_worker_jobs_taken_total counter\nfeelfish_worker_jobs_taken_total %llu\n"
             "# HELP feelfish_worker_jobs_finished_total jobs this worker finished and acknowledged\n"
             "# TYPE feelfish_worker_jobs_finished_total counter\nfeelfish_worker_jobs_finished_total %llu\n"
             "# HELP feelfish_worker_jobs_reclaimed_total jobs this worker took over from a dead one\n"
             "# TYPE feelfish_worker_jobs_reclaimed_total counter\nfeelfish_worker_jobs_reclaimed_total %llu\n",
-            W.threads, W.running, W.taken, W.finished, W.reclaimed);
+            W.threads, W.running, W.quick, W.quick_running, W.taken, W.finished, W.reclaimed);
     fclose(f);
     metrics_http_set(buf, len);
 }
@@ -377,6 +520,7 @@ static void on_signal(uv_signal_t *s, int signum)
     metrics_http_stop();
     jobs_shutdown();
     redis_link_free(W.block);
+    redis_link_free(W.quick_block);
     redis_link_free(W.cmd);
     redis_link_free(W.sub);
     uv_close((uv_handle_t *)&W.heartbeat, NULL);
@@ -389,11 +533,13 @@ static int usage(const char *why)
 {
     fprintf(stderr,
             "worker: %s\n"
-            "usage: feelfish worker --redis redis://HOST:PORT[/DB] [--threads N] [--hash MB] [--job-timeout MS]\n"
-            "                       [--reclaim-ms MS] [--metrics [ADDR:]PORT]\n"
+            "usage: feelfish worker --redis redis://HOST:PORT[/DB] [--threads N] [--quick-threads N] [--hash MB]\n"
+            "                       [--job-timeout MS] [--reclaim-ms MS] [--metrics [ADDR:]PORT]\n"
             "  a search worker of a cluster: runs the jobs fronts (feelfish serve --redis) put into Redis, N at a\n"
-            "  time (default 1); a job whose worker stopped answering for --reclaim-ms (default 30000) is taken\n"
-            "  over and run again. --metrics serves GET /metrics (Prometheus text; ADDR 127.0.0.1 unless given).\n",
+            "  time (--threads, default 1), plus quick analyses while those are all busy (--quick-threads,\n"
+            "  default 1: short jobs of clients with nothing else running, at a higher priority); a job whose\n"
+            "  worker stopped answering for --reclaim-ms (default 30000) is taken over and run again.\n"
+            "  --metrics serves GET /metrics (Prometheus text; ADDR 127.0.0.1 unless given).\n",
             why);
     return 2;
 }
@@ -402,7 +548,7 @@ int worker_command(int argc, char **argv, FILE *unused)
 {
     (void)unused;
     const char *url = NULL, *metrics = NULL;
-    long threads = 1, hash = 64, timeout = 600000, reclaim = 30000;
+    long threads = 1, quick = 1, hash = 64, timeout = 600000, reclaim = 30000;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true;
@@ -413,6 +559,8 @@ int worker_command(int argc, char **argv, FILE *unused)
             metrics = v;
         else if (!strcmp(a, "--threads"))
             ok = args_long("worker", a, v, 1, MAX_SLOTS, &threads);
+        else if (!strcmp(a, "--quick-threads"))
+            ok = args_long("worker", a, v, 0, MAX_SLOTS, &quick);
         else if (!strcmp(a, "--hash"))
             ok = args_long("worker", a, v, 1, 32768, &hash);
         else if (!strcmp(a, "--job-timeout"))
@@ -443,6 +591,7 @@ int worker_command(int argc, char **argv, FILE *unused)
     memset(&W, 0, sizeof W);
     W.loop = uv_default_loop();
     W.threads = (int)threads;
+    W.quick = (int)quick;
     W.reclaim_ms = reclaim;
     char host[64] = "host";
     gethostname(host, sizeof host - 1);
@@ -456,7 +605,7 @@ int worker_command(int argc, char **argv, FILE *unused)
         printf("metrics http %d\n", bound); /* for scripts started with --metrics 0 */
         fflush(stdout);
     }
-    JobsSettings jobs = {(int)threads, (size_t)hash, (int)threads, timeout, 1, NULL, 0};
+    JobsSettings jobs = {(int)threads, (size_t)hash, (int)(threads + quick), timeout, 1, NULL, (int)quick};
     JobHooks hooks = ApiJobHooks; /* the API's renderers; what happens to an event is ours */
     hooks.on_event = on_job_event;
     if (!jobs_start(W.loop, &jobs, &hooks)) {
@@ -464,6 +613,8 @@ int worker_command(int argc, char **argv, FILE *unused)
         return 1;
     }
     W.block = redis_link_new(W.loop, &addr, "stream", on_block_ready, NULL);
+    if (quick)
+        W.quick_block = redis_link_new(W.loop, &addr, "quick stream", on_block_ready, NULL);
     W.cmd = redis_link_new(W.loop, &addr, "commands", NULL, NULL);
     W.sub = redis_link_new(W.loop, &addr, "cancels", on_sub_ready, NULL);
     uv_timer_init(W.loop, &W.heartbeat);
@@ -477,8 +628,8 @@ int worker_command(int argc, char **argv, FILE *unused)
     uv_signal_init(W.loop, &W.sigterm);
     uv_signal_start(&W.sigint, on_signal, SIGINT);
     uv_signal_start(&W.sigterm, on_signal, SIGTERM);
-    log_msg(LOG_INFO, "worker %s: %ld search threads, jobs from redis %s:%d/%d", W.me, threads, addr.host, addr.port,
-            addr.db);
+    log_msg(LOG_INFO, "worker %s: %ld search threads and %ld quick ones, jobs from redis %s:%d/%d", W.me, threads,
+            quick, addr.host, addr.port, addr.db);
     uv_run(W.loop, UV_RUN_DEFAULT);
     log_msg(LOG_INFO, "worker %s: stopped (%llu jobs taken, %llu taken over, %llu finished)", W.me, W.taken,
             W.reclaimed, W.finished);

@@ -17,6 +17,7 @@ typedef struct {
     Job *job;     /* retained */
     bool added;   /* Redis took the entry */
     bool sending; /* an entry is on its way, not answered yet */
+    bool quick;   /* its entry goes to the quick lane's stream */
 } Flight;
 
 static struct {
@@ -37,6 +38,7 @@ void cluster_create_group(RedisLink *link)
 {
     /* "0": entries added before the group existed are delivered too; BUSYGROUP (it exists) is fine. */
     redis_link_command(link, NULL, NULL, "XGROUP CREATE %s %s 0 MKSTREAM", CLUSTER_STREAM, CLUSTER_GROUP);
+    redis_link_command(link, NULL, NULL, "XGROUP CREATE %s %s 0 MKSTREAM", CLUSTER_QUICK_STREAM, CLUSTER_GROUP);
 }
 
 static void recheck(void);
@@ -77,7 +79,7 @@ static bool flight_add(Job *job)
         C.flight_cap = cap;
     }
     job_retain(job);
-    C.flights[C.flight_count++] = (Flight){job, false, false};
+    C.flights[C.flight_count++] = (Flight){job, false, false, false};
     return true;
 }
 
@@ -127,8 +129,9 @@ static bool send_entry(Flight *f)
         free(id);
         return false;
     }
-    f->sending = redis_link_command(C.cmd, on_added, id, "EVAL %s 2 %s %s%s %s %s %b", EntryAdd, CLUSTER_STREAM,
-                                    CLUSTER_SUBMITTED, job->id, job->id, C.front, bytes, len);
+    f->sending = redis_link_command(C.cmd, on_added, id, "EVAL %s 2 %s %s%s %s %s %b", EntryAdd,
+                                    f->quick ? CLUSTER_QUICK_STREAM : CLUSTER_STREAM, CLUSTER_SUBMITTED, job->id,
+                                    job->id, C.front, bytes, len);
     free(bytes);
     if (!f->sending)
         free(id);
@@ -271,10 +274,24 @@ static void on_cmd_ready(RedisLink *link, void *user)
     recheck();
 }
 
+/* Whether the client has a job on this front that has not ended (flights swept). */
+static bool client_busy(const char *client)
+{
+    for (int i = 0; i < C.flight_count; i++)
+        if (!strcmp(C.flights[i].job->client, client))
+            return true;
+    return false;
+}
+
 static bool cluster_submit(Job *job)
 {
-    if (!redis_link_ready(C.cmd) || C.queued + C.running >= C.capacity || !flight_add(job))
+    if (!redis_link_ready(C.cmd) || C.queued + C.running >= C.capacity)
         return false;
+    flights_sweep();
+    bool quick = job_is_quick(job) && !client_busy(job->client); /* one quick entry per client at a time */
+    if (!flight_add(job))
+        return false;
+    C.flights[C.flight_count - 1].quick = quick;
     if (!send_entry(&C.flights[C.flight_count - 1])) {
         C.flights[--C.flight_count].job = NULL;
         job_release(job);

@@ -9,6 +9,12 @@
  * worker that died, and another takes it over (XAUTOCLAIM) and runs the job again. A cancel is published on
  * CLUSTER_CANCEL and remembered as CLUSTER_CANCELLED + id for a worker that takes the job later. An entry is added once
  * per job id (CLUSTER_SUBMITTED + id marks it for an hour), so a front that lost Redis's answer sends it again safely.
+ *
+ * The quick lane: a front adds a quick job (job_is_quick) of a client with nothing else unfinished on it to
+ * CLUSTER_QUICK_STREAM instead (same group, same entry shape). A worker's regular slots read both streams, the quick
+ * one first; its quick slots (`feelfish worker --quick-threads`, run above the regular ones' priority as in `serve`)
+ * read the quick stream only, and only while every regular slot is busy: a short analysis then shares a core with the
+ * long searches instead of waiting behind them in the stream.
  */
 #ifndef FEELFISH_JOBS_CLUSTER_H
 #define FEELFISH_JOBS_CLUSTER_H
@@ -17,6 +23,7 @@
 #include "backend.h"
 
 #define CLUSTER_STREAM "feelfish:jobs"
+#define CLUSTER_QUICK_STREAM "feelfish:jobs:quick"
 #define CLUSTER_GROUP "feelfish:workers"
 #define CLUSTER_EVENTS "feelfish:events:"
 #define CLUSTER_CANCEL "feelfish:cancel"
@@ -39,7 +46,7 @@ bool cluster_up(void);
  * still go to that front). False when Redis cannot be reached just now. */
 bool cluster_cancel(const char *id);
 
-/* Creates the stream and the group if they are missing (both sides call it when connected). */
+/* Creates the streams and their group if they are missing (both sides call it when connected). */
 void cluster_create_group(RedisLink *link);
 
 #endif

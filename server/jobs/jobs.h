@@ -46,6 +46,7 @@ struct Job {
     BayesChoice bayes;
     bool durable;    /* the layer above stored it as queued, so its end is stored too (REST jobs) */
     bool background; /* nobody waits for it as such (a game analysis's positions): never quick */
+    bool quick_slot; /* a cluster worker's quick slot took it: the quick lane runs it, whatever its rules */
     bool unlisted;   /* its id is never given out (a game analysis's positions, a stateless play): its
                       * result is not stored, nobody could ask for it */
     char client[48]; /* who asked for it (a token's name or an address): its owner, served fairly */
@@ -93,7 +94,7 @@ typedef struct {
  * background work. */
 #define JOBS_QUICK_DEPTH 10
 #define JOBS_QUICK_NODES 2000000
-#define JOBS_QUICK_MS 1500 /* a game's engine move at any level is quick */
+#define JOBS_QUICK_MS 1500   /* a game's engine move at any level is quick */
 #define JOBS_QUICK_MULTIPV 5 /* the most lines Lichess's analysis board shows; the weakest game levels search 4 */
 bool job_is_quick(const Job *job);
 
@@ -124,7 +125,7 @@ int jobs_client_count(const char *client, int *infinite);
 
 typedef struct {
     int workers, busy, queued, capacity; /* the regular workers */
-    int quick_workers, quick_busy;      /* the quick lane (--quick-workers) */
+    int quick_workers, quick_busy;       /* the quick lane (--quick-workers) */
     unsigned long long done, cancelled, failed, nodes;
 } JobsStats;
 void jobs_stats(JobsStats *s);

@@ -207,6 +207,8 @@ static bool client_running(const Job *job)
 /* Whether the worker may take the queued job (under pool_lock). */
 static bool may_take(const Worker *w, const Job *job)
 {
+    if (job->quick_slot) /* placed by a cluster worker, which keeps a quick worker free for it */
+        return quick_lane(w);
     return !quick_lane(w) || (P.regular_busy == P.regular && job_is_quick(job) && !client_running(job));
 }
 

@@ -6,7 +6,8 @@ a cancel reaches the worker that runs the job; `kill -9` of the worker running a
 takes it over and finishes it (recovery time printed); Redis restarted -> every node reconnects and
 work flows again (time printed), and what was stored is still there; a game begun on front A
 continues on front B and back; a front killed -> its clients read their jobs (running and finished)
-on the other; the evaluation cache and the Bayesian counts are shared; /metrics and `feelfish
+on the other; short analyses of other clients run in the workers' quick slots beside long searches
+(--quick-threads); the evaluation cache and the Bayesian counts are shared; /metrics and `feelfish
 cluster status` show the stream. Prints 'cluster: N passed, N failed'."""
 import os
 import re
@@ -126,6 +127,42 @@ def cancel_queued_elsewhere():
           and on_b.get("status") == "cancelled" and health["queue"]["depth"] == 0,
           (before, st, d, end, on_b, health, [line for w in workers for line in w.text().splitlines()
                                               if any(j and j in line for j in busy + [queued])]))
+
+
+@suite.test("quick_lane_beside_long_searches")
+def quick_lane():
+    """Every worker's regular slot runs a long search of one client; two other clients' short analyses,
+    one through each front, run at once in the workers' quick slots instead of waiting in the stream."""
+    a, b = fronts
+    busy = [job(a, 500000000) for _ in workers]
+    poll(lambda: [status(a, j).get("status") for j in busy], lambda s: s == ["running"] * len(busy), tries=200)
+    got = {}
+
+    def short(front, source, fen):
+        t0 = time.monotonic()
+        st, j, _ = front.request("POST", "/api/analyse", {"fen": fen, "limits": {"depth": 9}}, source=source,
+                                 timeout=60)
+        got[source] = (st, j.get("bestMove"), time.monotonic() - t0)
+
+    before = sum(w.text().count("quick slot") for w in workers)
+    # positions no other check analyses (no cached answer): the Sicilian and the Ruy Lopez
+    threads = [threading.Thread(target=short, args=args) for args in (
+        (a, "127.0.0.2", "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"),
+        (b, "127.0.0.3", "r1bqkbnr/pppp1ppp/2n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    still = [status(a, j).get("status") for j in busy]
+    for j in busy:
+        a.request("DELETE", "/api/jobs/" + j)
+    quick_starts = sum(w.text().count("quick slot") for w in workers) - before
+    print("    two workers busy with 500M-node searches; depth-9 analyses of two other clients: %s; the long "
+          "searches then %s; %d jobs started in a quick slot" % (
+              ", ".join("%s %s in %.2f s" % (src, g[0], g[2]) for src, g in sorted(got.items())), still, quick_starts))
+    check("quick_lane_beside_long_searches", len(got) == 2 and all(g[0] == 200 and g[1] and g[2] < 10
+                                                                   for g in got.values())
+          and still == ["running"] * len(busy) and quick_starts >= 2, (got, still, quick_starts))
 
 
 @suite.test("killed_worker_job_taken_over")
