@@ -20,10 +20,9 @@ const double FcmDefaultMatrix[CONCEPT_NB][CONCEPT_NB] = {
 
 /* §2 mood and temperament: how much of the last emotion carries over, and a lean of relief. */
 const Temperament Temperaments[] = {
-    {"neutral", 0.5, 0.0},
-    {"calm", 0.25, 0.0},
-    {"anxious", 0.7, -0.3},
-    {"bold", 0.5, 0.3},
+    {"neutral", 0.5, 0.0, AFFECTIVE_GAIN}, {"calm", 0.25, 0.0, AFFECTIVE_GAIN}, {"anxious", 0.7, -0.3, AFFECTIVE_GAIN},
+    {"bold", 0.5, 0.3, AFFECTIVE_GAIN},    {"thesis", 0.5, 0.0, 1.0}, /* the thesis's formula unbounded (Eq. 4.6):
+                                                                         neutral's mood at gain 1 */
 };
 const int TemperamentCount = (int)(sizeof Temperaments / sizeof Temperaments[0]);
 
@@ -209,6 +208,7 @@ void affective_feel(const double board[AFFECTIVE_TERM_NB], const Emotion *previo
     out->intensity = fabs(c[CONCEPT_RELIEF]); /* §4: eps = |relief|, never the signed value */
     for (int i = 0; i < AFFECTIVE_TERM_NB; i++)
         out->factor[i] = affective_factor(Goals[out->goal].eta, AffectiveRanges, i);
+    out->gain = t->gain;
 }
 
 void affective_emotion(const Position *p, const Emotion *previous, const Temperament *t, Emotion *out)
@@ -228,13 +228,19 @@ double affective_factor(const double eta[AFFECTIVE_TERM_NB], const double ranges
     return eta[i] * sum / ranges[i] - 1;
 }
 
+double affective_weight(const Emotion *e, int i)
+{
+    double base = fmax(0.0, 1 + e->factor[i] * e->intensity); /* r_i >= -1 and eps <= 1: never below 0 */
+    return e->gain == 1.0 ? base : pow(base, e->gain);
+}
+
 void affective_evaluator(const Emotion *e, Evaluator *out)
 {
     static const EvalGroup Group[AFFECTIVE_TERM_NB] = {GROUP_MATERIAL, GROUP_MOBILITY, GROUP_KING_SAFETY,
                                                        GROUP_OPP_KING_EXPOSURE};
     evaluator_classical(out);
     for (int i = 0; i < AFFECTIVE_TERM_NB; i++)
-        out->weight[Group[i]] = (int)lround(EVAL_WEIGHT_ONE * (1 + e->factor[i] * e->intensity));
+        out->weight[Group[i]] = (int)lround(EVAL_WEIGHT_ONE * affective_weight(e, i));
     evaluator_update_fingerprint(out);
 }
 
@@ -250,12 +256,14 @@ char *affective_json(const Emotion *e, char *buf, size_t size)
 {
     snprintf(buf, size,
              "{\"relief\": %.4f, \"desirability\": %.4f, \"arousal\": %.4f, \"label\": \"%s\", "
-             "\"intensity\": %.4f, \"goal\": \"%s\", "
+             "\"intensity\": %.4f, \"goal\": \"%s\", \"gain\": %.4f, "
              "\"factors\": {\"material\": %.4f, \"mobility\": %.4f, \"kingSafety\": %.4f, \"oppKingExposure\": %.4f}, "
+             "\"weights\": {\"material\": %.4f, \"mobility\": %.4f, \"kingSafety\": %.4f, \"oppKingExposure\": %.4f}, "
              "\"inputs\": {\"material\": %.4f, \"mobility\": %.4f, \"kingSafety\": %.4f, \"oppKingExposure\": %.4f}}",
              e->c[CONCEPT_RELIEF], e->c[CONCEPT_DESIRABILITY], e->c[CONCEPT_AROUSAL],
-             affective_label(CONCEPT_RELIEF, e->c[CONCEPT_RELIEF]), e->intensity, Goals[e->goal].name, e->factor[0],
-             e->factor[1], e->factor[2], e->factor[3], e->c[CONCEPT_MATERIAL], e->c[CONCEPT_MOBILITY],
+             affective_label(CONCEPT_RELIEF, e->c[CONCEPT_RELIEF]), e->intensity, Goals[e->goal].name, e->gain,
+             e->factor[0], e->factor[1], e->factor[2], e->factor[3], affective_weight(e, 0), affective_weight(e, 1),
+             affective_weight(e, 2), affective_weight(e, 3), e->c[CONCEPT_MATERIAL], e->c[CONCEPT_MOBILITY],
              e->c[CONCEPT_KING_SAFETY], e->c[CONCEPT_OPP_KING_EXPOSURE]);
     return buf;
 }

@@ -39,8 +39,16 @@ typedef struct {
     const char *name;
     double decay; /* mood: share of the previous emotion carried into the next appraisal */
     double bias;  /* added to relief's input each iteration: anxious < 0 < bold */
+    double gain;  /* the emotion's hold on the evaluation: each group's weight is (1 + r_i * eps)^gain, so
+                   * 1 is the thesis's formula (temperament "thesis") and smaller gains bound the effect
+                   * geometrically (a factor 16 becomes 16^gain); chosen by move matching (docs/affective.md) */
 } Temperament;
 
+/* The gain of the everyday temperaments (neutral, calm, anxious, bold). */
+#define AFFECTIVE_GAIN 0.2
+
+/* Their names, as error messages list them (the table's order). */
+#define TEMPERAMENT_NAMES "neutral, calm, anxious, bold, thesis"
 extern const Temperament Temperaments[];
 extern const int TemperamentCount;
 const Temperament *temperament_find(const char *name); /* NULL if unknown */
@@ -62,6 +70,7 @@ typedef struct {
     int goal;                         /* index into Goals */
     double intensity;                 /* eps = |relief| */
     double factor[AFFECTIVE_TERM_NB]; /* relevance factors r_i of the goal */
+    double gain;                      /* the temperament's (weight[i] = (1 + factor[i] * intensity)^gain) */
     Appraisal raw;
 } Emotion;
 
@@ -83,7 +92,9 @@ void affective_emotion(const Position *p, const Emotion *previous, const Tempera
 double affective_squash(double x);
 /* r_i = eta_i * (sum_j range_j) / range_i - 1 (Eq. 4.6 at unit intensity). */
 double affective_factor(const double eta[AFFECTIVE_TERM_NB], const double ranges[AFFECTIVE_TERM_NB], int i);
-/* The evaluator for an emotion: classical groups weighted by 1 + r_i * eps. */
+/* The weight of term i (1 = unchanged): (1 + r_i * eps)^gain. */
+double affective_weight(const Emotion *e, int i);
+/* The evaluator for an emotion: classical groups weighted by affective_weight. */
 void affective_evaluator(const Emotion *e, Evaluator *out);
 
 const char *affective_label(Concept c, double value); /* fear/neutral/relief, ... */

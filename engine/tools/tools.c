@@ -30,5 +30,9 @@ const Command EngineTools[] = {
      "tune the classical evaluation (engine/eval/tuned.c)", tune_command},
     {"affective-ranges", NULL, "FILE.epd...", "each affective term's range over the positions (AffectiveRanges)",
      affective_ranges_command},
+    {"humanlike", NULL,
+     "FILE.pgn... [--positions N] [--nodes N] [--from-ply P] [--every K] [--modes MODE,...] [--threads T]",
+     "move matching: how often each mode plays the human's move, overall and by the mover's emotion",
+     humanlike_command},
 };
 const int EngineToolCount = (int)(sizeof EngineTools / sizeof EngineTools[0]);

@@ -18,6 +18,7 @@ int match_command(int argc, char **argv, FILE *out);
 int datagen_command(int argc, char **argv, FILE *out);
 int tune_command(int argc, char **argv, FILE *out);
 int train_command(int argc, char **argv, FILE *out);
+int humanlike_command(int argc, char **argv, FILE *out);
 int style_train_command(int argc, char **argv, FILE *out);
 int style_command(int argc, char **argv, FILE *out);
 int style_cv_command(int argc, char **argv, FILE *out);

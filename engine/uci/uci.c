@@ -201,7 +201,7 @@ static const Option Options[] = {
     {"BayesTarget", OPT_COMBO, "auto", 0, 0, "auto aggressive conservative", apply_target},
     {"BayesModel", OPT_STRING, "data/feelfish.db", 0, 0, NULL, apply_model_path},
     {"StyleModel", OPT_STRING, "engine/style.model", 0, 0, NULL, apply_style_path},
-    {"Temperament", OPT_COMBO, "neutral", 0, 0, "neutral calm anxious bold", apply_temperament},
+    {"Temperament", OPT_COMBO, "neutral", 0, 0, "neutral calm anxious bold thesis", apply_temperament},
     {"UCI_LimitStrength", OPT_CHECK, "false", 0, 1, NULL, apply_limit_strength},
     {"UCI_Elo", OPT_SPIN, "1320", 1320, 3190, NULL, apply_elo},
     {"EvalFile", OPT_STRING, "embedded", 0, 0, NULL, apply_evalfile},

@@ -240,7 +240,7 @@ Job *request_analysis(ApiError *r, json_t *body, bool allow_infinite)
         json_t *t = json_object_get(aff, "temperament");
         if (t && (!json_is_string(t) || !(temperament = temperament_find(json_string_value(t))))) {
             api_error_set(r, 400, "bad_temperament", "affective.temperament",
-                          "temperament must be one of neutral, calm, anxious, bold");
+                          "temperament must be one of " TEMPERAMENT_NAMES);
             return NULL;
         }
     }

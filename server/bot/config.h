@@ -54,7 +54,7 @@ typedef struct {
     } matchmaking;
     struct {
         char mode[16];                 /* classical, affective or bayesian */
-        char temperament[16];          /* affective: neutral, calm, anxious, bold */
+        char temperament[16];          /* affective: TEMPERAMENT_NAMES */
         char target[16];               /* bayesian: auto, aggressive, conservative */
         double depth, nodes, movetime; /* caps on each search (0: the clock decides) */
         double hash, threads;          /* MB per game search, threads per search */

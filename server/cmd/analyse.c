@@ -87,7 +87,7 @@ int analyse_command(int argc, char **argv, FILE *out)
     }
     const Temperament *temperament = temperament_find(temper);
     if (!temperament) {
-        fprintf(stderr, "analyse: temperament '%s' is not one of neutral, calm, anxious, bold\n", temper);
+        fprintf(stderr, "analyse: temperament '%s' is not one of " TEMPERAMENT_NAMES "\n", temper);
         return 2;
     }
     Position *p = malloc(sizeof *p);

@@ -460,7 +460,7 @@ int annotate_command(int argc, char **argv, FILE *unused)
         return 2;
     }
     if (!(o.temperament = temperament_find(temper))) {
-        fprintf(stderr, "annotate: temperament '%s' is not one of neutral, calm, anxious, bold\n", temper);
+        fprintf(stderr, "annotate: temperament '%s' is not one of " TEMPERAMENT_NAMES "\n", temper);
         return 2;
     }
     if (!o.nodes && !o.depth && !o.movetime)

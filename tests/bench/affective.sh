@@ -3,7 +3,9 @@
 #  1. speed: bench nodes/second with each position's emotion vs classical (target ratio >= 0.8);
 #  2. choices: over the first 150 WAC positions and 150 openings at depth 8, the share where the
 #     affective best move differs from the classical one (compare mode through the real server);
-#  3. strength: feelfish Mode=affective vs Mode=classical, GAMES (default 200) at 10 s + 0.1 s.
+#  3. strength: feelfish Mode=affective vs Mode=classical, GAMES (default 200) at 10 s + 0.1 s;
+#  4. move matching on the master games (feelfish humanlike, POSITIONS, default 2000, at 20k nodes):
+#     how often each temperament plays the human's move, by the mover's emotion (docs/affective.md).
 set -u
 cd "$(dirname "$0")/../.."
 FF=${FEELFISH:-$(pwd)/feelfish}
@@ -42,3 +44,7 @@ echo; echo "== 3. strength: affective vs classical, $GAMES games at $TC"
 "$FF" match --engine "cmd=$FF,name=affective,option.Mode=affective,option.Hash=64" \
     --engine "cmd=$FF,name=classical,option.Hash=64" --tc "$TC" --games "$GAMES" --concurrency 2 \
     --openings "$DATA/openings.epd" --pgn "${OUT:-build}/affective-vs-classical.pgn" --quiet 2>/dev/null
+
+echo; echo "== 4. move matching: ${POSITIONS:-2000} positions of the master games, 20000 nodes a move"
+"$FF" humanlike "$DATA"/pgn/*.pgn --positions "${POSITIONS:-2000}" --nodes 20000 --threads 2 \
+    --modes classical,affective,affective:calm,affective:anxious,affective:bold,affective:thesis 2>/dev/null

@@ -111,6 +111,15 @@ out=$($FF analyse --fen "6k1/5ppp/8/8/8/3q4/8/4K3 w - - 0 1" --depth 4 --mode af
 python3 -c 'import json,sys; e=json.load(sys.stdin)["emotion"]; assert e["label"] == "fear" and e["goal"] == "reach_safety" and e["intensity"] > 0.9, e' <<<"$out" \
     && ok analyse_affective_emotion || fail analyse_affective_emotion "$out"
 run analyse_bad_temperament 2 "temperament 'wild' is not one of" $FF analyse --mode affective --temperament wild --depth 2
+# Move matching (humanlike): 40 positions of the master games, one row per mode; the affective mode at
+# gain 0 is the classical evaluation, so it matches the human exactly as often and never differs.
+out=$($FF humanlike "$DATA/pgn/Kasparov.pgn" "$DATA/pgn/Karpov.pgn" --positions 40 --nodes 3000 --threads 2 \
+      --modes classical,affective:neutral@0,affective:thesis 2>/dev/null)
+c=$(awk '/^classical / { print $2, $3, $4 }' <<<"$out")
+z=$(awk '/^affective:neutral@0 / { print $4, $5, $6, $(NF-3), $(NF-2), $NF }' <<<"$out")
+grep -q '^humanlike: 40 positions from 2 files' <<<"$out" && grep -q '^affective:thesis (gain 1.00) ' <<<"$out" \
+    && [ -n "$c" ] && [ "$z" = "$c 0.0% +0.0 0.0" ] && ok humanlike_rows || fail humanlike_rows "$out"
+run humanlike_bad_mode 2 "bad mode 'affective:wild'" $FF humanlike "$DATA/pgn/Kasparov.pgn" --modes classical,affective:wild
 # The affective evaluator's term ranges (engine/eval/affective.h) are what affective-ranges measures
 # with this engine's evaluation: a change of the evaluation (or its tuned vector) must update them.
 ranges=$($FF affective-ranges "$DATA/epd/wac.epd" "$DATA/openings.epd" "$DATA/perft/random.epd" \

@@ -33,6 +33,25 @@ for _case in [("6k1/5ppp/8/8/8/3q4/8/4K3 w - - 0 1", "fear", "reach_safety"),
 
 
 @suite.test()
+def affective_gain_bounds_weights():
+    """The everyday temperaments raise the thesis's weights (1 + factor * intensity) to the gain 0.2;
+    the temperament "thesis" keeps them (gain 1): the weights shown are the ones used."""
+    relief = "6k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1"
+    got = {}
+    for t in ("neutral", "thesis"):
+        st, r, _ = analyse({"fen": relief, "mode": "affective", "affective": {"temperament": t}, "limits": {"depth": 4}})
+        got[t] = r.get("emotion", {}) if st == 200 else {"status": st}
+
+    def fits(e, gain):
+        keys = ("material", "mobility", "kingSafety", "oppKingExposure")
+        return e.get("gain") == gain and all(
+            abs(e["weights"][k] - max(0.0, 1 + e["factors"][k] * e["intensity"]) ** gain) < 2e-3 for k in keys)
+    n, t = got["neutral"], got["thesis"]
+    check("affective_gain_bounds_weights", "weights" in n and "weights" in t and fits(n, 0.2) and fits(t, 1.0)
+          and t["weights"]["oppKingExposure"] > 4 and 1 < n["weights"]["oppKingExposure"] < 2, got)
+
+
+@suite.test()
 def affective_bad_temperament():
     res = analyse({"fen": fen, "mode": "affective", "affective": {"temperament": "zen"}, "limits": {"depth": 3}})
     check("affective_bad_temperament", res[0] == 400 and error_code(res) == "bad_temperament", res[1])

@@ -55,7 +55,7 @@ export class Ceval {
         'div.ceval-options',
         {},
         el('select#ceval-multipv', { 'aria-label': 'lines', title: 'Lines' }, [1, 2, 3].map((n) => el('option', { value: n, selected: n === 3 }, `${n} line${n > 1 ? 's' : ''}`))),
-        el('label#ceval-temperament-field', { hidden: true }, 'temperament ', el('select#ceval-temperament', {}, ['neutral', 'calm', 'anxious', 'bold'].map((t) => el('option', { value: t }, t)))),
+        el('label#ceval-temperament-field', { hidden: true }, 'temperament ', el('select#ceval-temperament', {}, ['neutral', 'calm', 'anxious', 'bold', 'thesis'].map((t) => el('option', { value: t }, t)))),
         el('label#ceval-compare-field', { hidden: true }, el('input#ceval-compare', { type: 'checkbox' }), ' compare with classical'),
         el('label#ceval-target-field', { hidden: true }, 'target ', el('select#ceval-target', {}, ['auto', 'aggressive', 'conservative'].map((t) => el('option', { value: t }, t)))),
       ),

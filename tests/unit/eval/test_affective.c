@@ -197,6 +197,35 @@ static void test_mood(void)
     CHECK(temperament_find("reckless") == NULL);
 }
 
+/* The gain: "thesis" keeps Eq. 4.6's weights (1 + r * eps) exactly; the everyday temperaments raise
+ * them to AFFECTIVE_GAIN, so every weight lies between 1 and the thesis's, on the same side of 1;
+ * gain 0 is the classical evaluation. */
+static void test_gain_bounds_the_weights(void)
+{
+    const Temperament *thesis = temperament_find("thesis"), *neutral = temperament_find("neutral");
+    CHECK(thesis && thesis->gain == 1.0 && neutral && neutral->gain == AFFECTIVE_GAIN && AFFECTIVE_GAIN < 1);
+    if (!thesis || !neutral)
+        return;
+    double board[4] = {1, 0.6, 1, 1}; /* far ahead and the enemy king open: relief, enclose the king */
+    Emotion full, bounded;
+    affective_feel(board, NULL, thesis, &full);
+    affective_feel(board, NULL, neutral, &bounded);
+    CHECK(full.intensity > 0.5 && full.goal == bounded.goal);
+    for (int i = 0; i < 4; i++) {
+        double t = affective_weight(&full, i), b = affective_weight(&bounded, i);
+        CHECK_MSG(fabs(t - (1 + full.factor[i] * full.intensity)) < 1e-12, "term %d: thesis weight %g", i, t);
+        CHECK_MSG(fabs(b - pow(t, AFFECTIVE_GAIN)) < 1e-12, "term %d: bounded %g, thesis %g", i, b, t);
+        CHECK_MSG((t >= 1 && b >= 1 && b <= t) || (t <= 1 && b <= 1 && b >= t), "term %d: %g vs %g", i, b, t);
+    }
+    CHECK(affective_weight(&full, 3) > 4); /* the thesis's wild sacrificer: the opponent king's term x16 */
+    bounded.gain = 0;
+    Evaluator aff, cls;
+    affective_evaluator(&bounded, &aff);
+    evaluator_classical(&cls);
+    for (int g = 0; g < EVAL_GROUP_NB; g++)
+        CHECK_INT(aff.weight[g], cls.weight[g]);
+}
+
 void suite_affective(void)
 {
     RUN(test_squash);
@@ -208,4 +237,5 @@ void suite_affective(void)
     RUN(test_eps0_is_classical);
     RUN(test_mirror_symmetry);
     RUN(test_mood);
+    RUN(test_gain_bounds_the_weights);
 }

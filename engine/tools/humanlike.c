@@ -1,0 +1,294 @@
+/* `feelfish humanlike`: move matching, the field's measure of how human an engine plays (Maia,
+ * McIlroy-Young et al. 2020): over positions of human games, the share where each mode's best move
+ * at a fixed node budget is the move the human played, with its 95 % (Wilson) interval, overall and
+ * split by the emotion the position evokes in the mover (the affective appraisal with the neutral
+ * temperament and no mood: fear, neutral, relief), and how often each mode chooses differently from
+ * classical, with the paired difference of its matching rate from the first mode's (points, 95 %:
+ * the same positions, so the interval is McNemar's, tighter than the two rates' own). Positions are taken from the
+ * games in turn (one game from each file round-robin, so every player counts), from ply --from-ply on, every --every
+ * plies, until --positions. */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../eval/affective.h"
+#include "../notation/fen.h"
+#include "../notation/move.h"
+#include "../notation/pgn.h"
+#include "../search/search.h"
+#include "tools.h"
+
+#define HUMANLIKE_MODES_MAX 8
+#define HUMANLIKE_LABELS 3 /* fear, neutral, relief: affective_label's order */
+
+typedef struct {
+    char name[48];
+    bool affective;
+    Temperament temperament; /* affective: a copy, its gain possibly overridden */
+} Mode;
+
+typedef struct {
+    char fen[FEN_BUFFER_SIZE];
+    Move played;
+    int label; /* 0 fear, 1 neutral, 2 relief */
+    Move chosen[HUMANLIKE_MODES_MAX];
+} Sample;
+
+typedef struct {
+    Sample *samples;
+    int count;
+    Mode modes[HUMANLIKE_MODES_MAX];
+    int mode_count;
+    uint64_t nodes;
+    atomic_int next, done;
+} Run;
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: feelfish humanlike FILE.pgn... [--positions N] [--nodes N] [--from-ply P] [--every K]\n"
+                    "                          [--modes MODE,...] [--threads T]\n"
+                    "  MODE: classical, affective (neutral), affective:TEMPERAMENT, affective:TEMPERAMENT@GAIN\n"
+                    "  (defaults: 2000 positions, 20000 nodes, from ply 16, every 7th, classical,affective,\n"
+                    "   affective:thesis; 2 threads)\n");
+    return 2;
+}
+
+static bool mode_parse(const char *spec, Mode *m)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "%s", spec);
+    if (!strcmp(spec, "classical"))
+        return true;
+    if (strncmp(spec, "affective", 9) || (spec[9] && spec[9] != ':'))
+        return false;
+    m->affective = true;
+    char name[32] = "neutral";
+    double gain = -1;
+    if (spec[9] == ':') {
+        snprintf(name, sizeof name, "%s", spec + 10);
+        char *at = strchr(name, '@');
+        if (at) {
+            char *end;
+            *at = 0;
+            gain = strtod(at + 1, &end);
+            if (*end || end == at + 1 || gain < 0 || gain > 4)
+                return false;
+        }
+    }
+    const Temperament *t = temperament_find(name);
+    if (!t)
+        return false;
+    m->temperament = *t;
+    if (gain >= 0)
+        m->temperament.gain = gain;
+    return true;
+}
+
+static int label_of(const Position *p)
+{
+    Emotion e;
+    affective_emotion(p, NULL, temperament_find("neutral"), &e);
+    const char *l = affective_label(CONCEPT_RELIEF, e.c[CONCEPT_RELIEF]);
+    return !strcmp(l, "fear") ? 0 : !strcmp(l, "neutral") ? 1 : 2;
+}
+
+/* Reads the games round-robin over the files and keeps the sampled positions. */
+static int collect(Run *run, char **files, int file_count, int want, int from_ply, int every)
+{
+    FILE **f = calloc((size_t)file_count, sizeof *f);
+    PgnReader **r = calloc((size_t)file_count, sizeof *r);
+    Position *p = malloc(sizeof *p);
+    run->samples = calloc((size_t)want, sizeof *run->samples);
+    if (!f || !r || !p || !run->samples) {
+        free(f), free(r), free(p);
+        return -1;
+    }
+    int open = 0;
+    for (int i = 0; i < file_count; i++)
+        if ((f[i] = fopen(files[i], "r")) && (r[i] = pgn_reader_open(f[i])))
+            open++;
+        else
+            fprintf(stderr, "humanlike: cannot read %s\n", files[i]);
+    while (open && run->count < want)
+        for (int i = 0; i < file_count && run->count < want; i++) {
+            if (!r[i])
+                continue;
+            PgnGame g;
+            char err[200];
+            PgnResult res = pgn_read_game(r[i], &g, err, sizeof err);
+            if (res == PGN_END) {
+                pgn_reader_close(r[i]);
+                r[i] = NULL;
+                open--;
+            } else if (res == PGN_GAME && fen_read(p, g.start_fen ? g.start_fen : FEN_STARTPOS, NULL, 0) == FEN_OK)
+                for (int k = 0; k < g.move_count && run->count < want; k++) {
+                    if (k >= from_ply && (k - from_ply) % every == 0) {
+                        Sample *s = &run->samples[run->count++];
+                        fen_write(p, s->fen);
+                        s->played = g.moves[k].move;
+                        s->label = label_of(p);
+                    }
+                    position_make_move(p, g.moves[k].move);
+                    if (p->stack_len > POSITION_STACK_SIZE / 2)
+                        position_trim_history(p);
+                }
+            pgn_game_free(&g);
+        }
+    for (int i = 0; i < file_count; i++) {
+        if (r[i])
+            pgn_reader_close(r[i]);
+        if (f[i])
+            fclose(f[i]);
+    }
+    free(f), free(r), free(p);
+    return run->count;
+}
+
+static void *worker(void *arg)
+{
+    Run *run = arg;
+    Search *search = search_new();
+    Position *p = malloc(sizeof *p);
+    if (!search || !p) {
+        search_free(search);
+        free(p);
+        return NULL;
+    }
+    SearchLimits limits;
+    search_limits_init(&limits);
+    limits.nodes = run->nodes;
+    for (int i; (i = atomic_fetch_add(&run->next, 1)) < run->count;) {
+        Sample *s = &run->samples[i];
+        fen_read(p, s->fen, NULL, 0);
+        for (int m = 0; m < run->mode_count; m++) {
+            Evaluator eval;
+            if (run->modes[m].affective) {
+                Emotion e;
+                affective_emotion(p, NULL, &run->modes[m].temperament, &e);
+                affective_evaluator(&e, &eval);
+            } else
+                evaluator_classical(&eval);
+            SearchResult r;
+            search_clear(search); /* each position and mode on its own: no memory between them */
+            search_run(search, p, &limits, &eval, NULL, &r);
+            s->chosen[m] = r.best;
+        }
+        int done = atomic_fetch_add(&run->done, 1) + 1;
+        if (done % 200 == 0 || done == run->count)
+            fprintf(stderr, "humanlike: %d/%d positions\n", done, run->count);
+    }
+    search_free(search);
+    free(p);
+    return NULL;
+}
+
+/* Wilson score interval at 95 %, in percent. */
+static void wilson(int k, int n, double *lo, double *hi)
+{
+    if (!n) {
+        *lo = *hi = 0;
+        return;
+    }
+    double z = 1.959964, ph = (double)k / n, d = 1 + z * z / n, c = (ph + z * z / (2.0 * n)) / d;
+    double h = z * sqrt(ph * (1 - ph) / n + z * z / (4.0 * n * n)) / d;
+    *lo = 100 * (c - h), *hi = 100 * (c + h);
+}
+
+static void print_rate(FILE *out, int k, int n)
+{
+    double lo, hi;
+    wilson(k, n, &lo, &hi);
+    fprintf(out, "  %5.1f%% [%4.1f, %4.1f]", n ? 100.0 * k / n : 0.0, lo, hi);
+}
+
+int humanlike_command(int argc, char **argv, FILE *out)
+{
+    Run run = {0};
+    char *files[64];
+    int file_count = 0, want = 2000, from_ply = 16, every = 7, threads = 2;
+    const char *modes = "classical,affective,affective:thesis";
+    run.nodes = 20000;
+    for (int i = 0; i < argc; i++) {
+        bool has = i + 1 < argc;
+        char *end = NULL;
+        long long v = has ? strtoll(argv[i + 1], &end, 10) : 0;
+        bool number = has && end && !*end && end != argv[i + 1];
+        if (!strcmp(argv[i], "--positions") && number && v >= 1 && v <= 1000000)
+            want = (int)v, i++;
+        else if (!strcmp(argv[i], "--nodes") && number && v >= 1)
+            run.nodes = (uint64_t)v, i++;
+        else if (!strcmp(argv[i], "--from-ply") && number && v >= 0 && v <= 400)
+            from_ply = (int)v, i++;
+        else if (!strcmp(argv[i], "--every") && number && v >= 1 && v <= 400)
+            every = (int)v, i++;
+        else if (!strcmp(argv[i], "--threads") && number && v >= 1 && v <= 256)
+            threads = (int)v, i++;
+        else if (!strcmp(argv[i], "--modes") && has)
+            modes = argv[++i];
+        else if (argv[i][0] != '-' && file_count < 64)
+            files[file_count++] = argv[i];
+        else {
+            fprintf(stderr, "humanlike: bad or incomplete argument '%s'\n", argv[i]);
+            return usage();
+        }
+    }
+    char list[512];
+    snprintf(list, sizeof list, "%s", modes);
+    for (char *save, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        if (run.mode_count == HUMANLIKE_MODES_MAX || !mode_parse(t, &run.modes[run.mode_count++])) {
+            fprintf(stderr, "humanlike: bad mode '%s' (at most %d)\n", t, HUMANLIKE_MODES_MAX);
+            return usage();
+        }
+    if (!file_count || !run.mode_count)
+        return usage();
+    if (collect(&run, files, file_count, want, from_ply, every) <= 0) {
+        fprintf(stderr, "humanlike: no positions read\n");
+        free(run.samples);
+        return 1;
+    }
+    pthread_t tid[256];
+    int started = 0;
+    for (int t = 0; t < threads; t++)
+        started += !pthread_create(&tid[started], NULL, worker, &run);
+    for (int t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+
+    fprintf(out, "humanlike: %d positions from %d files (ply %d on, every %d), %llu nodes a move\n", run.count,
+            file_count, from_ply, every, (unsigned long long)run.nodes);
+    static const char *const Labels[HUMANLIKE_LABELS] = {"fear", "neutral", "relief"};
+    int per_label[HUMANLIKE_LABELS] = {0};
+    for (int i = 0; i < run.count; i++)
+        per_label[run.samples[i].label]++;
+    fprintf(out, "%-34s %-24s", "mode", "matches the human");
+    for (int l = 0; l < HUMANLIKE_LABELS; l++)
+        fprintf(out, " %-8s n=%-14d", Labels[l], per_label[l]);
+    fprintf(out, " differs from %s, matching vs it (paired)\n", run.modes[0].name);
+    for (int m = 0; m < run.mode_count; m++) {
+        int hit = 0, differ = 0, hit_label[HUMANLIKE_LABELS] = {0}, only_this = 0, only_first = 0;
+        for (int i = 0; i < run.count; i++) {
+            const Sample *s = &run.samples[i];
+            bool same = s->chosen[m] == s->played, first = s->chosen[0] == s->played;
+            hit += same;
+            hit_label[s->label] += same;
+            differ += s->chosen[m] != s->chosen[0];
+            only_this += same && !first;
+            only_first += first && !same;
+        }
+        char gain[24] = "";
+        if (run.modes[m].affective)
+            snprintf(gain, sizeof gain, " (gain %.2f)", run.modes[m].temperament.gain);
+        char name[80];
+        snprintf(name, sizeof name, "%s%s", run.modes[m].name, gain);
+        fprintf(out, "%-34s", name);
+        print_rate(out, hit, run.count);
+        for (int l = 0; l < HUMANLIKE_LABELS; l++)
+            print_rate(out, hit_label[l], per_label[l]);
+        fprintf(out, "  %5.1f%%  %+5.1f +/- %.1f\n", 100.0 * differ / run.count,
+                100.0 * (only_this - only_first) / run.count,
+                100.0 * 1.959964 * sqrt(only_this + only_first) / run.count);
+    }
+    free(run.samples);
+    return 0;
+}
