@@ -5,8 +5,13 @@
  2. POST /api/analyse at depth 1, sequential on one keep-alive connection: p50 round trip, target < 2 ms.
  3. 1,000 WebSocket clients each running a short analysis: latency from a worker publishing an
     info event to the client receiving it, p50/p99: target p99 < 20 ms.
- 4. 10,000 idle WebSocket connections: server RSS, target < 300 MB.
-Standard library only; wrk and nginx from Debian."""
+ 4. 10,000 idle WebSocket connections (fewer where the descriptor limit allows fewer: the count is
+    printed): server RSS, target < 300 MB.
+Every client runs on 127.0.0.1, so parts 3 and 4 start the server with --connections-per-ip 0 and
+--connections-max above their count (its defaults, 256 per address, would refuse them).
+`server.py --smoke` runs every part in seconds (no timing judged) and prints 'bench-server: N passed,
+N failed': a part that does not run to its end fails; make test runs it, so the benchmark cannot break
+unseen. Standard library only; wrk and nginx from Debian."""
 import asyncio
 import base64
 import http.client
@@ -33,6 +38,7 @@ try:
 except OSError:
     OPENINGS = [FEN]
 TMP = tempfile.mkdtemp(prefix="feelfish-bench-")
+SMOKE = "--smoke" in sys.argv
 
 
 def raise_fd_limit(n=65536):
@@ -55,6 +61,7 @@ def stop(p):
 
 
 def wrk(url, seconds=5, conns=50):
+    seconds = 1 if SMOKE else seconds
     out = subprocess.run(["wrk", "-t1", "-c%d" % conns, "-d%ds" % seconds, "--latency", url],
                          capture_output=True, text=True).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
@@ -65,8 +72,7 @@ def wrk(url, seconds=5, conns=50):
 def bench_wrk():
     print("== 1. GET /api/health vs nginx static JSON (wrk, 1 thread, 50 connections, 5 s each)")
     if not shutil.which("wrk") or not shutil.which("nginx"):
-        print("wrk or nginx missing (apt-get install wrk nginx-light): skipped")
-        return
+        raise RuntimeError("wrk or nginx missing (apt-get install wrk nginx-light; make deps-bench installs them)")
     root = os.path.join(TMP, "nginx")
     os.makedirs(os.path.join(root, "html"), exist_ok=True)
     with open(os.path.join(root, "html", "health.json"), "w") as f:
@@ -84,8 +90,9 @@ def bench_wrk():
     time.sleep(0.5)
     p, http_port, _ = start_server("--workers", "1")
     try:
-        wrk("http://127.0.0.1:%d/health.json" % port, 1)  # warm-up
-        wrk("http://127.0.0.1:%d/api/health" % http_port, 1)
+        if not SMOKE:
+            wrk("http://127.0.0.1:%d/health.json" % port, 1)  # warm-up
+            wrk("http://127.0.0.1:%d/api/health" % http_port, 1)
         ngx, ngx_p99 = wrk("http://127.0.0.1:%d/health.json" % port)
         ff, ff_p99 = wrk("http://127.0.0.1:%d/api/health" % http_port)
     finally:
@@ -104,11 +111,13 @@ def bench_analyse_depth1():
         conn = http.client.HTTPConnection("127.0.0.1", http_port)
         body = json.dumps({"fen": FEN, "limits": {"depth": 1}})
         times = []
-        for i in range(550):
+        for i in range(70 if SMOKE else 550):
             t0 = time.perf_counter()
             conn.request("POST", "/api/analyse", body, {"Content-Type": "application/json"})
             r = conn.getresponse()
             r.read()
+            if r.status != 200:
+                raise RuntimeError("POST /api/analyse answered %d" % r.status)
             if i >= 50:
                 times.append((time.perf_counter() - t0) * 1000)
         conn.close()
@@ -122,8 +131,8 @@ def bench_analyse_depth1():
 async def ws_open(port):
     r, w = await asyncio.open_connection("127.0.0.1", port, limit=1 << 20)
     key = base64.b64encode(os.urandom(16)).decode()
-    w.write(("GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-             "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % key).encode())
+    w.write(("GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+             "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % (port, key)).encode())
     await w.drain()
     head = await r.readuntil(b"\r\n\r\n")
     if b" 101 " not in head.split(b"\r\n")[0]:
@@ -150,8 +159,22 @@ async def ws_recv(r):
     return (b0 & 0x0F), data
 
 
-CLIENTS = int(os.environ.get("BENCH_CLIENTS", "1000"))
-IDLE = int(os.environ.get("BENCH_IDLE", "10000"))
+CLIENTS = int(os.environ.get("BENCH_CLIENTS", "50" if SMOKE else "1000"))
+IDLE = int(os.environ.get("BENCH_IDLE", "300" if SMOKE else "10000"))
+
+
+def one_address(count):
+    """Every client of parts 3 and 4 is 127.0.0.1: no per-address cap, room for all of them."""
+    return ["--connections-per-ip", "0", "--connections-max", str(count + 100)]
+
+
+def idle_room():
+    """The most idle WebSocket connections this machine allows: the server keeps HTTP and WebSocket
+    each below half the descriptor limit less a reserve of 128 (serve.c:fit_descriptors), and this
+    process holds one descriptor per client as well."""
+    raise_fd_limit(1 << 20)
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return max(16, min((soft - 128) // 2 - 100, soft - 200))
 
 
 def bench_thousand():
@@ -168,16 +191,15 @@ def bench_thousand():
     for mode, what in [("", "all connected first, then every analysis at once"),
                        ("together", "each analysis sent as soon as its own handshake is done")]:
         print("-- %s" % what)
-        p, _, ws_port = start_server("--workers", "2", "--queue", "2000", "--hash", "16")
+        p, _, ws_port = start_server("--workers", "2", "--queue", "2000", "--hash", "16", *one_address(CLIENTS))
         p99s = []
         try:
-            for run in range(5):
+            for run in range(1 if SMOKE else 5):
                 out = subprocess.run([client, str(ws_port), str(CLIENTS), "7", fens] + ([mode] if mode else []),
                                      capture_output=True, text=True, timeout=120)
                 f = out.stdout.split()
-                if out.returncode or len(f) != 7:
-                    print("run %d failed: %s %s" % (run + 1, out.stdout.strip(), out.stderr.strip()[:200]))
-                    continue
+                if out.returncode or len(f) != 7 or int(f[0]) != CLIENTS:
+                    raise RuntimeError("run %d failed: %s %s" % (run + 1, out.stdout.strip(), out.stderr.strip()[:200]))
                 done, events, p50, p90, p99, mx, secs = int(f[0]), int(f[1]), *map(float, f[2:])
                 p99s.append(p99)
                 print("run %d: %d of %d analyses in %.1f s, %d info events; publish-to-receive p50 %.2f ms, "
@@ -196,14 +218,17 @@ async def idle_connections(port, n):
 
 
 def bench_idle():
-    print("\n== 4. %d idle WebSocket connections" % IDLE)
-    raise_fd_limit()
-    p, _, ws_port = start_server("--workers", "2", "--hash", "16")
+    room = idle_room()
+    count = min(IDLE, room)
+    print("\n== 4. %d idle WebSocket connections%s" % (
+        count, "" if count == IDLE else " (%d asked; the descriptor limit %d allows %d)" % (
+            IDLE, resource.getrlimit(resource.RLIMIT_NOFILE)[0], room)))
+    p, _, ws_port = start_server("--workers", "2", "--hash", "16", *one_address(count))
     try:
         base = rss_mb(p.pid)
 
         async def run():
-            conns = await idle_connections(ws_port, IDLE)
+            conns = await idle_connections(ws_port, count)
             await asyncio.sleep(1)
             rss = rss_mb(p.pid)
             for _, w in conns:
@@ -215,11 +240,21 @@ def bench_idle():
         stop(p)
     print("%d connections open: server RSS %.1f MB (%.1f MB before, %.1f KB per connection; target < 300 MB)" % (
         n, rss, base, (rss - base) * 1024 / max(n, 1)))
+    if n != count:
+        raise RuntimeError("%d of %d connections opened" % (n, count))
 
 
 if __name__ == "__main__":
-    parts = sys.argv[1:] or ["wrk", "analyse", "clients", "idle"]
+    parts = [a for a in sys.argv[1:] if a != "--smoke"] or ["wrk", "analyse", "clients", "idle"]
+    passed = failed = 0
     for name, fn in [("wrk", bench_wrk), ("analyse", bench_analyse_depth1), ("clients", bench_thousand),
                      ("idle", bench_idle)]:
         if name in parts:
-            fn()
+            try:
+                fn()
+                passed += 1
+            except Exception as e:  # a part that breaks is reported and the others still run
+                print("FAIL part %s: %s: %s" % (name, type(e).__name__, e))
+                failed += 1
+    print("bench-server: %d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
