@@ -91,8 +91,8 @@ runner "Lichess bot: config, challenges, games, 429s, dropped streams, aborts, P
 runner "libFuzzer harnesses (FEN, moves, PGN, a UCI session, an analysis request, HTTP and WebSocket in-process), 30 s each" \
     tests/fuzz/run.sh "${FUZZ_SECONDS:-30}"
 runner "browser page (headless Chromium)" node tests/e2e/run.mjs
-runner "make bench's server benchmark, in seconds (every part runs to its end; no timing judged)" \
-    python3 tests/bench/server.py --smoke
+runner "make bench, every part small (each runs to its end and prints its figure; no timing judged)" \
+    tests/bench/smoke.sh
 
 echo
 echo "$total_passed passed, $total_failed failed"

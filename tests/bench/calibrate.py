@@ -82,6 +82,7 @@ def main():
     ap.add_argument("--seed", type=int, default=900)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--min-ply", type=int, default=16)
+    ap.add_argument("--min-positions", type=int, default=1000, help="fewer labelled positions: no fit")
     ap.add_argument("--labels", help="an existing `feelfish datagen --scores` file instead of playing")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "calibration"))
     ap.add_argument("--plot", help="also copy the plot here (docs/calibration.png)")
@@ -95,7 +96,7 @@ def main():
         print("playing: " + " ".join(cmd[1:]), flush=True)
         subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
     samples = read_samples(labels, a.min_ply)
-    if len(samples) < 1000:
+    if len(samples) < a.min_positions:
         sys.exit("calibrate: only %d positions; play more games" % len(samples))
     wins = sum(r for _, r in samples) / len(samples)
     pawn = fit(samples)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Move-generator benchmark: feelfish perft vs Stockfish `go perft` on the same machine in the same
 # run (single thread, best of 3 wall-clock times, each program's start-up time subtracted), then the
-# full perft suites at every depth. Prints ratios; fails only if a count is wrong.
+# full perft suites at every depth. Prints ratios; fails only if a count is wrong. BENCH_SMOKE=1: small
+# depths and suites, in seconds (tests/bench/smoke.sh).
 set -u
 cd "$(dirname "$0")/../.."
 FF=${FEELFISH:-./feelfish}
@@ -37,7 +38,9 @@ ff_start=$(best_of3 "$FF" perft "$STARTPOS" 1)
 echo "start-up: stockfish ${sf_start} ms, feelfish ${ff_start} ms (subtracted below)"
 echo
 printf '%-10s %5s %12s %12s %12s %8s\n' position depth nodes "feelfish ms" "stockfish ms" ratio
-for spec in "startpos|$STARTPOS|6|119060324" "kiwipete|$KIWIPETE|5|193690690"; do
+specs=("startpos|$STARTPOS|6|119060324" "kiwipete|$KIWIPETE|5|193690690")
+[ -n "${BENCH_SMOKE:-}" ] && specs=("startpos|$STARTPOS|4|197281" "kiwipete|$KIWIPETE|3|97862")
+for spec in "${specs[@]}"; do
     IFS='|' read -r name fen depth want <<<"$spec"
     got=$("$FF" perft "$fen" "$depth" 2>/dev/null | tail -1)
     sfgot=$(sf_perft "$fen" "$depth" | grep 'Nodes searched')
@@ -54,6 +57,6 @@ echo "(ratio = stockfish time / feelfish time; target >= 1.0)"
 echo
 for suite in standard random; do
     echo "full suite $suite.epd:"
-    "$FF" perft --suite "$DATA/perft/$suite.epd" || status=1
+    "$FF" perft --suite "$DATA/perft/$suite.epd" ${BENCH_SMOKE:+--max-nodes 20000} || status=1
 done
 exit $status

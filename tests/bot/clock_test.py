@@ -29,6 +29,7 @@ def main():
     ap.add_argument("--inc", type=int, default=0, help="increment, seconds")
     ap.add_argument("--overhead", type=int, default=500, help="the bot's move_overhead, ms")
     ap.add_argument("--skill", type=int, default=20, help="Stockfish's Skill Level (0-20)")
+    ap.add_argument("--max-plies", type=int, default=400, help="the fake server ends a game after this many plies")
     ap.add_argument("--verbose", action="store_true")
     a = ap.parse_args()
 
@@ -57,7 +58,7 @@ def main():
             while len(playing) < a.concurrency and len(sent) < a.games:
                 color = "white" if len(sent) % 2 == 0 else "black"
                 cid = fake.challenge(challenger=opponent, clock=(a.base, a.inc), bot_color=color,
-                                     game={"skill": a.skill, "max_plies": 400})
+                                     game={"skill": a.skill, "max_plies": a.max_plies})
                 answered = fake.wait(lambda: cid in fake.answers, 20)
                 if answered and fake.answers[cid] == ("accept",):
                     sent.append(cid)
@@ -65,7 +66,8 @@ def main():
                 else:  # put off (the last game's end not heard yet): again shortly
                     retries += 1
                     if retries > 20:
-                        raise RuntimeError("the bot keeps declining: %s" % fake.answers.get(cid))
+                        raise RuntimeError("the bot keeps declining: %r (a clock under 30 s + 0 is ultraBullet, "
+                                           "which bots may not play)" % (fake.answers.get(cid),))
                     time.sleep(1)
             time.sleep(0.2)
             with fake.lock:
