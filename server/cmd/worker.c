@@ -330,16 +330,22 @@ static bool read_failed(const redisReply *reply)
     return false;
 }
 
-/* A regular slot's read: at most one entry from each stream. The quick one goes first to a regular
- * slot, or to a quick slot when the regular entry needs the last regular one. */
+/* A read's entries: a regular slot's read returns at most one from each stream, a quick slot's one
+ * from the quick stream (priv set). The quick entry goes first, to a regular slot, or to a quick
+ * slot when none is free or the regular entry needs the last one; one that finds no room goes back. */
 static void on_read(redisAsyncContext *ac, void *r, void *priv)
 {
-    (void)ac, (void)priv;
+    (void)ac;
     redisReply *reply = r;
-    W.reading = false;
+    bool quick_read = priv != NULL;
+    if (quick_read)
+        W.quick_reading = false;
+    else
+        W.reading = false;
     if (read_failed(reply))
         return;
-    const redisReply *q = entry_from(reply, CLUSTER_QUICK_STREAM), *e = entry_from(reply, CLUSTER_STREAM);
+    const redisReply *q = entry_from(reply, CLUSTER_QUICK_STREAM);
+    const redisReply *e = quick_read ? NULL : entry_from(reply, CLUSTER_STREAM);
     if (q) {
         bool regular_free = W.running < W.threads, quick_free = W.quick_running < W.quick;
         if (quick_free && (!regular_free || (e && W.threads - W.running < 2)))
@@ -358,24 +364,6 @@ static void on_read(redisAsyncContext *ac, void *r, void *priv)
     read_more();
 }
 
-/* A quick slot's read: the quick lane's stream only. */
-static void on_quick_read(redisAsyncContext *ac, void *r, void *priv)
-{
-    (void)ac, (void)priv;
-    redisReply *reply = r;
-    W.quick_reading = false;
-    if (read_failed(reply))
-        return;
-    const redisReply *q = entry_from(reply, CLUSTER_QUICK_STREAM);
-    if (q) {
-        if (W.quick_running < W.quick)
-            take_entry(q, QuickInQuick);
-        else
-            requeue(q, CLUSTER_QUICK_STREAM);
-    }
-    read_more();
-}
-
 static void read_more(void)
 {
     if (W.stopping)
@@ -386,7 +374,7 @@ static void read_more(void)
                                CLUSTER_GROUP, W.me, CLUSTER_QUICK_STREAM, CLUSTER_STREAM);
     /* The quick slots wait only while every regular one is busy (a free regular slot reads the quick stream first). */
     if (!W.quick_reading && W.quick_running < W.quick && W.running >= W.threads && redis_link_ready(W.quick_block))
-        W.quick_reading = redis_link_command(W.quick_block, on_quick_read, NULL,
+        W.quick_reading = redis_link_command(W.quick_block, on_read, (void *)&QuickInQuick,
                                              "XREADGROUP GROUP %s %s COUNT 1 BLOCK 2000 STREAMS %s >", CLUSTER_GROUP,
                                              W.me, CLUSTER_QUICK_STREAM);
 }
