@@ -38,7 +38,7 @@ NET_FLAGS = $(if $(and $(NET_FILE),$(filter engine/eval/nnue.c,$<)),-DFEELFISH_N
 DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libwebsockets-dev libjansson-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libyaml-dev libhiredis-dev \
 	nodejs $(if $(shell command -v npm 2>/dev/null),,npm)
 # (npm only when missing: NodeSource's nodejs brings its own npm and conflicts with Debian's)
-DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish chromium clang libclang-rt-14-dev redis-server nginx-light openssl wrk
+DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish chromium clang libclang-rt-14-dev redis-server nginx-light openssl wrk python3-jsonschema
 DEB_BENCH := $(DEB_BUILD) stockfish ethereal-chess python3 wrk nginx-light chromium gnuplot-nox redis-server redis-tools
 
 .PHONY: data net all help deps-build deps-test deps-bench web run test test-unit test-docker bench soak bench-strength bench-affective bench-bayesian format clean fuzz
@@ -95,6 +95,8 @@ build/asan/%.o: %.c $(ALL_H)
 
 # nnue.o is rebuilt when the network file changes, appears or goes (build/net-choice names it).
 build/release/engine/eval/nnue.o build/asan/engine/eval/nnue.o build/tsan/engine/eval/nnue.o build/fuzz/obj/engine/eval/nnue.o: build/net-choice $(NET_FILE)
+# routes.o builds in the API contract (server/api/openapi.json, with .incbin): rebuilt when it changes.
+build/release/server/api/routes.o build/asan/server/api/routes.o build/tsan/server/api/routes.o build/fuzz/obj/server/api/routes.o: server/api/openapi.json
 build/net-choice: FORCE
 	@mkdir -p build; echo '$(NET_FILE)' | cmp -s - $@ || echo '$(NET_FILE)' >$@
 .PHONY: FORCE

@@ -1,10 +1,11 @@
-/* REST routes: one table (from which the OpenAPI document also comes), matching, and the server's
- * own endpoints (health, config, OpenAPI). Every handler runs on the loop thread; a request that
+/* REST routes: one table, matching, and the server's own endpoints (health, config, OpenAPI: the
+ * contract server/api/openapi.json, written by hand, built in, and checked by the integration tests
+ * to list exactly this table's routes). Every handler runs on the loop thread; a request that
  * must wait is suspended and answered later. Bad input gets a 4xx with a stable `code`, a message
  * saying what to fix and, where it applies, the `field`; nothing is changed by it. */
 #include "routes.h"
 
-#include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,8 +47,8 @@ static void on_health(Request *r, const char *param)
     json_t *o = json_pack("{s:s, s:s, s:{s:i, s:i, s:{s:i, s:i}}, s:{s:i, s:i}, s:I, s:o}", "status",
                           sh.writing && (!shared_on() || shared_up()) ? "ok" : "degraded", "version", VERSION,
                           "workers", "busy", st.busy, "total", st.workers, "quick", "busy", st.quick_busy, "total",
-                          st.quick_workers, "queue", "depth", st.queued, "capacity",
-                          st.capacity, "uptimeMs", (json_int_t)(time_now_ms() - StartedMs), "storage", storage);
+                          st.quick_workers, "queue", "depth", st.queued, "capacity", st.capacity, "uptimeMs",
+                          (json_int_t)(time_now_ms() - StartedMs), "storage", storage);
     if (shared_on()) /* a cluster's front: its searches and shared state are behind Redis */
         json_object_set_new(o, "cluster",
                             json_pack("{s:s, s:b}", "front", shared_name(), "redisConnected", shared_up()));
@@ -118,12 +119,26 @@ static void on_config(Request *r, const char *param)
     api_reply_json(r, 200, o);
 }
 
-static json_t *openapi(void);
+/* The API contract, built in by the assembler as the network is (the Makefile rebuilds routes.o
+ * when the file changes); served as it is. */
+__asm__(".section .rodata\n"
+        "feelfish_openapi_begin:\n"
+        ".incbin \"server/api/openapi.json\"\n"
+        "feelfish_openapi_end:\n"
+        ".balign 8\n"
+        ".globl feelfish_openapi_size\n"
+        "feelfish_openapi_size:\n"
+        ".quad feelfish_openapi_end - feelfish_openapi_begin\n"
+        ".globl feelfish_openapi_data\n"
+        ".set feelfish_openapi_data, feelfish_openapi_begin\n"
+        ".text\n");
+extern const char feelfish_openapi_data[];
+extern const uint64_t feelfish_openapi_size;
 
 static void on_openapi(Request *r, const char *param)
 {
     (void)param;
-    api_reply_json(r, 200, openapi());
+    http_reply(r, 200, "application/json", feelfish_openapi_data, (size_t)feelfish_openapi_size);
 }
 
 #define ANALYSE SCOPE_ANALYSE
@@ -162,7 +177,7 @@ const Route Routes[] = {
     {"POST", "/api/style", models_route_style, "Classify a player's style from PGN: posterior and features", ANALYSE,
      false},
     {"GET", "/api/bot", bot_route_status, "The Lichess bot: account, games now (watch them), record, errors", 0, false},
-    {"GET", "/api/openapi.json", on_openapi, "This API, as OpenAPI 3", 0, true},
+    {"GET", "/api/openapi.json", on_openapi, "This API, as OpenAPI 3.1 (server/api/openapi.json)", 0, true},
     {"GET", "/metrics", metrics_route, "Prometheus metrics (admin)", SCOPE_ADMIN, false},
 };
 const int RouteCount = (int)(sizeof Routes / sizeof Routes[0]);
@@ -374,31 +389,6 @@ int routes_index(const Request *r)
     bool path_known;
     const Route *route = find_route(r, &param, &path_known);
     return route ? (int)(route - Routes) : RouteCount; /* "other" */
-}
-
-static json_t *openapi(void)
-{
-    json_t *paths = json_object();
-    for (int i = 0; i < RouteCount; i++) {
-        json_t *item = json_object_get(paths, Routes[i].path);
-        if (!item) {
-            item = json_object();
-            json_object_set_new(paths, Routes[i].path, item);
-        }
-        char method[16];
-        snprintf(method, sizeof method, "%s", Routes[i].method);
-        for (char *c = method; *c; c++)
-            *c = (char)tolower((unsigned char)*c);
-        json_t *op =
-            json_pack("{s:s, s:{s:{s:s}}}", "summary", Routes[i].summary, "responses", "200", "description", "success");
-        if (strchr(Routes[i].path, '{'))
-            json_object_set_new(op, "parameters",
-                                json_pack("[{s:s, s:s, s:b, s:{s:s}}]", "name", "id", "in", "path", "required", 1,
-                                          "schema", "type", "string"));
-        json_object_set_new(item, method, op);
-    }
-    return json_pack("{s:s, s:{s:s, s:s}, s:o}", "openapi", "3.0.3", "info", "title", "feelfish", "version", VERSION,
-                     "paths", paths);
 }
 
 void api_init(const ServerConfig *cfg, int http_port, int ws_port)
