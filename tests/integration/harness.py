@@ -30,6 +30,8 @@ import tempfile
 import time
 import traceback
 
+import contract
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FF = os.path.abspath(os.environ.get("FEELFISH", os.path.join(ROOT, "feelfish")))
 DATA = os.environ.get("FEELFISH_DATA", os.path.join(ROOT, "..", "shared", "data"))
@@ -139,7 +141,9 @@ class Server:
 
     def request(self, method, path, body=None, headers=None, timeout=30, source=None, token=None):
         """(status, parsed JSON body or text, response); a dict or list body goes as JSON; from the
-        loopback address `source` (127.0.0.2, ...) and with `Authorization: Bearer token` if given."""
+        loopback address `source` (127.0.0.2, ...) and with `Authorization: Bearer token` if given.
+        Every answer under /api/ is checked against the contract, server/api/openapi.json
+        (contract.check_answer): one it does not describe raises AssertionError."""
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout,
                                           source_address=(source, 0) if source else None)
         hdrs = dict(headers or {})
@@ -156,6 +160,7 @@ class Server:
             parsed = json.loads(data) if data else None
         except ValueError:
             parsed = data.decode(errors="replace")
+        contract.check_answer(method, path, resp.status, parsed, resp.getheader("Content-Type"))
         return resp.status, parsed, resp
 
     def health(self):

@@ -4,11 +4,14 @@
 outside its folder), 404 and 405, and an idle server's exit on SIGTERM. Standard library only.
 Run it all, or some checks: test_health_config.py [--list] [CHECK_NAME...]; prints
 'health-config: N passed, N failed'."""
+import copy
+import json
 import os
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import contract  # noqa: E402
 from harness import FEN, FF, Server, Suite, check, error_code, tmpdir  # noqa: E402
 
 
@@ -118,16 +121,47 @@ def wrong_method():
 
 @suite.test()
 def openapi_has_every_route():
-    st, spec, _ = suite.server().request("GET", "/api/openapi.json")
-    paths = spec.get("paths", {}) if isinstance(spec, dict) else {}
-    want = [("get", "/api/health"), ("get", "/api/config"), ("post", "/api/analyse"), ("post", "/api/jobs"),
-            ("get", "/api/cloud-eval"), ("post", "/api/games"), ("get", "/api/games/{id}"),
-            ("post", "/api/games/{id}/moves"), ("get", "/api/games/{id}/pgn"), ("post", "/api/games/{id}/resign"),
-            ("get", "/api/jobs/{id}"), ("delete", "/api/jobs/{id}"), ("get", "/api/openapi.json"),
-            ("get", "/metrics"), ("post", "/api/games/{id}/takeback"), ("get", "/api/bayes/model"),
-            ("post", "/api/style")]
-    check("openapi_has_every_route", st == 200 and spec["openapi"].startswith("3.")
-          and all(m in paths.get(p, {}) for m, p in want), list(paths))
+    """The served document is server/api/openapi.json as it is, and lists exactly Routes[]'s routes."""
+    st, spec, resp = suite.server().request("GET", "/api/openapi.json")
+    with open(contract.CONTRACT_PATH, encoding="utf-8") as f:
+        same = spec == json.load(f)
+    table, listed = contract.routes_table(), contract.operations()
+    check("openapi_has_every_route", st == 200 and same and spec["openapi"].startswith("3.1") and table == listed
+          and resp.getheader("Content-Type").startswith("application/json"),
+          {"status": st, "served_is_the_file": same, "only_in_Routes": sorted(table - listed),
+           "only_in_contract": sorted(listed - table)})
+
+
+@suite.test()
+def openapi_examples_match():
+    """Every example in the contract (each a real answer) passes its own schema."""
+    bad = []
+    for route, status, example, response in contract.examples():
+        try:
+            contract.validate_body(route, status, response, example)
+        except AssertionError as e:
+            bad.append(str(e))
+    check("openapi_examples_match", len(contract.examples()) >= len(contract.operations()) and not bad, bad)
+
+
+@suite.test()
+def contract_rejects_a_wrong_answer():
+    """The validator the harness runs on every answer catches a real answer with a required field
+    renamed, in a nested object too, and a status the route does not list."""
+    st, health, _ = suite.server().request("GET", "/api/health")  # passes the contract, or raises
+    wrong = copy.deepcopy(health)
+    wrong["state"] = wrong.pop("status")
+    nested = copy.deepcopy(health)
+    nested["workers"]["all"] = nested["workers"].pop("total")
+    caught = []
+    for body, status in ((wrong, 200), (nested, 200), (health, 201)):
+        try:
+            contract.check_answer("GET", "/api/health", status, body, "application/json")
+            caught.append(None)
+        except AssertionError as e:
+            caught.append(str(e))
+    check("contract_rejects_a_wrong_answer", st == 200 and all(caught) and "'status' is a required property" in caught[0]
+          and "GET /api/health" in caught[0] and "200" in caught[0] and "workers" in caught[1], caught)
 
 
 @suite.test()
