@@ -117,7 +117,15 @@ static void acknowledge(const char *stream, const char *entry)
 
 static bool quick_slot(const Slot *s) { return s - W.slots >= W.threads; }
 
-/* Gives back a slot of the kind (its reservation or its job's). */
+/* Takes a slot of the kind (a reservation or a job), and gives it back. */
+static void slot_take(bool quick)
+{
+    if (quick)
+        W.quick_running++;
+    else
+        W.running++;
+}
+
 static void slot_free(bool quick)
 {
     if (quick)
@@ -207,10 +215,7 @@ static void on_cancel_checked(redisAsyncContext *ac, void *r, void *priv)
             s->stream = t->lane.stream;
             s->job = job;
             job->quick_slot = t->lane.quick_slot;
-            if (t->lane.quick_slot)
-                W.quick_running++;
-            else
-                W.running++;
+            slot_take(t->lane.quick_slot);
             W.taken++;
             log_msg(LOG_INFO, "worker: job %s started (entry %s%s, front %s)", job->id, s->entry,
                     t->lane.quick_slot                              ? ", quick slot"
@@ -279,10 +284,7 @@ static void take_entry(const redisReply *entry, Lane lane)
         taking_free(t);
         return;
     }
-    if (lane.quick_slot)
-        W.quick_running++;
-    else
-        W.running++;
+    slot_take(lane.quick_slot);
 }
 
 /* An entry read with no slot free for it (a reclaim took the slot meanwhile, or both streams answered one
@@ -419,10 +421,7 @@ static void reclaim(const Lane *lane)
     if (!redis_link_command(W.cmd, on_claimed, (void *)lane, "XAUTOCLAIM %s %s %s %ld 0-0 COUNT 1", lane->stream,
                             CLUSTER_GROUP, W.me, W.reclaim_ms))
         return;
-    if (lane->quick_slot) /* reserved until the answer */
-        W.quick_running++;
-    else
-        W.running++;
+    slot_take(lane->quick_slot);
 }
 
 static void on_reclaim(uv_timer_t *t)
