@@ -33,7 +33,7 @@ WORKDIR /src/web
 COPY web/package.json web/package-lock.json ./
 RUN --mount=type=secret,id=cacert \
     if [ -s /run/secrets/cacert ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/cacert; fi \
- && npm ci --no-audit --no-fund --loglevel=error
+ && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 COPY web ./
 RUN node build.mjs
 

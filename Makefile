@@ -132,12 +132,15 @@ build/unit-server-asan: $(ASAN_ENGINE_OBJ) $(patsubst %.c,build/asan/%.o,$(SERVE
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS) $(SERVER_LIBS)
 
 # The browser page: npm ci when web/node_modules is missing or older than the lock, then esbuild.
-WEB_SRC := $(wildcard web/src/*.js web/public/*) web/index.html web/bot.html web/review.html web/style.css web/build.mjs
+# --ignore-scripts: no package here needs its install script (esbuild finds its binary in its platform
+# package; of RapiDoc only the prebuilt bundle is used, not its dependencies' native add-ons, which
+# would reach for the network to build).
+WEB_SRC := $(wildcard web/src/*.js web/public/*) web/index.html web/bot.html web/review.html web/docs.html web/style.css web/build.mjs
 
 web: web/dist/index.html
 
 web/node_modules/.package-lock.json: web/package-lock.json
-	npm ci --prefix web --no-audit --no-fund --loglevel=error
+	npm ci --prefix web --ignore-scripts --no-audit --no-fund --loglevel=error
 	@touch $@
 
 web/dist/index.html: web/node_modules/.package-lock.json $(WEB_SRC)

@@ -1,6 +1,7 @@
 // Builds the page into web/dist: one minified JS bundle (the app with chessground and chessops),
 // one CSS bundle (the page's style with chessground's board and piece assets, which embed their
-// images as data URIs), index.html with content-hashed references, and the files of public/.
+// images as data URIs), index.html with content-hashed references, docs.html (the API reference,
+// RapiDoc's bundle) and the files of public/.
 // `node build.mjs --watch` rebuilds on change (for development; the server loads dist at start).
 import * as esbuild from 'esbuild';
 import { createHash } from 'node:crypto';
@@ -29,6 +30,10 @@ function writeIndex() {
       .replace(`src="${script}"`, `src="${script}?v=${hash(script)}"`);
     writeFileSync(join(dist, page), html);
   }
+  // The API reference page (served at /api/docs): RapiDoc's own minified bundle, as npm ships it.
+  cpSync(join(here, 'node_modules/rapidoc/dist/rapidoc-min.js'), join(dist, 'docs.js'));
+  const docs = readFileSync(join(here, 'docs.html'), 'utf8').replace('src="/docs.js"', `src="/docs.js?v=${hash('docs.js')}"`);
+  writeFileSync(join(dist, 'docs.html'), docs);
 }
 
 rmSync(dist, { recursive: true, force: true });

@@ -141,6 +141,15 @@ static void on_openapi(Request *r, const char *param)
     http_reply(r, 200, "application/json", feelfish_openapi_data, (size_t)feelfish_openapi_size);
 }
 
+/* The API's reference page: web/docs.html, which renders /api/openapi.json in the browser. */
+static void on_docs(Request *r, const char *param)
+{
+    (void)param;
+    if (!static_serve_file(r, "/docs.html"))
+        api_reply_fail(r, 404, "not_found", NULL,
+                       "the API reference page is not built (make web); the contract is /api/openapi.json");
+}
+
 #define ANALYSE SCOPE_ANALYSE
 #define PLAY SCOPE_PLAY
 const Route Routes[] = {
@@ -178,6 +187,7 @@ const Route Routes[] = {
      false},
     {"GET", "/api/bot", bot_route_status, "The Lichess bot: account, games now (watch them), record, errors", 0, false},
     {"GET", "/api/openapi.json", on_openapi, "This API, as OpenAPI 3.1 (server/api/openapi.json)", 0, true},
+    {"GET", "/api/docs", on_docs, "This API's reference page, rendered from /api/openapi.json", 0, true},
     {"GET", "/metrics", metrics_route, "Prometheus metrics (admin)", SCOPE_ADMIN, false},
 };
 const int RouteCount = (int)(sizeof Routes / sizeof Routes[0]);

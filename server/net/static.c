@@ -179,15 +179,9 @@ static bool clean_path(const char *in, char *out, size_t size)
     return true;
 }
 
-bool static_serve(Request *r)
+/* Answers GET/HEAD r with the loaded file at path (a cleaned "/name"); false if there is none. */
+bool static_serve_file(Request *r, const char *path)
 {
-    if (strcmp(r->method, "GET") && strcmp(r->method, "HEAD"))
-        return false;
-    char path[1024];
-    if (!clean_path(r->path, path, sizeof path))
-        return false;
-    if (!strcmp(path, "/"))
-        strcpy(path, "/index.html");
     for (int i = 0; i < FileCount; i++) {
         StaticFile *f = &Files[i];
         if (strcmp(f->path, path))
@@ -203,4 +197,16 @@ bool static_serve(Request *r)
         return true;
     }
     return false;
+}
+
+bool static_serve(Request *r)
+{
+    if (strcmp(r->method, "GET") && strcmp(r->method, "HEAD"))
+        return false;
+    char path[1024];
+    if (!clean_path(r->path, path, sizeof path))
+        return false;
+    if (!strcmp(path, "/"))
+        strcpy(path, "/index.html");
+    return static_serve_file(r, path);
 }

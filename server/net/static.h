@@ -14,5 +14,7 @@ void static_free(void);
 int static_file_count(void);
 /* Answers GET/HEAD for path if a file matches ("/" is index.html); false if none does. */
 bool static_serve(Request *r);
+/* Answers r with the loaded file at path ("/docs.html"), whatever r's path; false if none is loaded. */
+bool static_serve_file(Request *r, const char *path);
 
 #endif

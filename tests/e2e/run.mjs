@@ -561,4 +561,25 @@ test('the search lab panel compares the six algorithms', async ({ page: newPage,
   await screenshot(page, '50-search-lab');
 });
 
+test('the API reference page (api docs) renders every route of the contract, offline and within the CSP', async ({ page: newPage, server }) => {
+  const page = await newPage();
+  const outside = [];
+  page.on('request', (req) => {
+    if (!req.url().startsWith(server.url) && !req.url().startsWith('data:')) outside.push(req.url());
+  });
+  const res = await page.goto(`${server.url}api/docs`);
+  assert.equal(res.status(), 200);
+  assert.match(res.headers()['content-security-policy'] || '', /script-src 'self'/);
+  const spec = (await server.api('GET', '/api/openapi.json')).json;
+  const summaries = Object.values(spec.paths).flatMap((item) => Object.values(item).map((op) => op.summary));
+  // RapiDoc renders each operation with its summary (in its shadow DOM, which Playwright's text selectors pierce).
+  await page.locator('rapi-doc').getByText(summaries[0], { exact: true }).first().waitFor();
+  const missing = [];
+  for (const s of summaries) if (!(await page.locator('rapi-doc').getByText(s, { exact: true }).count())) missing.push(s);
+  assert.deepEqual(missing, [], `operations the page does not show: ${missing.join('; ')}`);
+  await page.locator('rapi-doc').getByText('Analyse one position and answer when done', { exact: true }).first().scrollIntoViewIfNeeded();
+  await screenshot(page, '60-api-docs');
+  assert.deepEqual(outside, [], `the page loaded something from elsewhere: ${outside.join(' ')}`);
+});
+
 await run();
