@@ -1,0 +1,157 @@
+"""The API contract (server/api/openapi.json) as a document: it passes its linter (Redocly's
+recommended rules, every warning an error: server/api/redocly.yaml), the linter refuses a copy with
+planted flaws, and it describes every route of Routes[] and every error code the server can answer.
+Prints what it counted. Usage: python3 tests/structure/api_contract.py [ROOT]"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from runner import repo_root, run_checks
+
+ROOT = repo_root(sys.argv)
+CONTRACT = os.path.join(ROOT, 'server', 'api', 'openapi.json')
+CONFIG = os.path.join(ROOT, 'server', 'api', 'redocly.yaml')
+REDOCLY = os.path.join(ROOT, 'web', 'node_modules', '.bin', 'redocly')
+
+
+def lint(path):
+    """(exit status, output) of the linter on path."""
+    if not os.path.exists(REDOCLY):
+        return 127, f'{REDOCLY} is missing (make web installs it)'
+    r = subprocess.run([REDOCLY, 'lint', '--config', CONFIG, '--format', 'stylish', path],
+                       capture_output=True, text=True, timeout=120, env={**os.environ, 'REDOCLY_TELEMETRY': 'off',
+                                                                         'REDOCLY_SUPPRESS_UPDATE_NOTICE': 'true'})
+    return r.returncode, r.stdout + r.stderr
+
+
+def contract():
+    with open(CONTRACT, encoding='utf-8') as f:
+        return json.load(f)
+
+
+def sources(folder, suffix='.c'):
+    for base, _, files in os.walk(os.path.join(ROOT, folder)):
+        for name in sorted(files):
+            if name.endswith(suffix):
+                with open(os.path.join(base, name), encoding='utf-8') as f:
+                    yield os.path.relpath(os.path.join(base, name), ROOT), f.read()
+
+
+# An error is made by api_error_set(e, STATUS, "code", ...) or api_reply_fail(r, STATUS, "code", ...)
+# (the arguments may span lines), or named by the FEN parser's table of codes.
+CALL = re.compile(r'\b(?:api_error_set|api_reply_fail)\(\s*[^,()]+,\s*[^,()]+,\s*"([a-z][a-z0-9_]*)"')
+FEN_TABLE = re.compile(r'ErrorCodes\[FEN_ERROR_NB\] = \{(.*?)\};', re.S)
+
+
+def server_codes():
+    codes = {}
+    for path, text in sources('server'):
+        for m in CALL.finditer(text):
+            codes.setdefault(m.group(1), path)
+    for path, text in sources(os.path.join('engine', 'notation')):
+        for table in FEN_TABLE.findall(text):
+            for code in re.findall(r'"([a-z_]+)"', table):
+                if code != 'ok':
+                    codes.setdefault(code, path)
+    return codes
+
+
+def contract_codes(doc):
+    """Every value an error answer's error.code may take in the contract (through $ref and anyOf)."""
+    found = set()
+
+    def values(code):
+        if isinstance(code, dict) and '$ref' in code:
+            target = doc
+            for part in code['$ref'].lstrip('#/').split('/'):
+                target = target[part]
+            values(target)
+        elif isinstance(code, dict):
+            found.update(code.get('enum', []))
+            if 'const' in code:
+                found.add(code['const'])
+            for key in ('anyOf', 'oneOf', 'allOf'):
+                for branch in code.get(key, []):
+                    values(branch)
+
+    def walk(node):
+        if isinstance(node, dict):
+            values(node.get('properties', {}).get('error', {}).get('properties', {}).get('code', {}))
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+    walk(doc)
+    return found
+
+
+def routes_table():
+    with open(os.path.join(ROOT, 'server', 'api', 'routes.c'), encoding='utf-8') as f:
+        text = f.read()
+    table = text[text.index('const Route Routes[] = {'):]
+    table = table[:table.index('};')]
+    return set(re.findall(r'\{"(GET|POST|PUT|DELETE|PATCH)", "([^"]+)"', table))
+
+
+def lint_clean():
+    rc, out = lint(CONTRACT)
+    lines = [line for line in out.splitlines() if re.search(r'\berror\b|missing', line)]
+    return [] if rc == 0 else [f'redocly lint exit {rc}'] + lines[:20]
+
+
+def lint_catches_flaws():
+    """A copy without the license, with a dangling $ref and an example that breaks its schema."""
+    doc = contract()
+    del doc['info']['license']
+    health = doc['paths']['/api/health']['get']['responses']
+    health['200']['content']['application/json']['schema'] = {'$ref': '#/components/schemas/NoSuchSchema'}
+    jobs = doc['paths']['/api/jobs/{id}']['get']['responses']['200']['content']['application/json']
+    jobs['example'] = {'id': 7}
+    with tempfile.TemporaryDirectory(prefix='contract-') as d:
+        path = os.path.join(d, 'openapi.json')
+        with open(path, 'w') as f:
+            json.dump(doc, f, indent=1)
+        rc, out = lint(path)
+    problems = [] if rc else ['the linter passed a copy with planted flaws']
+    for rule in ('info-license', 'no-unresolved-refs', 'no-invalid-media-type-examples'):
+        if rule not in out:
+            problems.append(f'not flagged: {rule}')
+    return problems
+
+
+def every_route_described():
+    doc = contract()
+    listed = {(m.upper(), p) for p, item in doc['paths'].items() for m in item}
+    table = routes_table()
+    answers = sum(len(op['responses']) for item in doc['paths'].values() for op in item.values())
+    print(f'    routes: {len(table)} in Routes[], {len(listed)} in the contract, {len(table & listed)} in both; '
+          f'{answers} answers (status per operation) described')
+    return [f'in Routes[] only: {r}' for r in sorted(table - listed)] + \
+        [f'in the contract only: {r}' for r in sorted(listed - table)]
+
+
+def every_error_code_described():
+    made, described = server_codes(), contract_codes(contract())
+    print(f'    error codes: {len(made)} the server can answer, {len(described)} in the contract, '
+          f'{len(set(made) & described)} in both')
+    return [f'{code} ({path}) is not in the contract' for code, path in sorted(made.items()) if code not in described]
+
+
+def code_finder_finds():
+    """The error-code finder sees a call spread over lines (its own self-test)."""
+    sample = 'api_error_set(\n        e, 400, "bad_thing", "field", "what to fix");'
+    return [] if CALL.findall(sample) == ['bad_thing'] else ['the finder missed a call spread over lines']
+
+
+if __name__ == '__main__':
+    sys.exit(run_checks('api-contract', {
+        'lint_clean': lint_clean,
+        'lint_catches_flaws': lint_catches_flaws,
+        'every_route_described': every_route_described,
+        'every_error_code_described': every_error_code_described,
+        'code_finder_finds': code_finder_finds,
+    }))
