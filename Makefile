@@ -95,8 +95,9 @@ build/asan/%.o: %.c $(ALL_H)
 
 # nnue.o is rebuilt when the network file changes, appears or goes (build/net-choice names it).
 build/release/engine/eval/nnue.o build/asan/engine/eval/nnue.o build/tsan/engine/eval/nnue.o build/fuzz/obj/engine/eval/nnue.o: build/net-choice $(NET_FILE)
-# routes.o builds in the API contract (server/api/openapi.json, with .incbin): rebuilt when it changes.
-build/release/server/api/routes.o build/asan/server/api/routes.o build/tsan/server/api/routes.o build/fuzz/obj/server/api/routes.o: server/api/openapi.json
+# routes.o builds in the API contract (server/api/openapi.json and asyncapi.json, with .incbin): rebuilt
+# when either changes.
+build/release/server/api/routes.o build/asan/server/api/routes.o build/tsan/server/api/routes.o build/fuzz/obj/server/api/routes.o: server/api/openapi.json server/api/asyncapi.json
 build/net-choice: FORCE
 	@mkdir -p build; echo '$(NET_FILE)' | cmp -s - $@ || echo '$(NET_FILE)' >$@
 .PHONY: FORCE

@@ -1,8 +1,9 @@
-/* REST routes: one table, matching, and the server's own endpoints (health, config, OpenAPI: the
- * contract server/api/openapi.json, written by hand, built in, and checked by the integration tests
- * to list exactly this table's routes). Every handler runs on the loop thread; a request that
- * must wait is suspended and answered later. Bad input gets a 4xx with a stable `code`, a message
- * saying what to fix and, where it applies, the `field`; nothing is changed by it. */
+/* REST routes: one table, matching, and the server's own endpoints (health, config, the contract:
+ * server/api/openapi.json, written by hand, built in, and checked by the integration tests to list
+ * exactly this table's routes, and the WebSocket's, server/api/asyncapi.json). Every handler runs on
+ * the loop thread; a request that must wait is suspended and answered later. Bad input gets a 4xx
+ * with a stable `code`, a message saying what to fix and, where it applies, the `field`; nothing is
+ * changed by it. */
 #include "routes.h"
 
 #include <stdint.h>
@@ -119,8 +120,8 @@ static void on_config(Request *r, const char *param)
     api_reply_json(r, 200, o);
 }
 
-/* The API contract, built in by the assembler as the network is (the Makefile rebuilds routes.o
- * when the file changes); served as it is. */
+/* The API contract, REST and WebSocket, built in by the assembler as the network is (the Makefile
+ * rebuilds routes.o when either file changes); served as it is. */
 __asm__(".section .rodata\n"
         "feelfish_openapi_begin:\n"
         ".incbin \"server/api/openapi.json\"\n"
@@ -131,14 +132,31 @@ __asm__(".section .rodata\n"
         ".quad feelfish_openapi_end - feelfish_openapi_begin\n"
         ".globl feelfish_openapi_data\n"
         ".set feelfish_openapi_data, feelfish_openapi_begin\n"
+        "feelfish_asyncapi_begin:\n"
+        ".incbin \"server/api/asyncapi.json\"\n"
+        "feelfish_asyncapi_end:\n"
+        ".balign 8\n"
+        ".globl feelfish_asyncapi_size\n"
+        "feelfish_asyncapi_size:\n"
+        ".quad feelfish_asyncapi_end - feelfish_asyncapi_begin\n"
+        ".globl feelfish_asyncapi_data\n"
+        ".set feelfish_asyncapi_data, feelfish_asyncapi_begin\n"
         ".text\n");
-extern const char feelfish_openapi_data[];
-extern const uint64_t feelfish_openapi_size;
+extern const char feelfish_openapi_data[], feelfish_asyncapi_data[];
+extern const uint64_t feelfish_openapi_size, feelfish_asyncapi_size;
 
 static void on_openapi(Request *r, const char *param)
 {
     (void)param;
     http_reply(r, 200, "application/json", feelfish_openapi_data, (size_t)feelfish_openapi_size);
+}
+
+/* The WebSocket's contract; its references to the REST one ("openapi.json#/components/...") resolve
+ * beside it, to /api/openapi.json. */
+static void on_asyncapi(Request *r, const char *param)
+{
+    (void)param;
+    http_reply(r, 200, "application/json", feelfish_asyncapi_data, (size_t)feelfish_asyncapi_size);
 }
 
 /* The API's reference page: web/docs.html, which renders /api/openapi.json in the browser. */
@@ -187,6 +205,8 @@ const Route Routes[] = {
      false},
     {"GET", "/api/bot", bot_route_status, "The Lichess bot: account, games now (watch them), record, errors", 0, false},
     {"GET", "/api/openapi.json", on_openapi, "This API, as OpenAPI 3.1 (server/api/openapi.json)", 0, true},
+    {"GET", "/api/asyncapi.json", on_asyncapi, "The WebSocket stream, as AsyncAPI 3.0 (server/api/asyncapi.json)", 0,
+     true},
     {"GET", "/api/docs", on_docs, "This API's reference page, rendered from /api/openapi.json", 0, true},
     {"GET", "/metrics", metrics_route, "Prometheus metrics (admin)", SCOPE_ADMIN, false},
 };

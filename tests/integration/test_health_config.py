@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """`feelfish serve` as a process and its plain routes: command-line and environment settings,
-/api/health, /api/config, the OpenAPI document, /metrics, the static page (types, ETags, nothing
+/api/health, /api/config, the OpenAPI and AsyncAPI documents, /metrics, the static page (types, ETags, nothing
 outside its folder), 404 and 405, and an idle server's exit on SIGTERM. Standard library only.
 Run it all, or some checks: test_health_config.py [--list] [CHECK_NAME...]; prints
 'health-config: N passed, N failed'."""
@@ -130,6 +130,38 @@ def openapi_has_every_route():
           and resp.getheader("Content-Type").startswith("application/json"),
           {"status": st, "served_is_the_file": same, "only_in_Routes": sorted(table - listed),
            "only_in_contract": sorted(listed - table)})
+
+
+@suite.test()
+def asyncapi_served():
+    """The WebSocket's contract is served as server/api/asyncapi.json is, and each of its references to
+    the REST one (openapi.json#/...) names a part of the served /api/openapi.json."""
+    s = suite.server()
+    st, doc, resp = s.request("GET", "/api/asyncapi.json")
+    rest = s.request("GET", "/api/openapi.json")[1]
+    with open(contract.STREAM_PATH, encoding="utf-8") as f:
+        same = doc == json.load(f)
+    refs, dangling = [], []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("$ref"), str) and node["$ref"].startswith("openapi.json#/"):
+                refs.append(node["$ref"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+    walk(doc)
+    for ref in refs:
+        target = rest
+        for part in ref.split("#/", 1)[1].split("/"):
+            target = target.get(part) if isinstance(target, dict) else None
+        if target is None:
+            dangling.append(ref)
+    check("asyncapi_served", st == 200 and same and doc["asyncapi"].startswith("3.0") and refs and not dangling
+          and resp.getheader("Content-Type").startswith("application/json"),
+          {"status": st, "served_is_the_file": same, "references": len(refs), "dangling": dangling})
 
 
 @suite.test()
