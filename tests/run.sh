@@ -35,6 +35,7 @@ runner() {
 runner "unit tests (release build)" ./build/unit
 runner "include layers and circles" python3 tests/structure/layers.py
 runner "docs: README size and opening, links and anchors, commands and serve flags shown" python3 tests/structure/docs.py
+runner "the API contract: linted, every route and error code described" python3 tests/structure/api_contract.py
 runner "unit tests (ASan+UBSan build)" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ./build/unit-asan
 runner "threaded search tests (ThreadSanitizer build)" env FEELFISH_SUITES=search \

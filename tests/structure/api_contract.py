@@ -1,10 +1,13 @@
-"""The API contract (server/api/openapi.json) as a document: it passes its linter (Redocly's
-recommended rules, every warning an error: server/api/redocly.yaml), the linter refuses a copy with
-planted flaws, and it describes every route of Routes[] and every error code the server can answer.
-Prints what it counted. Usage: python3 tests/structure/api_contract.py [ROOT]"""
+"""The API contract as documents: the REST API's (server/api/openapi.json) passes its linter (Redocly's
+recommended rules, every warning an error: server/api/redocly.yaml), the WebSocket's
+(server/api/asyncapi.json) passes @asyncapi/parser's default ruleset with no error or warning
+(tests/structure/asyncapi_lint.mjs), each linter refuses a copy with planted flaws, and together they
+describe every route of Routes[] and every error code the server can answer. Prints what it counted.
+Usage: python3 tests/structure/api_contract.py [ROOT]"""
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -15,6 +18,8 @@ ROOT = repo_root(sys.argv)
 CONTRACT = os.path.join(ROOT, 'server', 'api', 'openapi.json')
 CONFIG = os.path.join(ROOT, 'server', 'api', 'redocly.yaml')
 REDOCLY = os.path.join(ROOT, 'web', 'node_modules', '.bin', 'redocly')
+STREAM = os.path.join(ROOT, 'server', 'api', 'asyncapi.json')
+STREAM_LINT = os.path.join(ROOT, 'tests', 'structure', 'asyncapi_lint.mjs')
 
 
 def lint(path):
@@ -27,8 +32,16 @@ def lint(path):
     return r.returncode, r.stdout + r.stderr
 
 
-def contract():
-    with open(CONTRACT, encoding='utf-8') as f:
+def lint_stream(path):
+    """(exit status, output) of @asyncapi/parser on path (openapi.json beside it for its references)."""
+    if not os.path.exists(os.path.join(ROOT, 'web', 'node_modules', '@asyncapi', 'parser')):
+        return 127, '@asyncapi/parser is missing from web/node_modules (make web installs it)'
+    r = subprocess.run(['node', STREAM_LINT, path], capture_output=True, text=True, timeout=120)
+    return r.returncode, r.stdout + r.stderr
+
+
+def contract(path=CONTRACT):
+    with open(path, encoding='utf-8') as f:
         return json.load(f)
 
 
@@ -46,10 +59,11 @@ CALL = re.compile(r'\b(?:api_error_set|api_reply_fail)\(\s*[^,()]+,\s*[^,()]+,\s
 FEN_TABLE = re.compile(r'ErrorCodes\[FEN_ERROR_NB\] = \{(.*?)\};', re.S)
 
 
-def server_codes():
+def server_codes(only=None):
+    """{code: the first file that makes it}, of every server/ source or of those named in only."""
     codes = {}
     for path, text in sources('server'):
-        for m in CALL.finditer(text):
+        for m in CALL.finditer(text) if only is None or path in only else ():
             codes.setdefault(m.group(1), path)
     for path, text in sources(os.path.join('engine', 'notation')):
         for table in FEN_TABLE.findall(text):
@@ -59,23 +73,26 @@ def server_codes():
     return codes
 
 
-def contract_codes(doc):
-    """Every value an error answer's error.code may take in the contract (through $ref and anyOf)."""
+def contract_codes(doc, rest=None):
+    """Every value an error answer's error.code may take in the contract (through $ref and anyOf):
+    a reference 'openapi.json#/...' (the WebSocket's document) is followed into rest, the REST one."""
     found = set()
 
-    def values(code):
+    def values(code, within=doc):
         if isinstance(code, dict) and '$ref' in code:
-            target = doc
-            for part in code['$ref'].lstrip('#/').split('/'):
+            name, _, pointer = code['$ref'].partition('#')
+            within = rest if name == 'openapi.json' else within
+            target = within
+            for part in pointer.lstrip('/').split('/'):
                 target = target[part]
-            values(target)
+            values(target, within)
         elif isinstance(code, dict):
             found.update(code.get('enum', []))
             if 'const' in code:
                 found.add(code['const'])
             for key in ('anyOf', 'oneOf', 'allOf'):
                 for branch in code.get(key, []):
-                    values(branch)
+                    values(branch, within)
 
     def walk(node):
         if isinstance(node, dict):
@@ -123,6 +140,38 @@ def lint_catches_flaws():
     return problems
 
 
+def stream_lint_clean():
+    rc, out = lint_stream(STREAM)
+    print('    ' + (out.strip().splitlines() or ['(no output)'])[-1])
+    return [] if rc == 0 else [f'asyncapi lint exit {rc}'] + out.strip().splitlines()[:20]
+
+
+def stream_lint_catches_flaws():
+    """Copies beside openapi.json: one referring to a schema openapi.json does not have; one without
+    info.version and with an operation whose message is not its channel's."""
+    dangling, flawed = contract(STREAM), contract(STREAM)
+    dangling['components']['messages']['info']['payload']['allOf'] = [
+        {'$ref': 'openapi.json#/components/schemas/NoSuchSchema'}]
+    del flawed['info']['version']
+    flawed['operations']['ping']['messages'] = [{'$ref': '#/components/messages/ping'}]
+    out = ''
+    problems = []
+    with tempfile.TemporaryDirectory(prefix='contract-') as d:
+        shutil.copy(CONTRACT, os.path.join(d, 'openapi.json'))
+        for name, doc in (('dangling', dangling), ('flawed', flawed)):
+            path = os.path.join(d, 'asyncapi.json')
+            with open(path, 'w') as f:
+                json.dump(doc, f, indent=1)
+            rc, text = lint_stream(path)
+            out += text
+            if rc != 1:
+                problems.append(f'the linter did not refuse the {name} copy (exit {rc})')
+    for rule in ('invalid-ref', 'asyncapi-document-resolved', 'asyncapi3-operation-messages-from-referred-channel'):
+        if rule not in out:
+            problems.append(f'not flagged: {rule}')
+    return problems
+
+
 def every_route_described():
     doc = contract()
     listed = {(m.upper(), p) for p, item in doc['paths'].items() for m in item}
@@ -135,10 +184,26 @@ def every_route_described():
 
 
 def every_error_code_described():
-    made, described = server_codes(), contract_codes(contract())
-    print(f'    error codes: {len(made)} the server can answer, {len(described)} in the contract, '
-          f'{len(set(made) & described)} in both')
+    """Described in either document: openapi.json's answers or asyncapi.json's error frames."""
+    rest, stream = contract_codes(contract()), contract_codes(contract(STREAM), contract())
+    made, described = server_codes(), rest | stream
+    print(f'    error codes: {len(made)} the server can answer, {len(rest)} in openapi.json, {len(stream)} in '
+          f'asyncapi.json, {len(set(made) & described)} described')
     return [f'{code} ({path}) is not in the contract' for code, path in sorted(made.items()) if code not in described]
+
+
+# The files an op goes through (the ops, the request decoders, tokens and owners) and the FEN table:
+# every code they make can reach a WebSocket client as an error frame.
+STREAM_SOURCES = ('server/api/ws_ops.c', 'server/api/request.c', 'server/api/auth.c')
+
+
+def stream_codes_described():
+    made = server_codes(STREAM_SOURCES)
+    made.update({code: path for code, path in server_codes().items() if path.startswith('engine/')})
+    stream = contract_codes(contract(STREAM), contract())
+    print(f'    WebSocket error codes: {len(made)} made by {", ".join(os.path.basename(s) for s in STREAM_SOURCES)} '
+          f'and the FEN table, {len(stream)} in asyncapi.json\'s error frame')
+    return [f'{code} ({path}) is not in asyncapi.json' for code, path in sorted(made.items()) if code not in stream]
 
 
 def code_finder_finds():
@@ -151,7 +216,10 @@ if __name__ == '__main__':
     sys.exit(run_checks('api-contract', {
         'lint_clean': lint_clean,
         'lint_catches_flaws': lint_catches_flaws,
+        'stream_lint_clean': stream_lint_clean,
+        'stream_lint_catches_flaws': stream_lint_catches_flaws,
         'every_route_described': every_route_described,
         'every_error_code_described': every_error_code_described,
+        'stream_codes_described': stream_codes_described,
         'code_finder_finds': code_finder_finds,
     }))
