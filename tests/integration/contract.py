@@ -3,12 +3,18 @@ the operation of a request (method and path template), the response its status s
 validates the body against that response's schema (Debian's python3-jsonschema, draft 2020-12).
 Any answer under /api/ that the contract does not describe raises AssertionError naming the route,
 the status and the schema error. A path no route matches, or a route's path with another method,
-is judged by the document's x-unrouted responses (404 not_found, 405 method_not_allowed)."""
+is judged by the document's x-unrouted responses (404 not_found, 405 method_not_allowed).
+The WebSocket's contract, server/api/asyncapi.json, judges frames: check_frame() every text frame the
+server sends (by its type), check_op() every op a test sends (by its op); the harness hands them to
+wsclient, so a frame or op the contract does not describe raises AssertionError in the test."""
 import json
 import os
+import pathlib
 import re
 
 import jsonschema
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONTRACT_PATH = os.path.join(ROOT, "server", "api", "openapi.json")
@@ -124,3 +130,110 @@ def routes_table():
     table = text[text.index("const Route Routes[] = {"):]
     table = table[:table.index("};")]
     return set(re.findall(r'\{"(GET|POST|DELETE|PUT|PATCH)",\s*"([^"]+)"', table))
+
+
+# ---- the WebSocket: server/api/asyncapi.json ----
+# Every frame the server sends is judged by its type (the message of a send operation whose payload's
+# type is that const), every op a test sends by its op (those of the receive operations: subscribe has
+# two); the payloads are JSON Schema 2020-12, their "openapi.json#/..." references resolved against
+# the REST contract, as a reader beside /api/asyncapi.json resolves them.
+
+STREAM_PATH = os.path.join(ROOT, "server", "api", "asyncapi.json")
+
+with open(STREAM_PATH, encoding="utf-8") as _f:
+    STREAM = json.load(_f)
+
+_STREAM_URI = pathlib.Path(STREAM_PATH).as_uri()
+_REGISTRY = Registry().with_resources([
+    (pathlib.Path(CONTRACT_PATH).as_uri(), Resource.from_contents(CONTRACT, default_specification=DRAFT202012)),
+    (_STREAM_URI, Resource.from_contents(STREAM, default_specification=DRAFT202012))])
+
+
+def _pointer(ref):
+    """The part of asyncapi.json an internal reference ('#/channels/stream/messages/info') names."""
+    node = STREAM
+    for part in ref.lstrip("#/").split("/"):
+        node = node[part.replace("~1", "/").replace("~0", "~")]
+    return node
+
+
+def _stream_messages(action, key):
+    """{value of the payload's `key` const: [(message name, pointer to its payload)]} of the messages of
+    every operation with this action (send: the server's events by type; receive: the ops by op)."""
+    out = {}
+    for op in STREAM["operations"].values():
+        if op["action"] != action:
+            continue
+        for m in op["messages"]:
+            target = _pointer(m["$ref"])
+            ref = target.get("$ref", m["$ref"])
+            message = _pointer(ref)
+            name = ref.rsplit("/", 1)[1]
+            const = message["payload"]["properties"][key]["const"]
+            entry = (name, ref + "/payload")
+            if entry not in out.setdefault(const, []):
+                out[const].append(entry)
+    return out
+
+
+EVENTS = _stream_messages("send", "type")
+OPS = _stream_messages("receive", "op")
+
+
+def _stream_validator(pointer):
+    if pointer not in _validators:
+        jsonschema.Draft202012Validator.check_schema(_pointer(pointer))
+        _validators[pointer] = jsonschema.Draft202012Validator({"$ref": _STREAM_URI + pointer}, registry=_REGISTRY)
+    return _validators[pointer]
+
+
+def stream_errors(pointer, value):
+    """The first error of value against the payload at pointer, as text, or None."""
+    errors = sorted(_stream_validator(pointer).iter_errors(value), key=lambda e: list(e.absolute_path))
+    if not errors:
+        return None
+    e = errors[0]
+    return "at %s: %s" % ("/".join(str(p) for p in e.absolute_path) or "(the frame)", e.message[:300])
+
+
+def _judge(what, value, key, messages):
+    """None when one of the messages keyed by value[key] describes value, else why not."""
+    if not isinstance(value, dict) or not isinstance(value.get(key), str):
+        return "%s has no %s: %s" % (what, key, json.dumps(value)[:200])
+    candidates = messages.get(value[key])
+    if not candidates:
+        return "%s %s '%s' is not in asyncapi.json (it has %s)" % (what, key, value[key], ", ".join(sorted(messages)))
+    why = []
+    for name, pointer in candidates:
+        problem = stream_errors(pointer, value)
+        if problem is None:
+            return None
+        why.append("message %s %s" % (name, problem))
+    return "%s %s '%s' does not match asyncapi.json: %s" % (what, key, value[key], "; ".join(why))
+
+
+def check_frame(text):
+    """Raises AssertionError unless a text frame the server sent is an event asyncapi.json describes."""
+    try:
+        frame = json.loads(text)
+    except ValueError:
+        raise AssertionError("a WebSocket frame that is not JSON: %r" % text[:200]) from None
+    problem = _judge("the WebSocket frame", frame, "type", EVENTS)
+    if problem:
+        raise AssertionError(problem)
+
+
+def check_op(op, described=True):
+    """Raises AssertionError unless asyncapi.json describes an op a test sends; with described=False
+    (a test sending a wrong op on purpose), unless it does not."""
+    problem = _judge("the op sent", op, "op", OPS)
+    if described and problem:
+        raise AssertionError(problem)
+    if not described and not problem:
+        raise AssertionError("an op sent as a wrong one is one asyncapi.json describes: %s" % json.dumps(op)[:200])
+
+
+def stream_examples():
+    """(message name, example, pointer to its payload) for every example asyncapi.json gives."""
+    return [(name, example["payload"], "#/components/messages/%s/payload" % name)
+            for name, message in STREAM["components"]["messages"].items() for example in message.get("examples", [])]

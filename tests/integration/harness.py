@@ -31,6 +31,10 @@ import time
 import traceback
 
 import contract
+import wsclient
+
+# Every WebSocket frame a test receives, and every op it sends, is judged by the contract too.
+wsclient.check_frame, wsclient.check_op = contract.check_frame, contract.check_op
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FF = os.path.abspath(os.environ.get("FEELFISH", os.path.join(ROOT, "feelfish")))

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """WebSocket tests of `feelfish serve`: the real binary, a real WebSocket client (standard library).
 Each check opens its own connection (and its own server when it counts busy workers, fills the
-queue, or needs other settings). Run it all, or some checks: test_ws.py [--list] [CHECK_NAME...];
-prints 'websocket: N passed, N failed'."""
+queue, or needs other settings). Every frame received and op sent is validated against the contract,
+server/api/asyncapi.json (the harness hands contract.check_frame and check_op to the client).
+Run it all, or some checks: test_ws.py [--list] [CHECK_NAME...]; prints 'websocket: N passed, N failed'."""
+import copy
 import json
 import os
 import sys
@@ -10,6 +12,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import contract  # noqa: E402
 from harness import FEN, Server, Suite, check, poll  # noqa: E402
 from wsclient import WebSocket  # noqa: E402
 
@@ -121,13 +124,14 @@ def infinite_then_stop():
 BAD = [
     ("bad_json", lambda ws: ws.send_frame("{nope"), "bad_json"),
     ("not_object", lambda ws: ws.send_frame("[1]"), "bad_json"),
-    ("op_missing", lambda ws: ws.send({"id": "x"}), "op_missing"),
-    ("unknown_op", lambda ws: ws.send({"op": "dance"}), "unknown_op"),
-    ("id_missing", lambda ws: ws.send({"op": "analyse", "fen": FEN, "limits": {"depth": 3}}), "id_missing"),
+    ("op_missing", lambda ws: ws.send({"id": "x"}, described=False), "op_missing"),
+    ("unknown_op", lambda ws: ws.send({"op": "dance"}, described=False), "unknown_op"),
+    ("id_missing", lambda ws: ws.send({"op": "analyse", "fen": FEN, "limits": {"depth": 3}}, described=False),
+     "id_missing"),
     ("bad_fen", lambda ws: ws.send({"op": "analyse", "id": "b", "fen": "8/8/8 w - - 0 1", "limits": {"depth": 3}}),
      "fen_rank_count"),
-    ("unknown_field", lambda ws: ws.send({"op": "analyse", "id": "b", "fen": FEN, "limitz": {"depth": 3}}),
-     "unknown_field"),
+    ("unknown_field", lambda ws: ws.send({"op": "analyse", "id": "b", "fen": FEN, "limitz": {"depth": 3}},
+                                         described=False), "unknown_field"),
     ("stop_unknown", lambda ws: ws.send({"op": "stop", "id": "nothing"}), "unknown_id"),
     ("subscribe_unknown", lambda ws: ws.send({"op": "subscribe", "job": "nope"}), "unknown_job"),
     ("binary_frame", lambda ws: ws.send_frame(b"\x00\x01\x02", opcode=2), "binary_not_supported"),
@@ -156,6 +160,49 @@ def usable_after_errors():
     ws.send({"op": "ping"})
     check("usable_after_errors", ws.recv_json(5) == {"type": "pong"})
     ws.close()
+
+
+# ---- the contract: server/api/asyncapi.json ----
+
+@suite.test()
+def contract_rejects_a_wrong_frame():
+    """The validator the client runs on every frame catches real frames with a required field renamed
+    (at the top, and nested in a referenced REST shape), an error code the contract does not list and
+    a type it does not know."""
+    ws = connect()
+    ws.send({"op": "analyse", "id": "w", "fen": FEN, "limits": {"depth": 4}})
+    best, seen = ws.until(lambda m: m.get("type") == "bestmove")  # each passed the contract, or raised
+    ws.send({"op": "dance"}, described=False)
+    err = ws.recv_json(5)
+    ws.close()
+    info = [m for m in seen if m.get("type") == "info"][-1]
+    wrong_info = copy.deepcopy(info)
+    wrong_info["deep"] = wrong_info.pop("depth")
+    wrong_best = copy.deepcopy(best)
+    wrong_best["pvs"][0]["movez"] = wrong_best["pvs"][0].pop("moves")
+    wrong_err = copy.deepcopy(err)
+    wrong_err["error"]["code"] = "not_a_code"
+    caught = []
+    for frame in (wrong_info, wrong_best, wrong_err, dict(info, type="infos")):
+        try:
+            contract.check_frame(json.dumps(frame))
+            caught.append(None)
+        except AssertionError as e:
+            caught.append(str(e))
+    check("contract_rejects_a_wrong_frame", all(caught) and "'depth' is a required property" in caught[0]
+          and "pvs/0" in caught[1] and "'moves' is a required property" in caught[1] and "error/code" in caught[2]
+          and "'infos' is not in asyncapi.json" in caught[3], caught)
+
+
+@suite.test()
+def asyncapi_examples_match():
+    """Every example in the WebSocket's contract (each a real frame or op) passes its own payload, and
+    every message has one."""
+    examples = contract.stream_examples()
+    bad = [(name, contract.stream_errors(pointer, example)) for name, example, pointer in examples
+           if contract.stream_errors(pointer, example)]
+    unexampled = set(contract.STREAM["components"]["messages"]) - {name for name, _, _ in examples}
+    check("asyncapi_examples_match", examples and not bad and not unexampled, (bad, sorted(unexampled)))
 
 
 # ---- the per-connection limit: two running analyses, a third is refused ----

@@ -1,10 +1,16 @@
-"""A small WebSocket client (RFC 6455) for the tests: standard library only."""
+"""A small WebSocket client (RFC 6455) for the tests: standard library only. The tests' harness
+sets check_frame and check_op to the contract's judges (tests/integration/contract.py): then every
+text frame received and every op sent with send() is validated against server/api/asyncapi.json, and
+one it does not describe raises AssertionError in the test."""
 import base64
 import json
 import os
 import socket
 import struct
 import time
+
+check_frame = None  # function(text): raises AssertionError unless the contract describes the frame
+check_op = None  # function(op, described): the same for an op sent (described=False: a wrong one on purpose)
 
 
 class WebSocket:
@@ -54,7 +60,11 @@ class WebSocket:
         masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
         self.sock.sendall(head + mask + masked)
 
-    def send(self, obj):
+    def send(self, obj, described=True):
+        """Sends an op as a text frame; described=False for an op the contract must not describe (a
+        test of the server's refusal). A raw frame (send_frame) is not judged."""
+        if check_op:
+            check_op(obj, described)
         self.send_frame(json.dumps(obj))
 
     def _read(self, n):
@@ -83,7 +93,10 @@ class WebSocket:
             payload = self._read(n)
             opcode = b0 & 0x0F
             if opcode == 1:
-                return payload.decode()
+                text = payload.decode()
+                if check_frame:
+                    check_frame(text)
+                return text
             if opcode == 8:
                 self.close_code = struct.unpack(">H", payload[:2])[0] if len(payload) >= 2 else None
                 return None
