@@ -123,13 +123,24 @@ def examples():
     return out
 
 
-def routes_table():
-    """(METHOD, path) of every entry of Routes[] in server/api/routes.c."""
-    with open(os.path.join(ROOT, "server", "api", "routes.c"), encoding="utf-8") as f:
+def routes_table(root=ROOT):
+    """(METHOD, path) of every entry of Routes[] in root's server/api/routes.c."""
+    with open(os.path.join(root, "server", "api", "routes.c"), encoding="utf-8") as f:
         text = f.read()
     table = text[text.index("const Route Routes[] = {"):]
     table = table[:table.index("};")]
     return set(re.findall(r'\{"(GET|POST|DELETE|PUT|PATCH)",\s*"([^"]+)"', table))
+
+
+def nodes(node):
+    """Every object (dict) in a JSON document, depth first."""
+    if isinstance(node, dict):
+        yield node
+        for v in node.values():
+            yield from nodes(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from nodes(v)
 
 
 # ---- the WebSocket: server/api/asyncapi.json ----

@@ -141,18 +141,9 @@ def asyncapi_served():
     rest = s.request("GET", "/api/openapi.json")[1]
     with open(contract.STREAM_PATH, encoding="utf-8") as f:
         same = doc == json.load(f)
-    refs, dangling = [], []
-
-    def walk(node):
-        if isinstance(node, dict):
-            if isinstance(node.get("$ref"), str) and node["$ref"].startswith("openapi.json#/"):
-                refs.append(node["$ref"])
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-    walk(doc)
+    refs = [n["$ref"] for n in contract.nodes(doc)
+            if isinstance(n.get("$ref"), str) and n["$ref"].startswith("openapi.json#/")]
+    dangling = []
     for ref in refs:
         target = rest
         for part in ref.split("#/", 1)[1].split("/"):

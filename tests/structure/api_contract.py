@@ -14,6 +14,9 @@ import tempfile
 
 from runner import repo_root, run_checks
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'integration'))
+import contract as judge  # noqa: E402  (the integration tests' contract module: routes_table, nodes)
+
 ROOT = repo_root(sys.argv)
 CONTRACT = os.path.join(ROOT, 'server', 'api', 'openapi.json')
 CONFIG = os.path.join(ROOT, 'server', 'api', 'redocly.yaml')
@@ -94,24 +97,9 @@ def contract_codes(doc, rest=None):
                 for branch in code.get(key, []):
                     values(branch, within)
 
-    def walk(node):
-        if isinstance(node, dict):
-            values(node.get('properties', {}).get('error', {}).get('properties', {}).get('code', {}))
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-    walk(doc)
+    for node in judge.nodes(doc):
+        values(node.get('properties', {}).get('error', {}).get('properties', {}).get('code', {}))
     return found
-
-
-def routes_table():
-    with open(os.path.join(ROOT, 'server', 'api', 'routes.c'), encoding='utf-8') as f:
-        text = f.read()
-    table = text[text.index('const Route Routes[] = {'):]
-    table = table[:table.index('};')]
-    return set(re.findall(r'\{"(GET|POST|PUT|DELETE|PATCH)", "([^"]+)"', table))
 
 
 def lint_clean():
@@ -175,7 +163,7 @@ def stream_lint_catches_flaws():
 def every_route_described():
     doc = contract()
     listed = {(m.upper(), p) for p, item in doc['paths'].items() for m in item}
-    table = routes_table()
+    table = judge.routes_table(ROOT)
     answers = sum(len(op['responses']) for item in doc['paths'].values() for op in item.values())
     print(f'    routes: {len(table)} in Routes[], {len(listed)} in the contract, {len(table & listed)} in both; '
           f'{answers} answers (status per operation) described')
