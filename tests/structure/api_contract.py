@@ -194,6 +194,51 @@ def stream_codes_described():
     return [f'{code} ({path}) is not in asyncapi.json' for code, path in sorted(made.items()) if code not in stream]
 
 
+WEB = os.path.join(ROOT, 'web')
+BIN = os.path.join(WEB, 'node_modules', '.bin')
+
+
+def typecheck(web):
+    """(exit status, output): the types generated from the contract into web/types/api.d.ts, then
+    tsc over web/tsconfig.json (the page's client, src/api.js, against them)."""
+    if not os.path.exists(os.path.join(BIN, 'tsc')):
+        return 127, f'{BIN}/tsc is missing (make web installs it)'
+    gen = subprocess.run([os.path.join(BIN, 'openapi-typescript'), CONTRACT, '-o', os.path.join(web, 'types', 'api.d.ts')],
+                         capture_output=True, text=True, timeout=120)
+    if gen.returncode:
+        return gen.returncode, gen.stdout + gen.stderr
+    r = subprocess.run([os.path.join(BIN, 'tsc'), '-p', web], capture_output=True, text=True, timeout=300)
+    return r.returncode, r.stdout + r.stderr
+
+
+def typed_client_compiles():
+    rc, out = typecheck(WEB)
+    return [] if rc == 0 else [f'tsc exit {rc}'] + out.splitlines()[:20]
+
+
+def typed_client_catches_flaws():
+    """A copy of the page's client calling a route, a method and a body field the contract lacks."""
+    with tempfile.TemporaryDirectory(prefix='typed-client-') as d:
+        os.makedirs(os.path.join(d, 'src'))
+        for name in ('tsconfig.json', 'src/api-types.d.ts'):
+            shutil.copy(os.path.join(WEB, name), os.path.join(d, name))
+        with open(os.path.join(WEB, 'src', 'api.js'), encoding='utf-8') as f:
+            text = f.read()
+        flaws = [("call('post', '/api/games', undefined, opts)", "call('post', '/api/gamez', undefined, opts)", '/api/gamez'),
+                 ("{ id }, { move })", "{ id }, { mvoe: move })", 'mvoe'),
+                 ("call('get', '/api/bot', undefined)", "call('delete', '/api/bot', undefined)", '"delete"')]
+        for right, wrong, _ in flaws:
+            if right not in text:
+                return [f'api.js no longer has {right!r}: update this check']
+            text = text.replace(right, wrong)
+        with open(os.path.join(d, 'src', 'api.js'), 'w', encoding='utf-8') as f:
+            f.write(text)
+        os.symlink(os.path.join(WEB, 'node_modules'), os.path.join(d, 'node_modules'))
+        rc, out = typecheck(d)
+    problems = [] if rc else ['tsc passed a client with planted flaws']
+    return problems + [f'not flagged: {needle}' for _, _, needle in flaws if needle not in out]
+
+
 def code_finder_finds():
     """The error-code finder sees a call spread over lines (its own self-test)."""
     sample = 'api_error_set(\n        e, 400, "bad_thing", "field", "what to fix");'
@@ -210,4 +255,6 @@ if __name__ == '__main__':
         'every_error_code_described': every_error_code_described,
         'stream_codes_described': stream_codes_described,
         'code_finder_finds': code_finder_finds,
+        'typed_client_compiles': typed_client_compiles,
+        'typed_client_catches_flaws': typed_client_catches_flaws,
     }))

@@ -1,7 +1,18 @@
+// @ts-check
 // The REST side of the server (see docs: POST /api/games and friends). Every failure becomes an
-// ApiError carrying the server's stable code and message, so the page can show both.
+// ApiError carrying the server's stable code and message, so the page can show both. Each call names
+// an operation of the contract (route template, method, body), typed by the types generated from
+// server/api/openapi.json (src/api-types.d.ts): `tsc -p web` refuses a call the contract does not
+// describe.
 
 export class ApiError extends Error {
+  /**
+   * @param {string} code the server's stable code (or the page's own: connection_lost, bad_response, http_NNN)
+   * @param {string} message
+   * @param {number} [status]
+   * @param {string} [field]
+   * @param {number} [retryAfter]
+   */
   constructor(code, message, status = 0, field = undefined, retryAfter = undefined) {
     super(message);
     this.code = code;
@@ -11,6 +22,13 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} body
+ * @param {'json' | 'text'} accept
+ * @returns {Promise<any>}
+ */
 async function request(method, path, body, accept = 'json') {
   let res;
   try {
@@ -48,25 +66,57 @@ async function request(method, path, body, accept = 'json') {
   }
 }
 
+/**
+ * One operation of the contract: its route template ({id} filled from params), method and body.
+ * @template {import('./api-types').Route} P
+ * @template {import('./api-types').MethodOf<P>} M
+ * @param {M} method
+ * @param {P} route
+ * @param {import('./api-types').Params<P>} params
+ * @param {import('./api-types').Body<P, M>} [body]
+ * @param {'json' | 'text'} [accept]
+ * @returns {Promise<import('./api-types').Answer<P, M>>}
+ */
+function call(method, route, params, body, accept = 'json') {
+  const path = params ? route.replace('{id}', encodeURIComponent(params.id)) : route;
+  return request(method.toUpperCase(), path, body, accept);
+}
+
+/** @typedef {import('./api-types').Body<'/api/games', 'post'>} NewGame */
+/** @typedef {import('./api-types').Body<'/api/lab', 'post'>} LabRequest */
+/** @typedef {import('./api-types').Body<'/api/game-analysis', 'post'>} GameAnalysisRequest */
+
 export const api = {
-  config: () => request('GET', '/api/config'),
-  createGame: (opts) => request('POST', '/api/games', opts),
-  game: (id) => request('GET', `/api/games/${encodeURIComponent(id)}`),
-  move: (id, move) => request('POST', `/api/games/${encodeURIComponent(id)}/moves`, { move }),
-  resign: (id) => request('POST', `/api/games/${encodeURIComponent(id)}/resign`, {}),
-  pgn: (id) => request('GET', `/api/games/${encodeURIComponent(id)}/pgn`, undefined, 'text'),
-  takeback: (id) => request('POST', `/api/games/${encodeURIComponent(id)}/takeback`, {}),
-  openapi: () => request('GET', '/api/openapi.json'),
-  bot: () => request('GET', '/api/bot'),
-  lab: (body) => request('POST', '/api/lab', body),
-  analyseGame: (body) => request('POST', '/api/game-analysis', body),
-  gameAnalysis: (id) => request('GET', `/api/game-analysis/${encodeURIComponent(id)}`),
-  gameAnalysisPgn: (id) => request('GET', `/api/game-analysis/${encodeURIComponent(id)}/pgn`, undefined, 'text'),
+  config: () => call('get', '/api/config', undefined),
+  /** @param {NewGame} opts */
+  createGame: (opts) => call('post', '/api/games', undefined, opts),
+  /** @param {string} id */
+  game: (id) => call('get', '/api/games/{id}', { id }),
+  /** @param {string} id @param {string} move UCI or SAN */
+  move: (id, move) => call('post', '/api/games/{id}/moves', { id }, { move }),
+  /** @param {string} id */
+  resign: (id) => call('post', '/api/games/{id}/resign', { id }, {}),
+  /** @param {string} id */
+  pgn: (id) => call('get', '/api/games/{id}/pgn', { id }, undefined, 'text'),
+  /** @param {string} id */
+  takeback: (id) => call('post', '/api/games/{id}/takeback', { id }, {}),
+  openapi: () => call('get', '/api/openapi.json', undefined),
+  bot: () => call('get', '/api/bot', undefined),
+  /** @param {LabRequest} body */
+  lab: (body) => call('post', '/api/lab', undefined, body),
+  /** @param {GameAnalysisRequest} body */
+  analyseGame: (body) => call('post', '/api/game-analysis', undefined, body),
+  /** @param {string} id */
+  gameAnalysis: (id) => call('get', '/api/game-analysis/{id}', { id }),
+  /** @param {string} id */
+  gameAnalysisPgn: (id) => call('get', '/api/game-analysis/{id}/pgn', { id }, undefined, 'text'),
 };
 
 // Whether the server has a route (from its OpenAPI document, asked once): lets the page use newer
 // routes without probing them (a 404 would show on the browser's console).
+/** @type {Promise<Set<string>> | null} */
 let routes = null;
+/** @param {string} path */
 export async function hasRoute(path) {
   if (!routes)
     routes = api.openapi().then(
@@ -81,6 +131,7 @@ export async function hasRoute(path) {
 
 // The WebSocket address: the server's wsUrl if it gives one (API.md), else its wsPort on this
 // page's host, else (no config at all) this page's port + 1, as with the defaults 8080/8081.
+/** @param {{wsUrl?: string, wsPort?: number} | null | undefined} config */
 export function wsUrlFrom(config) {
   const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
   if (config && config.wsUrl) {
