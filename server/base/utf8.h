@@ -11,5 +11,9 @@ size_t utf8_sequence(const char *s);
 bool utf8_valid(const char *s);
 /* Makes s valid in place: every byte that starts no valid sequence becomes '?'. */
 void utf8_clean(char *s);
+/* s as a quoted JSON string, ASCII only (what jansson writes with JSON_ENSURE_ASCII): '"' and '\\'
+ * escaped, controls and non-ASCII as \uXXXX (surrogate pairs past U+FFFF), a byte that starts no
+ * valid sequence as '?'. False, out unusable, if it does not fit in size bytes. */
+bool utf8_json_string(char *out, size_t size, const char *s);
 
 #endif

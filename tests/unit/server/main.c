@@ -18,6 +18,7 @@ int main(void)
         {"games", suite_games},
         {"bot", suite_bot},
         {"proxy", suite_proxy},
+        {"utf8", suite_utf8},
     };
     for (size_t i = 0; i < sizeof Suites / sizeof Suites[0]; i++)
         if (test_wanted(Suites[i].name))

@@ -11,5 +11,6 @@ void suite_jobs(void);    /* jobs: the table and the local backend */
 void suite_games(void);   /* domain/games */
 void suite_bot(void);     /* bot/config and bot/challenge */
 void suite_proxy(void);   /* base/proxy */
+void suite_utf8(void);    /* base/utf8: text as JSON */
 
 #endif
