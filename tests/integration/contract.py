@@ -110,6 +110,28 @@ def check_answer(method, path, status, body, content_type=None):
     validate_body(route, status, _resolve(responses[str(status)]), body, content_type)
 
 
+def check_request(method, path, status, body):
+    """Raises AssertionError when the server accepted (2xx) a JSON body the contract's requestBody
+    schema refuses: the contract must describe every request the server takes. (A body the server
+    refused is not judged: the tests send wrong ones on purpose.)"""
+    if not path.startswith("/api/") or not 200 <= status < 300 or body is None:
+        return
+    op = CONTRACT["paths"].get(template_of(path), {}).get(method.lower())
+    schema = (op or {}).get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
+    if schema is None:
+        return
+    try:
+        value = json.loads(body) if isinstance(body, (bytes, str)) else body
+    except ValueError:
+        return
+    errors = sorted(_validator(schema).iter_errors(value), key=lambda e: list(e.absolute_path))
+    if errors:
+        e = errors[0]
+        raise AssertionError("%s %s -> %d: the server took a body its contract refuses: at %s: %s"
+                             % (method.upper(), template_of(path), status,
+                                "/".join(str(p) for p in e.absolute_path) or "(top)", e.message))
+
+
 def examples():
     """(route, status, example, response) for every example the contract gives."""
     out = []

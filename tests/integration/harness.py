@@ -147,7 +147,8 @@ class Server:
         """(status, parsed JSON body or text, response); a dict or list body goes as JSON; from the
         loopback address `source` (127.0.0.2, ...) and with `Authorization: Bearer token` if given.
         Every answer under /api/ is checked against the contract, server/api/openapi.json
-        (contract.check_answer): one it does not describe raises AssertionError."""
+        (contract.check_answer): one it does not describe raises AssertionError; so does a body the
+        server took (2xx) that the contract's request schema refuses (contract.check_request)."""
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout,
                                           source_address=(source, 0) if source else None)
         hdrs = dict(headers or {})
@@ -165,6 +166,7 @@ class Server:
         except ValueError:
             parsed = data.decode(errors="replace")
         contract.check_answer(method, path, resp.status, parsed, resp.getheader("Content-Type"))
+        contract.check_request(method, path, resp.status, body)
         return resp.status, parsed, resp
 
     def health(self):

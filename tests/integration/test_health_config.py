@@ -188,6 +188,24 @@ def contract_rejects_a_wrong_answer():
 
 
 @suite.test()
+def contract_rejects_a_taken_body_it_does_not_describe():
+    """The harness's request check: a body the server took (2xx) must be one the contract's request
+    schema accepts; a body it refused is not judged (the tests send wrong ones on purpose)."""
+    body = {"fen": FEN, "limits": {"depth": 2}}
+    taken = suite.server().request("POST", "/api/analyse", body)[0]  # passes, or raises
+    caught = []
+    for sent, status in ((dict(body, colour="white"), 200), (dict(body, limits={"depth": "2"}), 200),
+                         (dict(body, colour="white"), 400)):
+        try:
+            contract.check_request("POST", "/api/analyse", status, json.dumps(sent))
+            caught.append(None)
+        except AssertionError as e:
+            caught.append(str(e))
+    check("contract_rejects_a_taken_body_it_does_not_describe", taken == 200 and caught[0] and caught[1]
+          and caught[2] is None and "POST /api/analyse" in caught[0] and "limits/depth" in caught[1], caught)
+
+
+@suite.test()
 def metrics():
     s = suite.server()
     s.request("POST", "/api/analyse", {"limits": {"depth": 3}})  # a 400 on the analysis route, to be counted
