@@ -69,6 +69,8 @@ for area in jobs games ws; do
     runner "server integration: $area (ThreadSanitizer build)" "${TSAN_SERVER[@]}" python3 tests/integration/test_$area.py
 done
 runner "security: tokens, owners, fair queue (ThreadSanitizer build)" "${TSAN_SERVER[@]}" python3 tests/security/test_auth.py
+runner "docs' examples: every command shown in README.md and docs/ run, its output compared" \
+    python3 tests/integration/test_doc_examples.py
 runner "cluster: two fronts and two workers over a real redis-server (kill -9, Redis restart)" python3 tests/cluster/test_cluster.py
 runner "cluster (ASan+UBSan build)" "${ASAN_SERVER[@]}" python3 tests/cluster/test_cluster.py
 runner "cluster behind a real nginx: clients named by X-Forwarded-For, their own jobs and rates, logs and metrics" python3 tests/cluster/test_nginx.py
