@@ -176,16 +176,20 @@ static bool parse_position(ApiError *r, json_t *body, Position *p, Position *sta
     return true;
 }
 
+/* A REST analysis body's keys; the WebSocket's analyse op has its "op" and "id" besides. */
 static const char *const AnalyseKeys[] = {"fen",     "moves",     "pgn",      "mode", "limits", "multiPv",
-                                          "compare", "affective", "bayesian", "op",   "id",     NULL};
+                                          "compare", "affective", "bayesian", NULL};
+static const char *const StreamKeys[] = {"fen",     "moves",     "pgn",      "mode", "limits", "multiPv",
+                                         "compare", "affective", "bayesian", "op",   "id",     NULL};
 static const char *const AffectiveKeys[] = {"temperament", NULL};
 static const char *const BayesianKeys[] = {"target", "default", NULL};
 static const char *const LimitKeys[] = {"depth", "nodes", "movetime", "infinite", NULL};
 
-/* Parses an analysis request into a job (not yet submitted). ws: infinite allowed. */
+/* Parses an analysis request into a job (not yet submitted). allow_infinite: the WebSocket's analyse
+ * op (infinite allowed; its "op" and "id" keys too). */
 Job *request_analysis(ApiError *r, json_t *body, bool allow_infinite)
 {
-    if (!request_check_keys(r, body, AnalyseKeys, ""))
+    if (!request_check_keys(r, body, allow_infinite ? StreamKeys : AnalyseKeys, ""))
         return NULL;
     json_t *mode = json_object_get(body, "mode");
     const char *mode_name = "classical";

@@ -83,10 +83,14 @@ static void test_valid_classical(void)
     CHECK(job->id[0] && !job->result && job->listener_count == 0);
     job_release(job);
 
-    /* Every limit at once, below the caps: kept as given. */
+    /* A REST body has no "op" or "id" (the WebSocket's analyse op has them). */
+    CHECK(!analyse("{\"fen\": \"" FEN_STARTPOS "\", \"limits\": {\"depth\": 2}, \"id\": \"x\"}", false) &&
+          !strcmp(err.code, "unknown_field") && !strcmp(err.field, "id"));
+
+    /* Every limit at once, below the caps: kept as given (the WebSocket's op, with its "op" and "id"). */
     job = analyse("{\"fen\": \"" FEN_STARTPOS "\", \"limits\": {\"depth\": 2, \"nodes\": 5000, \"movetime\": 250},"
                   " \"multiPv\": 2, \"mode\": \"classical\", \"compare\": false, \"id\": \"x\", \"op\": \"analyse\"}",
-                  false);
+                  true);
     CHECK_MSG(job, "%s: %s", err.code, err.message);
     CHECK_INT(job->limits.depth, 2);
     CHECK_INT(job->limits.nodes, 5000);
