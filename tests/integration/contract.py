@@ -9,12 +9,9 @@ server sends (by its type), check_op() every op a test sends (by its op); the ha
 wsclient, so a frame or op the contract does not describe raises AssertionError in the test."""
 import json
 import os
-import pathlib
 import re
 
 import jsonschema
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONTRACT_PATH = os.path.join(ROOT, "server", "api", "openapi.json")
@@ -47,6 +44,15 @@ def _validator(schema):
     return _validators[key]
 
 
+def _deepest(errors):
+    """The most specific of a value's schema errors (the longest path into the value; the first in
+    path order among equals), None if there are none. Older jsonschema (Debian's 4.10) adds an
+    unevaluatedProperties complaint at the top for a member that failed its own check: the member's
+    error is the one that says what is wrong."""
+    errors = sorted(errors, key=lambda e: list(map(str, e.absolute_path)))
+    return max(errors, key=lambda e: len(e.absolute_path)) if errors else None
+
+
 def template_of(path):
     """The contract's path template that a concrete path matches ('/api/games/x1/pgn' ->
     '/api/games/{id}/pgn'), or None. A {name} segment matches one non-empty segment."""
@@ -74,9 +80,8 @@ def validate_body(route, status, response, body, content_type=None):
             raise AssertionError("%s -> %d: the contract says application/json, the answer is %s"
                                  % (route, status, content_type))
         schema = content["application/json"].get("schema", {})
-        errors = sorted(_validator(schema).iter_errors(body), key=lambda e: list(e.absolute_path))
-        if errors:
-            e = errors[0]
+        e = _deepest(_validator(schema).iter_errors(body))
+        if e:
             where = "/".join(str(p) for p in e.absolute_path) or "(the body)"
             raise AssertionError("%s -> %d does not match the contract at %s: %s (schema %s)"
                                  % (route, status, where, e.message[:300], "/".join(str(p) for p in e.schema_path)))
@@ -124,9 +129,8 @@ def check_request(method, path, status, body):
         value = json.loads(body) if isinstance(body, (bytes, str)) else body
     except ValueError:
         return
-    errors = sorted(_validator(schema).iter_errors(value), key=lambda e: list(e.absolute_path))
-    if errors:
-        e = errors[0]
+    e = _deepest(_validator(schema).iter_errors(value))
+    if e:
         raise AssertionError("%s %s -> %d: the server took a body its contract refuses: at %s: %s"
                              % (method.upper(), template_of(path), status,
                                 "/".join(str(p) for p in e.absolute_path) or "(top)", e.message))
@@ -176,10 +180,28 @@ STREAM_PATH = os.path.join(ROOT, "server", "api", "asyncapi.json")
 with open(STREAM_PATH, encoding="utf-8") as _f:
     STREAM = json.load(_f)
 
-_STREAM_URI = pathlib.Path(STREAM_PATH).as_uri()
-_REGISTRY = Registry().with_resources([
-    (pathlib.Path(CONTRACT_PATH).as_uri(), Resource.from_contents(CONTRACT, default_specification=DRAFT202012)),
-    (_STREAM_URI, Resource.from_contents(STREAM, default_specification=DRAFT202012))])
+
+
+def _local(node, rest):
+    """node with its references made local to one document: asyncapi.json's 'openapi.json#/X' (and,
+    inside the REST components copied in, the REST document's own '#/X') become '#/x-rest/X'. So one
+    plain Draft 2020-12 validator resolves both documents, with any jsonschema Debian ships (4.10 has
+    no registry for references across files)."""
+    if isinstance(node, dict):
+        out = {}
+        for k, v in node.items():
+            if k == "$ref" and isinstance(v, str) and (v.startswith("openapi.json#/") or (rest and v.startswith("#/"))):
+                out[k] = "#/x-rest/" + v.split("#/", 1)[1]
+            else:
+                out[k] = _local(v, rest)
+        return out
+    if isinstance(node, list):
+        return [_local(v, rest) for v in node]
+    return node
+
+
+_LOCAL_STREAM = _local(STREAM, False)
+_REST_COMPONENTS = {"components": _local(CONTRACT["components"], True)}
 
 
 def _pointer(ref):
@@ -214,18 +236,23 @@ OPS = _stream_messages("receive", "op")
 
 
 def _stream_validator(pointer):
+    """A validator for the payload at pointer, both documents' components riding along in its root."""
     if pointer not in _validators:
-        jsonschema.Draft202012Validator.check_schema(_pointer(pointer))
-        _validators[pointer] = jsonschema.Draft202012Validator({"$ref": _STREAM_URI + pointer}, registry=_REGISTRY)
+        node = _LOCAL_STREAM
+        for part in pointer.lstrip("#/").split("/"):
+            node = node[part.replace("~1", "/").replace("~0", "~")]
+        root = dict(node, components=_LOCAL_STREAM.get("components", {}))
+        root["x-rest"] = _REST_COMPONENTS
+        jsonschema.Draft202012Validator.check_schema(root)
+        _validators[pointer] = jsonschema.Draft202012Validator(root)
     return _validators[pointer]
 
 
 def stream_errors(pointer, value):
     """The first error of value against the payload at pointer, as text, or None."""
-    errors = sorted(_stream_validator(pointer).iter_errors(value), key=lambda e: list(e.absolute_path))
-    if not errors:
+    e = _deepest(_stream_validator(pointer).iter_errors(value))
+    if not e:
         return None
-    e = errors[0]
     return "at %s: %s" % ("/".join(str(p) for p in e.absolute_path) or "(the frame)", e.message[:300])
 
 
