@@ -43,7 +43,7 @@ static void on_health(Request *r, const char *param)
     StoreHealth sh;
     store_health(&sh);
     /* Degraded: answering, but nothing new can be stored (writes get 503 storage_unavailable). */
-    char error[6 * sizeof sh.last_error + 32] = "", cluster[256] = "", quoted[6 * sizeof sh.last_error + 4];
+    char quoted[6 * sizeof sh.last_error + 4], error[sizeof quoted + 16] = "", cluster[sizeof quoted + 48] = "";
     if (sh.last_error[0] && utf8_json_string(quoted, sizeof quoted, sh.last_error))
         snprintf(error, sizeof error, ",\"lastError\":%s", quoted);
     if (shared_on() && utf8_json_string(quoted, sizeof quoted, shared_name())) /* a cluster's front */
@@ -57,6 +57,10 @@ static void on_health(Request *r, const char *param)
                      sh.writing && (!shared_on() || shared_up()) ? "ok" : "degraded", st.busy, st.workers,
                      st.quick_busy, st.quick_workers, st.queued, st.capacity, (long long)(time_now_ms() - StartedMs),
                      sh.writing ? "true" : "false", sh.size_bytes, sh.failures, error, cluster);
+    if (n < 0 || (size_t)n >= sizeof text) {
+        api_reply_fail(r, 500, "internal", NULL, "the health answer did not fit its buffer");
+        return;
+    }
     http_reply(r, 200, "application/json", text, (size_t)n);
 }
 
