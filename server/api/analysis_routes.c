@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/clock.h"
+#include "../base/log.h"
 #include "../domain/shared.h"
 #include "../jobs/cluster.h"
 #include "api.h"
@@ -221,13 +223,21 @@ static void resume_job(const char *id, const char *owner, const char *request, l
     }
     if (shared_on()) /* a cluster's job is in Redis's stream: a worker finishes it, any front answers it */
         return;
-    ApiError e;
+    ApiError e = {0};
     json_t *body = request ? json_loads(request, 0, NULL) : NULL;
     Job *job = body ? request_analysis(&e, body, false) : NULL;
     json_decref(body);
     if (!job || !job_set_id(job, id)) {
         if (job)
             job_release(job);
+        /* A request this server no longer takes (stored by an older one): failed, not queued for ever. */
+        log_msg(LOG_WARN, "job %s cannot be resumed (%s: %s): marked failed", id, e.code[0] ? e.code : "unreadable",
+                e.message);
+        char *text = NULL;
+        json_t *row = json_pack("{s:s, s:s}", "id", id, "status", "failed");
+        if (row && (text = api_dumps(row, false)))
+            persist_job(id, owner, "failed", created_ms, clock_wall_ms(), text);
+        json_decref(row);
         return;
     }
     job->created_ms = created_ms;

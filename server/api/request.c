@@ -176,21 +176,27 @@ static bool parse_position(ApiError *r, json_t *body, Position *p, Position *sta
     return true;
 }
 
-/* A REST analysis body's keys; the WebSocket's analyse op has its "op" and "id" besides. */
+/* An analysis request's keys; the last two, "op" and "id", only the WebSocket's analyse op has. */
 static const char *const AnalyseKeys[] = {"fen",     "moves",     "pgn",      "mode", "limits", "multiPv",
-                                          "compare", "affective", "bayesian", NULL};
-static const char *const StreamKeys[] = {"fen",     "moves",     "pgn",      "mode", "limits", "multiPv",
-                                         "compare", "affective", "bayesian", "op",   "id",     NULL};
+                                          "compare", "affective", "bayesian", "op",   "id",     NULL};
+enum { STREAM_ONLY_KEYS = 2 };
 static const char *const AffectiveKeys[] = {"temperament", NULL};
 static const char *const BayesianKeys[] = {"target", "default", NULL};
 static const char *const LimitKeys[] = {"depth", "nodes", "movetime", "infinite", NULL};
 
-/* Parses an analysis request into a job (not yet submitted). allow_infinite: the WebSocket's analyse
- * op (infinite allowed; its "op" and "id" keys too). */
-Job *request_analysis(ApiError *r, json_t *body, bool allow_infinite)
+/* Parses an analysis request into a job (not yet submitted). stream: the WebSocket's analyse op
+ * (infinite allowed, and its "op" and "id" keys). */
+Job *request_analysis(ApiError *r, json_t *body, bool stream)
 {
-    if (!request_check_keys(r, body, allow_infinite ? StreamKeys : AnalyseKeys, ""))
+    if (!request_check_keys(r, body, AnalyseKeys, ""))
         return NULL;
+    size_t keys = sizeof AnalyseKeys / sizeof AnalyseKeys[0] - 1;
+    for (size_t k = keys - STREAM_ONLY_KEYS; k < keys && !stream; k++)
+        if (json_object_get(body, AnalyseKeys[k])) {
+            api_error_set(r, 400, "unknown_field", AnalyseKeys[k],
+                          "unknown field '%s': only the WebSocket's analyse op has it", AnalyseKeys[k]);
+            return NULL;
+        }
     json_t *mode = json_object_get(body, "mode");
     const char *mode_name = "classical";
     if (mode) {
@@ -281,7 +287,7 @@ Job *request_analysis(ApiError *r, json_t *body, bool allow_infinite)
         l.movetime = json_integer_value(v) > Cfg->max_movetime ? Cfg->max_movetime : json_integer_value(v);
     }
     if ((v = json_object_get(limits, "infinite"))) {
-        if (!json_is_boolean(v) || (json_is_true(v) && !allow_infinite)) {
+        if (!json_is_boolean(v) || (json_is_true(v) && !stream)) {
             api_error_set(r, 400, "bad_limit", "limits.infinite",
                           "'limits.infinite' is for WebSocket analyses; over REST give depth, nodes or movetime");
             return NULL;
@@ -361,7 +367,7 @@ Job *request_analysis(ApiError *r, json_t *body, bool allow_infinite)
     return job;
 }
 
-Job *request_start(ApiError *e, json_t *body, bool allow_infinite, const char *client)
+Job *request_start(ApiError *e, json_t *body, bool stream, const char *client)
 {
     if (!quota_job_allowed(client)) {
         api_error_set(e, 429, "too_many_jobs", NULL,
@@ -369,7 +375,7 @@ Job *request_start(ApiError *e, json_t *body, bool allow_infinite, const char *c
                       client);
         return NULL;
     }
-    Job *job = request_analysis(e, body, allow_infinite);
+    Job *job = request_analysis(e, body, stream);
     if (!job)
         return NULL;
     if (job->limits.infinite && !quota_infinite_allowed(client)) {

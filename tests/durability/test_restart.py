@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """What a restart picks up, and what it must not: a queued job cut short by a shutdown runs again,
-one the client deleted does not; a game resigned while the engine thinks stays resigned."""
+one the client deleted does not; a game resigned while the engine thinks stays resigned; a stored job
+whose request this server no longer takes is marked failed, not left queued for ever."""
 import os
+import sqlite3
 import sys
 import threading
 import time
@@ -39,6 +41,20 @@ def main():
     st2, after, _ = s.request("GET", "/api/games/" + g["id"])
     check("resign_while_engine_thinks_stays_resigned", st == 200 and after["status"] == "resign"
           and after["moves"] == ["e2e4"] and after["result"] == "0-1", after)
+    s.stop()
+    # A queued job stored with a request this server refuses (an older server took a key it no longer
+    # does): the restart marks it failed and says so in the log.
+    db = sqlite3.connect(s.db)
+    db.execute("INSERT INTO jobs (id, status, created_ms, finished_ms, result, request, owner) VALUES "
+               "('00000000deadbeef', 'queued', 1, 0, '', ?, '127.0.0.1')",
+               ('{"moves": ["e2e4"], "limits": {"depth": 2}, "retired": true}',))
+    db.commit()
+    db.close()
+    s = Server("--workers", "1", db=s.db)
+    # (the failed row is saved in the background: polled)
+    job = poll(lambda: s.request("GET", "/api/jobs/00000000deadbeef")[1], lambda j: j.get("status") == "failed")
+    check("unreadable_stored_job_marked_failed", job.get("status") == "failed"
+          and "00000000deadbeef cannot be resumed (unknown_field" in s.stderr(), (job, s.stderr()[-400:]))
     s.stop()
     return summary("restart")
 
