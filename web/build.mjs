@@ -32,6 +32,7 @@ function writeIndex() {
   }
   // The API reference page (served at /api/docs): RapiDoc's own minified bundle, as npm ships it.
   cpSync(join(here, 'node_modules/rapidoc/dist/rapidoc-min.js'), join(dist, 'docs.js'));
+  cpSync(join(here, 'node_modules/rapidoc/dist/rapidoc-min.js.LICENSE.txt'), join(dist, 'rapidoc-min.js.LICENSE.txt')); // the notices its first line names
   const docs = readFileSync(join(here, 'docs.html'), 'utf8').replace('src="/docs.js"', `src="/docs.js?v=${hash('docs.js')}"`);
   writeFileSync(join(dist, 'docs.html'), docs);
 }

@@ -575,11 +575,18 @@ test('the API reference page (api docs) renders every route of the contract, off
   // RapiDoc renders each operation with its summary (in its shadow DOM, which Playwright's text selectors pierce).
   await page.locator('rapi-doc').getByText(summaries[0], { exact: true }).first().waitFor();
   const missing = [];
-  for (const s of summaries) if (!(await page.locator('rapi-doc').getByText(s, { exact: true }).count())) missing.push(s);
+  for (const s of summaries) {
+    try {
+      await page.locator('rapi-doc').getByText(s, { exact: true }).first().waitFor({ timeout: 10000 });
+    } catch {
+      missing.push(s);
+    }
+  }
   assert.deepEqual(missing, [], `operations the page does not show: ${missing.join('; ')}`);
   await page.locator('rapi-doc').getByText('Analyse one position and answer when done', { exact: true }).first().scrollIntoViewIfNeeded();
   await screenshot(page, '60-api-docs');
   assert.deepEqual(outside, [], `the page loaded something from elsewhere: ${outside.join(' ')}`);
+  // A CSP violation is a console error ("Refused to load ..."): the runner fails the test on any.
 });
 
 await run();

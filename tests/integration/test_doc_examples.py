@@ -56,7 +56,7 @@ from harness import DATA, FF, ROOT, Suite, check, tmpdir  # noqa: E402
 from wsclient import free_port  # noqa: E402
 
 COMMAND_TIMEOUT = 60     # seconds a command may take (they take under 5 s here)
-BACKGROUND_WAIT = 20     # seconds a command after background ones is retried until its output matches
+BACKGROUND_WAIT = 60     # seconds a command after background ones is retried until its output matches
 DOC_HOST = "vm"          # the host name of the machine the transcripts were made on
 
 # Commands run with a smaller budget than the doc shows: (doc file, a piece of the command that names
