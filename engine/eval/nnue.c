@@ -2,6 +2,7 @@
  * (an accumulator from its parent's, a refresh, the SCReLU dot product) have an AVX2 version chosen
  * at run time and a portable one; both give the same integers. */
 #include "nnue.h"
+#include "../core/embed.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,20 +202,7 @@ uint8_t *nnue_serialize(const Network *net, size_t *size)
 
 #ifdef FEELFISH_NET_FILE
 /* The committed network, built in by the assembler (Makefile: FEELFISH_NET_FILE). */
-__asm__(".section .rodata\n"
-        ".balign 64\n"
-        "feelfish_net_begin:\n"
-        ".incbin \"" FEELFISH_NET_FILE "\"\n"
-        "feelfish_net_end:\n"
-        ".globl feelfish_net_size\n"
-        ".balign 8\n"
-        "feelfish_net_size:\n"
-        ".quad feelfish_net_end - feelfish_net_begin\n"
-        ".globl feelfish_net_data\n"
-        ".set feelfish_net_data, feelfish_net_begin\n"
-        ".text\n");
-extern const uint8_t feelfish_net_data[];
-extern const uint64_t feelfish_net_size;
+EMBED_FILE(feelfish_net, FEELFISH_NET_FILE, 64);
 #endif
 
 static const Network *embedded;

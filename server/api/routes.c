@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../engine/core/embed.h"
 #include "../base/log.h"
 #include "../base/origin.h"
 #include "../base/proxy.h"
@@ -43,7 +44,8 @@ static void on_health(Request *r, const char *param)
     StoreHealth sh;
     store_health(&sh);
     /* Degraded: answering, but nothing new can be stored (writes get 503 storage_unavailable). */
-    char quoted[6 * sizeof sh.last_error + 4], error[sizeof quoted + 16] = "", cluster[sizeof quoted + 48] = "";
+    char quoted[6 * sizeof sh.last_error + 4], error[sizeof quoted + 16], cluster[sizeof quoted + 48];
+    error[0] = cluster[0] = 0; /* (not "= {0}": zeroing kilobytes a request for two empty strings) */
     if (sh.last_error[0] && utf8_json_string(quoted, sizeof quoted, sh.last_error))
         snprintf(error, sizeof error, ",\"lastError\":%s", quoted);
     if (shared_on() && utf8_json_string(quoted, sizeof quoted, shared_name())) /* a cluster's front */
@@ -130,33 +132,13 @@ static void on_config(Request *r, const char *param)
 
 /* The API contract, REST and WebSocket, built in by the assembler as the network is (the Makefile
  * rebuilds routes.o when either file changes); served as it is. */
-__asm__(".section .rodata\n"
-        "feelfish_openapi_begin:\n"
-        ".incbin \"server/api/openapi.json\"\n"
-        "feelfish_openapi_end:\n"
-        ".balign 8\n"
-        ".globl feelfish_openapi_size\n"
-        "feelfish_openapi_size:\n"
-        ".quad feelfish_openapi_end - feelfish_openapi_begin\n"
-        ".globl feelfish_openapi_data\n"
-        ".set feelfish_openapi_data, feelfish_openapi_begin\n"
-        "feelfish_asyncapi_begin:\n"
-        ".incbin \"server/api/asyncapi.json\"\n"
-        "feelfish_asyncapi_end:\n"
-        ".balign 8\n"
-        ".globl feelfish_asyncapi_size\n"
-        "feelfish_asyncapi_size:\n"
-        ".quad feelfish_asyncapi_end - feelfish_asyncapi_begin\n"
-        ".globl feelfish_asyncapi_data\n"
-        ".set feelfish_asyncapi_data, feelfish_asyncapi_begin\n"
-        ".text\n");
-extern const char feelfish_openapi_data[], feelfish_asyncapi_data[];
-extern const uint64_t feelfish_openapi_size, feelfish_asyncapi_size;
+EMBED_FILE(feelfish_openapi, "server/api/openapi.json", 1);
+EMBED_FILE(feelfish_asyncapi, "server/api/asyncapi.json", 1);
 
 static void on_openapi(Request *r, const char *param)
 {
     (void)param;
-    http_reply(r, 200, "application/json", feelfish_openapi_data, (size_t)feelfish_openapi_size);
+    http_reply(r, 200, "application/json", (const char *)feelfish_openapi_data, (size_t)feelfish_openapi_size);
 }
 
 /* The WebSocket's contract; its references to the REST one ("openapi.json#/components/...") resolve
@@ -164,7 +146,7 @@ static void on_openapi(Request *r, const char *param)
 static void on_asyncapi(Request *r, const char *param)
 {
     (void)param;
-    http_reply(r, 200, "application/json", feelfish_asyncapi_data, (size_t)feelfish_asyncapi_size);
+    http_reply(r, 200, "application/json", (const char *)feelfish_asyncapi_data, (size_t)feelfish_asyncapi_size);
 }
 
 /* The API's reference page: web/docs.html, which renders /api/openapi.json in the browser. */
