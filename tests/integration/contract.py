@@ -22,13 +22,22 @@ with open(CONTRACT_PATH, encoding="utf-8") as _f:
 _validators = {}
 
 
+def pointer(doc, ref):
+    """What the JSON pointer of a reference ('#/components/schemas/Job', or 'openapi.json#/...': the
+    part after '#') names in doc; None where nothing is there."""
+    node = doc
+    for part in ref.split("#", 1)[-1].lstrip("/").split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
 def _resolve(node):
     """A response object, following a $ref into components/responses."""
     while isinstance(node, dict) and "$ref" in node:
-        target = CONTRACT
-        for part in node["$ref"].lstrip("#/").split("/"):
-            target = target[part]
-        node = target
+        node = pointer(CONTRACT, node["$ref"])
     return node
 
 
@@ -204,14 +213,6 @@ _LOCAL_STREAM = _local(STREAM, False)
 _REST_COMPONENTS = {"components": _local(CONTRACT["components"], True)}
 
 
-def _pointer(ref):
-    """The part of asyncapi.json an internal reference ('#/channels/stream/messages/info') names."""
-    node = STREAM
-    for part in ref.lstrip("#/").split("/"):
-        node = node[part.replace("~1", "/").replace("~0", "~")]
-    return node
-
-
 def _stream_messages(action, key):
     """{value of the payload's `key` const: [(message name, pointer to its payload)]} of the messages of
     every operation with this action (send: the server's events by type; receive: the ops by op)."""
@@ -220,9 +221,9 @@ def _stream_messages(action, key):
         if op["action"] != action:
             continue
         for m in op["messages"]:
-            target = _pointer(m["$ref"])
+            target = pointer(STREAM, m["$ref"])
             ref = target.get("$ref", m["$ref"])
-            message = _pointer(ref)
+            message = pointer(STREAM, ref)
             name = ref.rsplit("/", 1)[1]
             const = message["payload"]["properties"][key]["const"]
             entry = (name, ref + "/payload")
@@ -235,22 +236,19 @@ EVENTS = _stream_messages("send", "type")
 OPS = _stream_messages("receive", "op")
 
 
-def _stream_validator(pointer):
-    """A validator for the payload at pointer, both documents' components riding along in its root."""
-    if pointer not in _validators:
-        node = _LOCAL_STREAM
-        for part in pointer.lstrip("#/").split("/"):
-            node = node[part.replace("~1", "/").replace("~0", "~")]
-        root = dict(node, components=_LOCAL_STREAM.get("components", {}))
+def _stream_validator(ref):
+    """A validator for the payload at ref, both documents' components riding along in its root."""
+    if ref not in _validators:
+        root = dict(pointer(_LOCAL_STREAM, ref), components=_LOCAL_STREAM.get("components", {}))
         root["x-rest"] = _REST_COMPONENTS
         jsonschema.Draft202012Validator.check_schema(root)
-        _validators[pointer] = jsonschema.Draft202012Validator(root)
-    return _validators[pointer]
+        _validators[ref] = jsonschema.Draft202012Validator(root)
+    return _validators[ref]
 
 
-def stream_errors(pointer, value):
-    """The first error of value against the payload at pointer, as text, or None."""
-    e = _deepest(_stream_validator(pointer).iter_errors(value))
+def stream_errors(ref, value):
+    """The first error of value against the payload at ref, as text, or None."""
+    e = _deepest(_stream_validator(ref).iter_errors(value))
     if not e:
         return None
     return "at %s: %s" % ("/".join(str(p) for p in e.absolute_path) or "(the frame)", e.message[:300])
@@ -264,8 +262,8 @@ def _judge(what, value, key, messages):
     if not candidates:
         return "%s %s '%s' is not in asyncapi.json (it has %s)" % (what, key, value[key], ", ".join(sorted(messages)))
     why = []
-    for name, pointer in candidates:
-        problem = stream_errors(pointer, value)
+    for name, ref in candidates:
+        problem = stream_errors(ref, value)
         if problem is None:
             return None
         why.append("message %s %s" % (name, problem))

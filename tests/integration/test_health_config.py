@@ -143,13 +143,7 @@ def asyncapi_served():
         same = doc == json.load(f)
     refs = [n["$ref"] for n in contract.nodes(doc)
             if isinstance(n.get("$ref"), str) and n["$ref"].startswith("openapi.json#/")]
-    dangling = []
-    for ref in refs:
-        target = rest
-        for part in ref.split("#/", 1)[1].split("/"):
-            target = target.get(part) if isinstance(target, dict) else None
-        if target is None:
-            dangling.append(ref)
+    dangling = [ref for ref in refs if contract.pointer(rest, ref) is None]
     check("asyncapi_served", st == 200 and same and doc["asyncapi"].startswith("3.0") and refs and not dangling
           and resp.getheader("Content-Type").startswith("application/json"),
           {"status": st, "served_is_the_file": same, "references": len(refs), "dangling": dangling})

@@ -83,12 +83,8 @@ def contract_codes(doc, rest=None):
 
     def values(code, within=doc):
         if isinstance(code, dict) and '$ref' in code:
-            name, _, pointer = code['$ref'].partition('#')
-            within = rest if name == 'openapi.json' else within
-            target = within
-            for part in pointer.lstrip('/').split('/'):
-                target = target[part]
-            values(target, within)
+            within = rest if code['$ref'].startswith('openapi.json#') else within
+            values(judge.pointer(within, code['$ref']), within)
         elif isinstance(code, dict):
             found.update(code.get('enum', []))
             if 'const' in code:
