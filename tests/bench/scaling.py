@@ -39,11 +39,8 @@ import harness  # noqa: E402
 from harness import DATA, Server, tmpdir  # noqa: E402
 from redisserver import REDIS, Redis, Worker  # noqa: E402
 from wsclient import free_port  # noqa: E402
-import wsclient  # noqa: E402
 
-# The harness judges every WebSocket frame against the contract (0.3-0.5 ms of Python a frame): off
-# here, where the client's own time would be counted in the latencies measured.
-wsclient.check_frame = wsclient.check_op = None
+harness.judge_frames(False)  # the client's time would be counted in the latencies measured
 
 # Every process runs one copy of the binary taken now: a `make` in the tree during the run (others
 # work in it too) cannot mix two builds, whose wire layouts may differ, or change the figures midway.
