@@ -19,6 +19,12 @@ bool tt_resize(TT *tt, size_t size_mb)
     if (size_mb < 1)
         size_mb = 1;
     size_t count = size_mb * 1024 * 1024 / sizeof(TTBucket);
+    if (tt->buckets && count == tt->count) {
+        /* The same size (a server's workers are made at 16 MB, then set to --hash): a new table
+         * would leave the old one's touched pages in the heap, freed but still resident. */
+        tt_clear(tt);
+        return true;
+    }
     TTBucket *b = aligned_alloc(64, count * sizeof(TTBucket));
     if (!b)
         return false;
