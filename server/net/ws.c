@@ -35,7 +35,7 @@ typedef struct WsSession {
     bool closing;  /* being closed with 1008 (its queue overflowed, or the layer above said so) */
     void *user;    /* the layer above's state */
     char client[48];
-    char authorization[160]; /* the handshake's, "" if none */
+    const char *authorization; /* the handshake's, only while `opened` runs (NULL: none) */
     uint64_t active_ms;      /* last frame in or out (uv_now) */
     const char *close_reason;
     struct WsSession *prev, *next;
@@ -58,7 +58,7 @@ static struct {
 
 void *ws_user(const WsSession *s) { return s->user; }
 const char *ws_client(const WsSession *s) { return s->client; }
-const char *ws_authorization(const WsSession *s) { return s->authorization[0] ? s->authorization : NULL; }
+const char *ws_authorization(const WsSession *s) { return s->authorization; }
 void ws_set_user(WsSession *s, void *user) { s->user = user; }
 
 void ws_stats(WsStats *s)
@@ -237,12 +237,16 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         client_of(wsi, s->client, sizeof s->client);
         W.per_address[hash_text(s->client) % PER_ADDRESS_SLOTS]++;
         s->active_ms = uv_now(W.loop);
-        if (lws_hdr_copy(wsi, s->authorization, sizeof s->authorization, WSI_TOKEN_HTTP_AUTHORIZATION) < 0)
-            s->authorization[0] = 0; /* too long to be a token: as if none, the op layer refuses it */
+        /* Read once, by `opened`: an idle connection does not keep it (a token too long to copy
+         * is as if none: the op layer refuses it). */
+        char authorization[160];
+        if (lws_hdr_copy(wsi, authorization, sizeof authorization, WSI_TOKEN_HTTP_AUTHORIZATION) > 0)
+            s->authorization = authorization;
         LIST_PUSH(W.sessions, s, prev, next);
         W.clients++;
         if (W.handlers.opened)
             W.handlers.opened(s);
+        s->authorization = NULL;
         W.handlers.between_messages(); /* a storm of handshakes is a burst too */
         break;
     }
@@ -388,7 +392,11 @@ static void on_idle_check(uv_timer_t *t)
 bool ws_start(uv_loop_t *loop, const ServerConfig *cfg, const WsHandlers *handlers, int *bound_port)
 {
     static struct lws_protocols protocols[] = {
-        {"feelfish", callback, sizeof(Session), 4096, 0, NULL, 0},
+        /* lws gives every connection a receive buffer of this size for as long as it is open: a
+         * message larger than it arrives in fragments, which RECEIVE joins up. 512 bytes holds a
+         * typical op whole and keeps an idle connection small; what one send() may write is set
+         * on its own (lws would otherwise cap it at the receive size). */
+        {"feelfish", callback, sizeof(Session), 512, 0, NULL, 65536},
         {NULL, NULL, 0, 0, 0, NULL, 0},
     };
     W.cfg = cfg;

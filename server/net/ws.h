@@ -55,7 +55,7 @@ void *ws_user(const WsSession *s);
 /* The peer's address: whose quotas the session counts against. */
 const char *ws_client(const WsSession *s);
 void ws_set_user(WsSession *s, void *user);
-/* The handshake's Authorization header, NULL if it had none. */
+/* The handshake's Authorization header, NULL if it had none; only inside the `opened` handler. */
 const char *ws_authorization(const WsSession *s);
 /* Sends what is queued, then closes with 1008 (policy violation) and `reason` (a literal). */
 void ws_close(WsSession *s, const char *reason);

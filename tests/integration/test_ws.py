@@ -83,6 +83,20 @@ def analyse_bestmove():
 
 
 @suite.test()
+def long_message_in_pieces():
+    # libwebsockets hands a message to the server in pieces of its receive buffer (512 bytes, kept
+    # small for idle connections): a 2.5 KB op is joined up and answered as one.
+    cycle = ["g1f3", "g8f6", "f3g1", "f6g8"] * 80
+    msg = {"op": "analyse", "id": "long", "moves": cycle + ["e2e4"], "limits": {"depth": 4}}
+    ws = connect()
+    ws.send(msg)
+    best, seen = ws.until(lambda m: m.get("type") in ("bestmove", "error"))
+    ws.close()
+    check("long_message_in_pieces", len(json.dumps(msg)) > 2000 and best and best.get("type") == "bestmove"
+          and best["id"] == "long", best or seen)
+
+
+@suite.test()
 def affective_info_has_emotion():
     ws = connect()
     ws.send({"op": "analyse", "id": "aff", "fen": FEN, "mode": "affective", "limits": {"depth": 6}})
