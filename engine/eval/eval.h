@@ -11,8 +11,12 @@
 #include "nnue.h"
 #include "params.h"
 
-/* One pawn in the engine's own units (search.h's SCORE_PAWN). */
+/* One pawn in the engine's own units: the hand-written evaluation's pawn, and the unit of the network's
+ * output (its centipawns, times EVAL_PAWN / 100). Training records keep scores as eval_cp(score), so data
+ * made in any session trains one scale; what feelfish *shows* is search.h's search_cp, on the scale
+ * calibrated to its games (SCORE_PAWN). */
 #define EVAL_PAWN 64
+static inline int eval_cp(int v) { return (100 * v + (v >= 0 ? EVAL_PAWN / 2 : -EVAL_PAWN / 2)) / EVAL_PAWN; }
 /* No static evaluation goes beyond this, far from the mate scores. */
 #define EVAL_MAX 12000
 

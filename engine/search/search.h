@@ -92,12 +92,13 @@ void search_ponderhit(Search *s);
 /* Mate in moves from a score (positive: side to move mates), or 0 when not a mate score. */
 int search_mate_in(int score);
 
-/* One pawn in the engine's own units. Every centipawn feelfish shows (UCI `score cp`, the API's
+/* One pawn, as shown, in the engine's units. Every centipawn feelfish shows (UCI `score cp`, the API's
  * `cp`/`eval`, the game review and its Win%) is search_cp(score) = 100 * score / SCORE_PAWN, rounded,
  * as Stockfish shows 100 * v / NormalizeToPawnValue: the value makes Lichess's Win% curve, fitted to
  * Stockfish's centipawns, predict the results of feelfish's own games (tests/bench/calibrate.py,
- * docs/calibration.md). The search itself, its margins and the evaluation stay in engine units. */
-#define SCORE_PAWN EVAL_PAWN
+ * docs/calibration.md: 64 for the hand-written evaluation, 59 for the network of generation 3). The
+ * search itself, its margins and the evaluation stay in engine units (EVAL_PAWN). */
+#define SCORE_PAWN 59
 int search_cp(int score);
 
 /* Milliseconds on a monotonic clock. */

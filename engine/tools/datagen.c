@@ -124,7 +124,7 @@ static char *game_lines(const char *start, const SelfPlayGame *game, bool scores
             if (binary) {
                 int won = game->result == 0 ? 1 : (game->result > 0) == (p->side == WHITE) ? 2 : 0;
                 TrainRecord r;
-                trainset_encode(p, search_cp(score), won, &r);
+                trainset_encode(p, eval_cp(score), won, &r);
                 memcpy(text + len, r.bytes, sizeof r.bytes);
                 len += sizeof r.bytes;
             } else {
@@ -224,7 +224,7 @@ static int convert(const char *from, const char *to, FILE *out)
         double white = atof(result); /* 1.0, 0.5, 0.0 */
         int white_score = atoi(score), won = white == 0.5 ? 1 : (white > 0.5) == (p->side == WHITE) ? 2 : 0;
         TrainRecord r;
-        trainset_encode(p, search_cp(p->side == WHITE ? white_score : -white_score), won, &r);
+        trainset_encode(p, eval_cp(p->side == WHITE ? white_score : -white_score), won, &r);
         fwrite(r.bytes, 1, sizeof r.bytes, dst);
         written++;
     }

@@ -9,6 +9,7 @@
 #include "../../engine/eval/nnue.h"
 #include "../../engine/notation/fen.h"
 #include "../../engine/notation/move.h"
+#include "../../engine/search/search.h"
 
 char *eval_cache_prefix(const char *fen) { return eval_cache_key(fen, NULL); }
 
@@ -17,13 +18,14 @@ char *eval_cache_key(const char *fen, const json_t *how)
     size_t cut = 0;
     for (int spaces = 0; fen[cut] && !(fen[cut] == ' ' && ++spaces == 4); cut++)
         ;
-    /* Which evaluation searched it: a new network never meets the old one's entries. */
+    /* Which evaluation searched it, and the scale its centipawns were shown on: a new network or a
+     * new calibration never meets the old one's entries. */
     const Network *net = nnue_default();
-    char evaluation[24];
+    char evaluation[32];
     if (net)
-        snprintf(evaluation, sizeof evaluation, "nn%016" PRIx64, net->checksum);
+        snprintf(evaluation, sizeof evaluation, "nn%016" PRIx64 "/%d", net->checksum, SCORE_PAWN);
     else
-        snprintf(evaluation, sizeof evaluation, "hand");
+        snprintf(evaluation, sizeof evaluation, "hand/%d", SCORE_PAWN);
     char *text = how ? json_dumps(how, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     size_t n = cut + strlen(evaluation) + (text ? strlen(text) : 0) + 3;
     char *key = malloc(n);

@@ -39,9 +39,17 @@ def lichess_score(cp):
 
 
 def compiled_pawn():
-    text = open(os.path.join(ROOT, "engine", "search", "search.h")).read()
-    m = re.search(r"#define SCORE_PAWN (\d+)", text)
-    return int(m.group(1)) if m else None
+    """SCORE_PAWN as compiled: a number, or the name of another #define (EVAL_PAWN) followed once."""
+    text = "".join(open(os.path.join(ROOT, *f)).read() for f in (("engine", "search", "search.h"), ("engine", "eval", "eval.h")))
+    name = "SCORE_PAWN"
+    for _ in range(3):
+        m = re.search(r"#define %s (\w+)" % name, text)
+        if not m:
+            return None
+        if m.group(1).isdigit():
+            return int(m.group(1))
+        name = m.group(1)
+    return None
 
 
 def read_samples(path, min_ply):
