@@ -5,10 +5,13 @@ and by Stockfish (/usr/games/stockfish over UCI) through the same pipeline (`fee
   - the per-player accuracy correlation (goal >= 0.85),
   - the share of Stockfish's blunders that feelfish calls a mistake or blunder (goal >= 80 %),
   - the share of feelfish's blunders that Stockfish calls no error (goal <= 10 %),
+  - the same three for Stockfish at --nodes against Stockfish at --ceiling-nodes (ten times more),
+    the ceiling any engine can reach on this measure, and for feelfish against that deeper reference,
   - speed: one 40-move game at --speed-nodes per position with 2 workers, feelfish beside Stockfish.
 Targets are printed, not asserted (shared machines are noisy; the numbers are the product).
 
-    python3 tests/bench/review_quality.py [--games 20] [--nodes 200000] [--speed-nodes 1000000]"""
+    python3 tests/bench/review_quality.py [--games 20] [--nodes 200000] [--speed-nodes 1000000]
+        [--ceiling-nodes 2000000]"""
 import argparse
 import json
 import math
@@ -50,11 +53,45 @@ def pearson(xs, ys):
     return sxy / (sx * sy) if sx and sy else float("nan")
 
 
+def mean_accuracy(games):
+    xs = [g["players"][side]["accuracy"] for g in games for side in ("white", "black") if "accuracy" in g["players"][side]]
+    return sum(xs) / len(xs) if xs else float("nan")
+
+
+def agreement(name, test, ref_name, ref):
+    """The three figures of the issue for `test` judged against `ref` (the same games, ply by ply)."""
+    xs, ys = [], []
+    ref_blunders = caught = blunders = false = 0
+    for g_t, g_r in zip(test, ref):
+        for side in ("white", "black"):
+            pt, pr = g_t["players"][side], g_r["players"][side]
+            if "accuracy" in pt and "accuracy" in pr:
+                xs.append(pt["accuracy"])
+                ys.append(pr["accuracy"])
+        for p_t, p_r in zip(g_t["analysis"], g_r["analysis"]):
+            j_t = p_t.get("judgment", {}).get("name")
+            j_r = p_r.get("judgment", {}).get("name")
+            if j_r == "Blunder":
+                ref_blunders += 1
+                caught += j_t in ("Mistake", "Blunder")
+            if j_t == "Blunder":
+                blunders += 1
+                false += j_r is None
+    pct = lambda a, b: 100.0 * a / b if b else float("nan")
+    print("  per-player accuracy correlation: %.3f over %d players (goal >= 0.85)" % (pearson(xs, ys), len(xs)))
+    print("  %s's blunders %s calls a mistake or blunder: %d of %d = %.0f %% (goal >= 80 %%)"
+          % (ref_name, name, caught, ref_blunders, pct(caught, ref_blunders)))
+    print("  %s's blunders %s calls no error: %d of %d = %.0f %% (goal <= 10 %%)"
+          % (name, ref_name, false, blunders, pct(false, blunders)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--nodes", type=int, default=200000)
     ap.add_argument("--speed-nodes", type=int, default=1000000)
+    ap.add_argument("--ceiling-nodes", type=int, default=2000000,
+                    help="Stockfish at this many nodes judges Stockfish at --nodes too: the ceiling (0: skip)")
     ap.add_argument("--pgn", default=os.path.join(DATA, "pgn", "Kasparov.pgn"))
     ap.add_argument("--speed-only", action="store_true", help="only the speed part (its game: --speed-game)")
     ap.add_argument("--speed-game", type=int, default=0, help="with --speed-only: the game's index in --pgn")
@@ -67,35 +104,12 @@ def main():
         return speed(a, tmp, a.speed_game)
     ff, t_ff = annotate(a.pgn, a.games, a.nodes, None, tmp, "feelfish")
     sf, t_sf = annotate(a.pgn, a.games, a.nodes, "cmd=" + SF, tmp, "stockfish")
-    xs, ys = [], []
-    sf_blunders = sf_caught = ff_blunders = ff_false = plies = 0
-    for g_ff, g_sf in zip(ff, sf):
-        for side in ("white", "black"):
-            pf, ps = g_ff["players"][side], g_sf["players"][side]
-            if "accuracy" in pf and "accuracy" in ps:
-                xs.append(pf["accuracy"])
-                ys.append(ps["accuracy"])
-        for p_ff, p_sf in zip(g_ff["analysis"], g_sf["analysis"]):
-            plies += 1
-            j_ff = p_ff.get("judgment", {}).get("name")
-            j_sf = p_sf.get("judgment", {}).get("name")
-            if j_sf == "Blunder":
-                sf_blunders += 1
-                sf_caught += j_ff in ("Mistake", "Blunder")
-            if j_ff == "Blunder":
-                ff_blunders += 1
-                ff_false += j_sf is None
-    corr = pearson(xs, ys)
+    plies = sum(len(g["analysis"]) for g in ff)
     print("review quality: %d games (%d plies) of %s at %d nodes per position, 2 workers each"
           % (len(ff), plies, os.path.basename(a.pgn), a.nodes))
     print("  time: feelfish %.1f s, Stockfish %.1f s" % (t_ff, t_sf))
-    print("  per-player accuracy correlation: %.3f over %d players (goal >= 0.85)" % (corr, len(xs)))
-    print("  Stockfish's blunders feelfish calls a mistake or blunder: %d of %d = %.0f %% (goal >= 80 %%)"
-          % (sf_caught, sf_blunders, 100.0 * sf_caught / sf_blunders if sf_blunders else float("nan")))
-    print("  feelfish's blunders Stockfish calls no error: %d of %d = %.0f %% (goal <= 10 %%)"
-          % (ff_false, ff_blunders, 100.0 * ff_false / ff_blunders if ff_blunders else float("nan")))
-    mean_ff, mean_sf = sum(xs) / len(xs), sum(ys) / len(ys)
-    print("  mean accuracy: feelfish %.1f, Stockfish %.1f" % (mean_ff, mean_sf))
+    agreement("feelfish", ff, "Stockfish", sf)
+    print("  mean accuracy: feelfish %.1f, Stockfish %.1f" % (mean_accuracy(ff), mean_accuracy(sf)))
     # The centipawn scales side by side (docs/calibration.md): Stockfish's cp against feelfish's on
     # the same positions, both within +-500 and neither a mate; the least-squares slope through 0.
     pairs = [(p_ff["eval"], p_sf["eval"]) for g_ff, g_sf in zip(ff, sf) for p_ff, p_sf in zip(g_ff["analysis"], g_sf["analysis"])
@@ -104,6 +118,13 @@ def main():
         slope = sum(x * y for x, y in pairs) / max(1, sum(x * x for x, _ in pairs))
         print("  centipawn scales: Stockfish cp = %.2f x feelfish cp (least squares through 0, %d positions "
               "within +-500), correlation %.3f" % (slope, len(pairs), pearson([x for x, _ in pairs], [y for _, y in pairs])))
+    if a.ceiling_nodes:
+        # The ceiling: how far Stockfish itself at --nodes agrees with Stockfish at ten times more.
+        deep, t_deep = annotate(a.pgn, a.games, a.ceiling_nodes, "cmd=" + SF, tmp, "stockfish-deep")
+        print("the ceiling: Stockfish at %d nodes against Stockfish at %d (%.1f s)" % (a.nodes, a.ceiling_nodes, t_deep))
+        agreement("Stockfish %d" % a.nodes, sf, "Stockfish %d" % a.ceiling_nodes, deep)
+        print("and feelfish at %d nodes against Stockfish at %d:" % (a.nodes, a.ceiling_nodes))
+        agreement("feelfish", ff, "Stockfish %d" % a.ceiling_nodes, deep)
 
     # Speed: the first game of at least 80 plies, at speed-nodes per position, 2 workers.
     return speed(a, tmp, next((i for i, g in enumerate(ff) if len(g["analysis"]) >= 80), 0))

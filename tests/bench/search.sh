@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Search benchmarks, feelfish and Stockfish 15.1 in the same run on this machine:
-#  1. bench: node signature twice (must match) and nodes/second, beside Stockfish's `bench` nps;
+#  1. bench: node signature twice (must match) and nodes/second, beside the hand-written evaluation's
+#     (--net none, other nodes) and Stockfish's `bench` nps;
 #  2. Lazy SMP: wall time to depth 14 over the bench positions with 1 and 2 threads (target >= 1.5x).
 # Prints ratios; fails only if the signature is not reproducible. BENCH_SMOKE=1: shallow (seconds).
 set -u
@@ -16,6 +17,8 @@ ff_nps=$(sed -n 's/^Nodes\/second: //p' <<<"$b")
 echo "feelfish signature: $na and $nb $([ "$na" = "$nb" ] && echo '(reproducible)' || echo '(DIFFERENT)')"
 [ "$na" = "$nb" ] || status=1
 echo "feelfish nodes/second: $ff_nps"
+hand_nps=$("$FF" bench --net none 2>/dev/null | sed -n 's/^Nodes\/second: //p')
+awk -v a="$ff_nps" -v b="$hand_nps" 'BEGIN { if (b > 0) printf "the hand-written evaluation (--net none): %d nodes/second; the network %.2fx its speed\n", b, a / b }'
 if [ -x "$SF" ]; then
     sf_nps=$("$SF" bench 16 1 "$([ -n "${BENCH_SMOKE:-}" ] && echo 6 || echo 13)" default depth 2>&1 |
         sed -n 's/^Nodes\/second *: *//p')

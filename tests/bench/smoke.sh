@@ -35,7 +35,7 @@ part soak '^soak: ' env SOAK_SECONDS=12 python3 tests/bench/soak.py
 part flood 'victim' env FLOOD_SMOKE=1 python3 tests/bench/flood.py
 part clock 'lost on time' python3 tests/bot/clock_test.py --games 1 --concurrency 1 --base 30 --max-plies 16
 part calibrate 'largest bucket gap' python3 tests/bench/calibrate.py --games 40 --nodes 1000 --out "$LOG/calibration"
-part review 'accuracy correlation' python3 tests/bench/review_quality.py --games 1 --nodes 5000 --speed-nodes 20000
+part review 'accuracy correlation' python3 tests/bench/review_quality.py --games 1 --nodes 5000 --speed-nodes 20000 --ceiling-nodes 50000
 
 echo "bench-smoke: $passed passed, $failed failed"
 [ "$failed" = 0 ]
