@@ -9,6 +9,7 @@ ok() { passed=$((passed + 1)); echo "ok   $1"; }
 fail() { failed=$((failed + 1)); echo "FAIL $1"; shift; printf '    %s\n' "$@"; }
 
 coproc ENGINE { exec "$FF" 2>&1; }
+engine_pid=$ENGINE_PID # bash unsets ENGINE_PID once it reaps the engine, which can be before `wait`
 send() { echo "$1" >&"${ENGINE[1]}"; }
 # expect REGEX SECONDS: reads lines until one matches; all lines read are in $SEEN
 expect() {
@@ -186,7 +187,7 @@ check limited_strength '^bestmove [a-h][1-8][a-h][1-8]' 5
 t0=$(date +%s%N)
 send "go infinite"
 send "quit"
-wait "$ENGINE_PID"; rc=$?
+wait "$engine_pid"; rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
 [ "$rc" = 0 ] && [ "$ms" -lt 2000 ] && ok "quit_during_search (${ms} ms)" || fail quit_during_search "exit $rc after $ms ms"
 
