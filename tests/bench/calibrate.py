@@ -19,7 +19,8 @@ vs observed score, raw and normalised), writes the buckets' CSV and a calibratio
 --out. docs/calibration.md shows a run.
 
     python3 tests/bench/calibrate.py [--games 1000] [--nodes 20000] [--seed 900] [--labels FILE]
-                                     [--out DIR] [--plot docs/calibration.png]"""
+                                     [--out DIR] [--plot docs/calibration.png]
+    python3 tests/bench/calibrate.py --human ../shared/data/pgn/Anand.pgn --games 400   (human games)"""
 import argparse
 import math
 import os
@@ -68,6 +69,26 @@ def read_samples(path, min_ply):
     return out
 
 
+def human_samples(pgn, games, nodes, threads, out, min_ply):
+    """The other calibration: feelfish's scores on the positions of human games (`feelfish annotate`,
+    the review's own pipeline, at --nodes) against those games' results. Its evals are reported cp
+    (White's view): back to engine units with the compiled SCORE_PAWN. Mate scores are left out."""
+    js = os.path.join(out, "human.ndjson")
+    cmd = [FF, "annotate", pgn, "--games", str(games), "--nodes", str(nodes), "--threads", str(threads),
+           "--out", os.path.join(out, "human.pgn"), "--json", js]
+    print("analysing: " + " ".join(cmd[1:]), flush=True)
+    subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
+    pawn, samples = compiled_pawn(), []
+    import json
+    for line in open(js):
+        g = json.loads(line)
+        result = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}.get(g.get("result"))
+        if result is None:
+            continue
+        samples += [(p["eval"] * pawn / 100, result) for p in g["analysis"] if "eval" in p and p["ply"] >= min_ply]
+    return samples
+
+
 def log_loss(pawn, samples):
     """Mean log loss of Lichess's curve (with its clamp) on the scores reported with this SCORE_PAWN."""
     total = 0.0
@@ -92,18 +113,23 @@ def main():
     ap.add_argument("--min-ply", type=int, default=16)
     ap.add_argument("--min-positions", type=int, default=1000, help="fewer labelled positions: no fit")
     ap.add_argument("--labels", help="an existing `feelfish datagen --scores` file instead of playing")
+    ap.add_argument("--human", metavar="PGN", help="fit on the results of these human games instead of self-play "
+                    "(their positions analysed at --nodes by annotate; --games of them)")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "calibration"))
     ap.add_argument("--plot", help="also copy the plot here (docs/calibration.png)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     labels = a.labels
-    if not labels:
+    if a.human:
+        samples = human_samples(a.human, a.games, a.nodes, a.threads, a.out, a.min_ply)
+    elif not labels:
         labels = os.path.join(a.out, "selfplay.txt")
         cmd = [FF, "datagen", "--games", str(a.games), "--nodes", str(a.nodes), "--seed", str(a.seed), "--threads",
                str(a.threads), "--scores", "--out", labels]
         print("playing: " + " ".join(cmd[1:]), flush=True)
         subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
-    samples = read_samples(labels, a.min_ply)
+    if not a.human:
+        samples = read_samples(labels, a.min_ply)
     if len(samples) < a.min_positions:
         sys.exit("calibrate: only %d positions; play more games" % len(samples))
     wins = sum(r for _, r in samples) / len(samples)
@@ -133,6 +159,8 @@ def main():
         mid = sum(norm(s) for s, _ in b) / len(b)
         rows.append((mid, obs, raw, rep, len(b)))
         print("[%5d,%5d)  %7d %9.3f %11.3f %11.3f" % (lo, hi, len(b), obs, raw, rep))
+    if not rows:
+        sys.exit("calibrate: no bucket holds 30 positions; use more games")
     worst_raw = max(abs(o - r) for _, o, r, _, _ in rows)
     worst_rep = max(abs(o - p) for _, o, _, p, _ in rows)
     print("\nlargest bucket gap |observed - predicted|: raw scores %.3f, reported cp %.3f" % (worst_raw, worst_rep))
@@ -143,7 +171,7 @@ def main():
     png = os.path.join(a.out, "calibration.png")
     script = """set terminal pngcairo size 900,600 font ",11" noenhanced
 set output "%s"
-set title "Win%%: predicted vs observed (feelfish self-play, %d held-out positions)"
+set title "Win%%: predicted vs observed (%s, %d held-out positions)"
 set xlabel "mean reported centipawns in the bucket (White's view)"
 set ylabel "White's score"
 set key left top
@@ -152,7 +180,7 @@ set yrange [0:1]
 plot "%s" using 1:2 with points pt 7 ps 1.3 title "observed score", \\
      "%s" using 1:4 with linespoints title "Lichess's Win%% of the reported cp (SCORE_PAWN %d)", \\
      "%s" using 1:3 with linespoints dt 2 title "Lichess's Win%% of the raw engine score"
-""" % (png, len(samples), csv, csv, use, csv)
+""" % (png, "human games of " + os.path.basename(a.human) if a.human else "feelfish self-play", len(samples), csv, csv, use, csv)
     r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
     if r.returncode == 0:
         print("plot: " + png)
