@@ -16,7 +16,9 @@
  * made in any session trains one scale; what feelfish *shows* is search.h's search_cp, on the scale
  * calibrated to its games (SCORE_PAWN). */
 #define EVAL_PAWN 64
-static inline int eval_cp(int v) { return (100 * v + (v >= 0 ? EVAL_PAWN / 2 : -EVAL_PAWN / 2)) / EVAL_PAWN; }
+/* v engine units in centipawns of a pawn worth `pawn` units, rounded half away from zero. */
+static inline int units_to_cp(int v, int pawn) { return (100 * v + (v >= 0 ? pawn / 2 : -pawn / 2)) / pawn; }
+static inline int eval_cp(int v) { return units_to_cp(v, EVAL_PAWN); }
 /* No static evaluation goes beyond this, far from the mate scores. */
 #define EVAL_MAX 12000
 

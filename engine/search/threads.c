@@ -33,7 +33,7 @@ int search_mate_in(int score)
     return 0;
 }
 
-int search_cp(int score) { return (100 * score + (score >= 0 ? SCORE_PAWN / 2 : -SCORE_PAWN / 2)) / SCORE_PAWN; }
+int search_cp(int score) { return units_to_cp(score, SCORE_PAWN); }
 
 uint64_t search_total_nodes(const Search *s)
 {
