@@ -275,7 +275,7 @@ static void on_message(WsSession *s, WsMessageKind kind, const char *text, size_
     json_decref(msg);
 }
 
-static void on_open(WsSession *s)
+static void on_open(WsSession *s, const char *authorization)
 {
     Conn *c = calloc(1, sizeof *c);
     if (!c)
@@ -283,7 +283,7 @@ static void on_open(WsSession *s)
     c->ws = s;
     ws_set_user(s, c);
     ApiError e;
-    if (!auth_identify(ws_authorization(s), ws_client(s), &c->who, &e)) /* admitted: it was valid then */
+    if (!auth_identify(authorization, ws_client(s), &c->who, &e)) /* admitted: it was valid then */
         ws_close(s, "invalid token");
 }
 

@@ -35,7 +35,6 @@ typedef struct WsSession {
     bool closing;  /* being closed with 1008 (its queue overflowed, or the layer above said so) */
     void *user;    /* the layer above's state */
     char client[48];
-    const char *authorization; /* the handshake's, only while `opened` runs (NULL: none) */
     uint64_t active_ms;      /* last frame in or out (uv_now) */
     const char *close_reason;
     struct WsSession *prev, *next;
@@ -58,7 +57,6 @@ static struct {
 
 void *ws_user(const WsSession *s) { return s->user; }
 const char *ws_client(const WsSession *s) { return s->client; }
-const char *ws_authorization(const WsSession *s) { return s->authorization; }
 void ws_set_user(WsSession *s, void *user) { s->user = user; }
 
 void ws_stats(WsStats *s)
@@ -237,16 +235,15 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         client_of(wsi, s->client, sizeof s->client);
         W.per_address[hash_text(s->client) % PER_ADDRESS_SLOTS]++;
         s->active_ms = uv_now(W.loop);
-        /* Read once, by `opened`: an idle connection does not keep it (a token too long to copy
-         * is as if none: the op layer refuses it). */
+        /* Handed to `opened` and not kept: an idle connection does not hold it (a token too long
+         * to copy is as if none: the op layer refuses it). */
         char authorization[160];
-        if (lws_hdr_copy(wsi, authorization, sizeof authorization, WSI_TOKEN_HTTP_AUTHORIZATION) > 0)
-            s->authorization = authorization;
+        bool has_authorization =
+            lws_hdr_copy(wsi, authorization, sizeof authorization, WSI_TOKEN_HTTP_AUTHORIZATION) > 0;
         LIST_PUSH(W.sessions, s, prev, next);
         W.clients++;
         if (W.handlers.opened)
-            W.handlers.opened(s);
-        s->authorization = NULL;
+            W.handlers.opened(s, has_authorization ? authorization : NULL);
         W.handlers.between_messages(); /* a storm of handshakes is a burst too */
         break;
     }

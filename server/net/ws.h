@@ -31,7 +31,8 @@ typedef struct {
      * upgrade) and the JSON body of that answer in `body`. Called for refused ones too, to word
      * the answer. May be NULL: all may that the transport did not refuse. */
     int (*admit)(const WsHandshake *h, char *body, size_t size);
-    void (*opened)(WsSession *s);
+    /* authorization: the handshake's Authorization header, NULL if none (not kept after the call). */
+    void (*opened)(WsSession *s, const char *authorization);
     /* A whole message; for WS_BINARY and WS_TOO_LARGE the text is empty. */
     void (*message)(WsSession *s, WsMessageKind kind, const char *text, size_t len);
     void (*closed)(WsSession *s); /* the session's user state must be let go of here */
@@ -55,8 +56,6 @@ void *ws_user(const WsSession *s);
 /* The peer's address: whose quotas the session counts against. */
 const char *ws_client(const WsSession *s);
 void ws_set_user(WsSession *s, void *user);
-/* The handshake's Authorization header, NULL if it had none; only inside the `opened` handler. */
-const char *ws_authorization(const WsSession *s);
 /* Sends what is queued, then closes with 1008 (policy violation) and `reason` (a literal). */
 void ws_close(WsSession *s, const char *reason);
 
