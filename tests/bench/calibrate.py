@@ -22,6 +22,7 @@ vs observed score, raw and normalised), writes the buckets' CSV and a calibratio
                                      [--out DIR] [--plot docs/calibration.png]
     python3 tests/bench/calibrate.py --human ../shared/data/pgn/Anand.pgn --games 400   (human games)"""
 import argparse
+import json
 import math
 import os
 import re
@@ -40,17 +41,9 @@ def lichess_score(cp):
 
 
 def compiled_pawn():
-    """SCORE_PAWN as compiled: a number, or the name of another #define (EVAL_PAWN) followed once."""
-    text = "".join(open(os.path.join(ROOT, *f)).read() for f in (("engine", "search", "search.h"), ("engine", "eval", "eval.h")))
-    name = "SCORE_PAWN"
-    for _ in range(3):
-        m = re.search(r"#define %s (\w+)" % name, text)
-        if not m:
-            return None
-        if m.group(1).isdigit():
-            return int(m.group(1))
-        name = m.group(1)
-    return None
+    text = open(os.path.join(ROOT, "engine", "search", "search.h")).read()
+    m = re.search(r"#define SCORE_PAWN (\d+)", text)
+    return int(m.group(1)) if m else None
 
 
 def read_samples(path, min_ply):
@@ -79,7 +72,6 @@ def human_samples(pgn, games, nodes, threads, out, min_ply):
     print("analysing: " + " ".join(cmd[1:]), flush=True)
     subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
     pawn, samples = compiled_pawn(), []
-    import json
     for line in open(js):
         g = json.loads(line)
         result = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}.get(g.get("result"))
@@ -119,16 +111,16 @@ def main():
     ap.add_argument("--plot", help="also copy the plot here (docs/calibration.png)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    labels = a.labels
     if a.human:
         samples = human_samples(a.human, a.games, a.nodes, a.threads, a.out, a.min_ply)
-    elif not labels:
-        labels = os.path.join(a.out, "selfplay.txt")
-        cmd = [FF, "datagen", "--games", str(a.games), "--nodes", str(a.nodes), "--seed", str(a.seed), "--threads",
-               str(a.threads), "--scores", "--out", labels]
-        print("playing: " + " ".join(cmd[1:]), flush=True)
-        subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
-    if not a.human:
+    else:
+        labels = a.labels
+        if not labels:
+            labels = os.path.join(a.out, "selfplay.txt")
+            cmd = [FF, "datagen", "--games", str(a.games), "--nodes", str(a.nodes), "--seed", str(a.seed),
+                   "--threads", str(a.threads), "--scores", "--out", labels]
+            print("playing: " + " ".join(cmd[1:]), flush=True)
+            subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
         samples = read_samples(labels, a.min_ply)
     if len(samples) < a.min_positions:
         sys.exit("calibrate: only %d positions; play more games" % len(samples))

@@ -34,7 +34,6 @@ import contract
 import wsclient
 
 
-
 def judge_frames(on):
     """Every WebSocket frame a test receives, and every op it sends, is judged by the contract too;
     judge_frames(False) for a benchmark, whose latencies would count the 0.3-0.5 ms it takes a frame."""
