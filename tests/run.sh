@@ -9,13 +9,14 @@ total_passed=0 total_failed=0
 runner() {
     local name=$1; shift
     echo "=== $name"
-    local log
+    local started=$SECONDS log
     log=$(mktemp)
     "$@" 2>&1 | tee "$log"
     local rc=${PIPESTATUS[0]}
     local summary
     summary=$(grep -E '^[a-z0-9-]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -1)
     rm -f "$log"
+    echo "($name: $((SECONDS - started)) s)"
     if [ -z "$summary" ]; then
         echo "$name: no summary line (exit $rc): counted as one failure"
         total_failed=$((total_failed + 1))
