@@ -497,7 +497,14 @@ int evaluate_with(const Position *p, const Evaluator *e, NnueStack *stack)
         v = evaluate_terms(p, e, NULL);
     else {
         v = nnue_evaluate(e->net, p, stack) * EVAL_PAWN / 100;
-        if (e->reweighted) {
+        if (e->reweighted && e->params == &DefaultParams) {
+            /* Weights alone (the affective mode): the unweighted sum comes with the weighted one. */
+            EvalTerms terms;
+            int weighted = evaluate_terms(p, e, &terms), plain = 0;
+            for (int g = 0; g < EVAL_GROUP_NB; g++)
+                plain += terms.group[g];
+            v += weighted - (p->side == WHITE ? plain : -plain);
+        } else if (e->reweighted) { /* other parameters (the Bayesian mode): the default ones' score too */
             Evaluator hand;
             evaluator_hand(&hand);
             v += evaluate_terms(p, e, NULL) - evaluate_terms(p, &hand, NULL);
