@@ -225,6 +225,7 @@ bench: deps-bench feelfish web
 	@tests/bench/perft.sh
 	@tests/bench/search.sh
 	@tests/bench/wac.sh
+	@python3 tests/bench/lab.py
 	@python3 tests/bench/server.py
 	@python3 tests/bench/scaling.py
 	@node tests/bench/web.mjs

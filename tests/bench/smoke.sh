@@ -28,6 +28,7 @@ part() {
 part perft 'ratio = stockfish time' tests/bench/perft.sh
 part search 'speed-up: ' tests/bench/search.sh
 part wac 'WAC at 10 ms/position' env WAC_MOVETIME=10 tests/bench/wac.sh
+part lab 'lab: depths 1-3 on 50 positions: all six agree' python3 tests/bench/lab.py --depth 3
 part server 'bench-server: 4 passed, 0 failed' python3 tests/bench/server.py --smoke
 part scaling 'scaling: done' env BENCH_NODES=20000 BENCH_SECONDS=1 BENCH_PAIRS=2 python3 tests/bench/scaling.py
 part web 'first engine line' node tests/bench/web.mjs 1

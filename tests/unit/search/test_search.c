@@ -52,7 +52,7 @@ static void check_lab_agrees(const char *fen, int d, const Evaluator *e, LabResu
 }
 
 /* All six lab algorithms return the same value and a move worth it on 50 positions at depths 1-4
- * (1-3 under ASan); minimax evaluates the most leaves at every depth, and the one-pass algorithms
+ * (1-3 under ASan; depth 5, where minimax alone takes minutes, is tests/bench/lab.py's); minimax evaluates the most leaves at every depth, and the one-pass algorithms
  * visit no more nodes than it; SSS* evaluates no leaf alpha-beta does not (Stockman's
  * theorem: same move order, memory enough). SSS* and MTD(f) make many passes, each revisiting the
  * interior nodes their memory cannot settle: in a small tree they can visit more nodes than minimax
