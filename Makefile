@@ -210,13 +210,14 @@ data: feelfish
 # `cp data/nnue/NET_NAME.nnue engine/eval/default.nnue`.
 NET_NAME ?= gen4
 NET_HIDDEN ?= 128
+NET_BUCKETS ?= 1
 NET_EPOCHS ?= 40
 NET_LAMBDA ?= 1.0
 NET_DATA ?= data/nnue/gen*-*.bin
 net: deps-build feelfish
 	$(call install_missing,gnuplot-nox)
 	@ls $(NET_DATA) >/dev/null 2>&1 || $(MAKE) --no-print-directory data
-	nice -n 19 ./feelfish train --out data/nnue/$(NET_NAME).nnue --hidden $(NET_HIDDEN) --epochs $(NET_EPOCHS) \
+	nice -n 19 ./feelfish train --out data/nnue/$(NET_NAME).nnue --hidden $(NET_HIDDEN) --buckets $(NET_BUCKETS) --epochs $(NET_EPOCHS) \
 	  --lambda $(NET_LAMBDA) --threads $$(nproc) --log data/nnue/$(NET_NAME).csv $(NET_DATA)
 	@sha256sum data/nnue/$(NET_NAME).nnue
 	@tests/bench/plot_loss.sh data/nnue/$(NET_NAME).csv docs/nnue-loss.png "$(NET_NAME): 768->$(NET_HIDDEN)x2->1" || true

@@ -30,9 +30,10 @@ static void put32(uint8_t *b, uint32_t v)
 
 #define HEADER_SIZE 16
 
-static size_t file_size_for(int hidden)
+static size_t file_size_for(int hidden, int buckets)
 {
-    return HEADER_SIZE + 2 * ((size_t)NNUE_INPUTS * hidden + hidden + 2 * (size_t)hidden) + 4 + 4 * NNUE_INPUTS + 8;
+    return HEADER_SIZE + 2 * ((size_t)NNUE_INPUTS * hidden + hidden + 2 * (size_t)hidden * buckets) + 4 * (size_t)buckets +
+           4 * NNUE_INPUTS + 8;
 }
 
 void nnue_free(Network *net)
@@ -65,7 +66,7 @@ Network *nnue_load_memory(const void *bytes, size_t size, char *err, size_t err_
         return NULL;
     }
     uint32_t version = get32(b + 4), hidden = get32(b + 8), flags = get32(b + 12);
-    if (version != NNUE_VERSION || flags) {
+    if (version != NNUE_VERSION || (flags & ~NNUE_FLAG_BUCKETS)) {
         snprintf(err, err_size, "network version %u (flags %u) is not the version this build reads (%d)", version,
                  flags, NNUE_VERSION);
         return NULL;
@@ -74,7 +75,8 @@ Network *nnue_load_memory(const void *bytes, size_t size, char *err, size_t err_
         snprintf(err, err_size, "hidden size %u is not a multiple of 16 in 16..%d", hidden, NNUE_HIDDEN_MAX);
         return NULL;
     }
-    size_t want = file_size_for((int)hidden);
+    int buckets = flags & NNUE_FLAG_BUCKETS ? NNUE_BUCKETS : 1;
+    size_t want = file_size_for((int)hidden, buckets);
     if (size != want) {
         snprintf(err, err_size, "%s: %zu bytes where a %u-wide network has %zu", size < want ? "truncated" : "too long",
                  size, hidden, want);
@@ -92,9 +94,10 @@ Network *nnue_load_memory(const void *bytes, size_t size, char *err, size_t err_
         return NULL;
     }
     net->hidden = (int)hidden;
+    net->buckets = buckets;
     net->ft_weight = aligned(2 * (size_t)NNUE_INPUTS * hidden);
     net->ft_bias = aligned(2 * (size_t)hidden);
-    net->out_weight = aligned(4 * (size_t)hidden);
+    net->out_weight = aligned(4 * (size_t)hidden * buckets);
     if (!net->ft_weight || !net->ft_bias || !net->out_weight) {
         nnue_free(net);
         snprintf(err, err_size, "out of memory");
@@ -105,13 +108,13 @@ Network *nnue_load_memory(const void *bytes, size_t size, char *err, size_t err_
     at += 2 * (size_t)NNUE_INPUTS * hidden;
     read16(net->ft_bias, at, hidden);
     at += 2 * (size_t)hidden;
-    read16(net->out_weight, at, 2 * (size_t)hidden);
-    at += 4 * (size_t)hidden;
-    net->out_bias = (int32_t)get32(at);
-    at += 4;
+    read16(net->out_weight, at, 2 * (size_t)hidden * buckets);
+    at += 4 * (size_t)hidden * buckets;
+    for (int k = 0; k < buckets; k++, at += 4)
+        net->out_bias[k] = (int32_t)get32(at);
     for (int i = 0; i < NNUE_INPUTS; i++)
         net->psqt[i] = (int32_t)get32(at + 4 * i);
-    for (size_t i = 0; i < 2 * (size_t)hidden; i++)
+    for (size_t i = 0; i < 2 * (size_t)hidden * buckets; i++)
         if (net->out_weight[i] > 127 || net->out_weight[i] < -127) {
             nnue_free(net);
             snprintf(err, err_size, "output weight %zu out of range (|w| <= 127)", i);
@@ -128,7 +131,7 @@ Network *nnue_load_file(const char *path, char *err, size_t err_size)
         snprintf(err, err_size, "cannot open %s", path);
         return NULL;
     }
-    size_t cap = 1 << 20, len = 0, max = file_size_for(NNUE_HIDDEN_MAX) + 1;
+    size_t cap = 1 << 20, len = 0, max = file_size_for(NNUE_HIDDEN_MAX, NNUE_BUCKETS) + 1;
     uint8_t *buf = malloc(cap);
     while (buf) {
         size_t n = fread(buf + len, 1, cap - len, f);
@@ -171,7 +174,7 @@ static void write16(uint8_t *dst, const int16_t *src, size_t count)
 
 uint8_t *nnue_serialize(const Network *net, size_t *size)
 {
-    size_t n = (size_t)net->hidden, total = file_size_for(net->hidden);
+    size_t n = (size_t)net->hidden, buckets = (size_t)net->buckets, total = file_size_for(net->hidden, net->buckets);
     *size = 0;
     uint8_t *b = calloc(1, total);
     if (!b)
@@ -179,16 +182,16 @@ uint8_t *nnue_serialize(const Network *net, size_t *size)
     memcpy(b, "FFNN", 4);
     put32(b + 4, NNUE_VERSION);
     put32(b + 8, (uint32_t)n);
-    put32(b + 12, 0);
+    put32(b + 12, buckets > 1 ? NNUE_FLAG_BUCKETS : 0);
     uint8_t *at = b + HEADER_SIZE;
     write16(at, net->ft_weight, NNUE_INPUTS * n);
     at += 2 * NNUE_INPUTS * n;
     write16(at, net->ft_bias, n);
     at += 2 * n;
-    write16(at, net->out_weight, 2 * n);
-    at += 4 * n;
-    put32(at, (uint32_t)net->out_bias);
-    at += 4;
+    write16(at, net->out_weight, 2 * n * buckets);
+    at += 4 * n * buckets;
+    for (size_t k = 0; k < buckets; k++, at += 4)
+        put32(at, (uint32_t)net->out_bias[k]);
     for (int i = 0; i < NNUE_INPUTS; i++)
         put32(at + 4 * i, (uint32_t)net->psqt[i]);
     uint64_t sum = fnv1a(b, total - 8);
@@ -280,8 +283,8 @@ void nnue_describe(char *out, size_t size)
     if (!net)
         snprintf(out, size, "none (the hand-written evaluation)");
     else
-        snprintf(out, size, "%s 768->%dx2->1 (checksum %016llx)", net == nnue_embedded() ? "embedded" : "file",
-                 net->hidden, (unsigned long long)net->checksum);
+        snprintf(out, size, "%s 768->%dx2->1%s (checksum %016llx)", net == nnue_embedded() ? "embedded" : "file",
+                 net->hidden, net->buckets > 1 ? ", 8 output buckets" : "", (unsigned long long)net->checksum);
 }
 
 /* ---- kernels ---- */
@@ -477,8 +480,10 @@ int nnue_evaluate(const Network *net, const Position *p, NnueStack *stack)
         nnue_refresh(net, p, &local);
         acc = &local;
     }
-    int32_t sum = dot(acc->v[p->side], acc->v[color_flip(p->side)], net->out_weight, net->hidden);
-    int64_t out = (int64_t)sum / NNUE_QA + net->out_bias +
+    int bucket = nnue_bucket(popcount(occupied(p)), net->buckets);
+    int32_t sum = dot(acc->v[p->side], acc->v[color_flip(p->side)], net->out_weight + 2 * (size_t)net->hidden * bucket,
+                      net->hidden);
+    int64_t out = (int64_t)sum / NNUE_QA + net->out_bias[bucket] +
                   ((int64_t)acc->psqt[p->side] - acc->psqt[color_flip(p->side)]) / 2;
     return (int)(out * NNUE_SCALE / (NNUE_QA * NNUE_QB));
 }

@@ -9,6 +9,8 @@
  * updated from the parent's with the move's few changed pieces (NnueStack).
  * Output: sum over the side to move's then the other side's accumulator of screlu(a) * w, where
  * screlu(a) = clamp(a, 0, 1)^2, plus the bias, plus (psqt[side to move] - psqt[other side]) / 2,
+ * the output weights and bias those of the position's bucket: one for every position, or (flag 1)
+ * eight by the number of pieces on the board (nnue_bucket: 2-5 pieces, 6-9, ..., 30-32),
  * psqt[c] the sum of one weight per active feature of perspective c (the piece-square path: material
  * and placement, learnt from few positions); the score in centipawns is output * NNUE_SCALE.
  *
@@ -17,9 +19,10 @@
  * clips at 127 / 64): clamp(a) * w fits in int16, then times clamp(a) summed in int32.
  *
  * The file (little-endian), "FFNN" then:
- *   uint32 version (2), uint32 N (16..NNUE_HIDDEN_MAX, a multiple of 16), uint32 flags (0),
- *   int16 feature weights [768][N], int16 feature biases [N], int16 output weights [2N],
- *   int32 output bias, int32 piece-square weights [768], uint64 FNV-1a of every byte before it.
+ *   uint32 version (2), uint32 N (16..NNUE_HIDDEN_MAX, a multiple of 16), uint32 flags (0, or
+ *   NNUE_FLAG_BUCKETS: B = 8 output buckets, else B = 1), int16 feature weights [768][N], int16
+ *   feature biases [N], int16 output weights [B][2N], int32 output biases [B], int32 piece-square
+ *   weights [768], uint64 FNV-1a of every byte before it.
  * Anything else (a short file, a long one, a bad magic, version, size or checksum) is refused. */
 #ifndef FEELFISH_NNUE_H
 #define FEELFISH_NNUE_H
@@ -36,15 +39,18 @@
 #define NNUE_QB 64
 #define NNUE_SCALE 400
 #define NNUE_VERSION 2
+#define NNUE_FLAG_BUCKETS 1u
+#define NNUE_BUCKETS 8 /* output buckets of a network with NNUE_FLAG_BUCKETS */
 /* Accumulators kept per search thread: one per ply from the root. */
 #define NNUE_STACK_SIZE 160
 
 typedef struct Network {
     int hidden;
+    int buckets;         /* output buckets: 1 or NNUE_BUCKETS */
     int16_t *ft_weight;  /* [NNUE_INPUTS][hidden] */
     int16_t *ft_bias;    /* [hidden] */
-    int16_t *out_weight; /* [2 * hidden]: the side to move's half, then the other side's */
-    int32_t out_bias;
+    int16_t *out_weight; /* [buckets][2 * hidden]: the side to move's half, then the other side's */
+    int32_t out_bias[NNUE_BUCKETS];
     int32_t psqt[NNUE_INPUTS];
     uint64_t checksum; /* the file's FNV-1a: its identity in `info string` and /api/config */
 } Network;
@@ -82,7 +88,7 @@ void nnue_set_default(const Network *net);
  * evaluation) or a file's path. False with the reason when that is no network; the previous choice
  * stays. Not while a search runs: a network read from a file before is freed. */
 bool nnue_select(const char *spec, char *err, size_t err_size);
-/* The default network in words: "embedded 768->256x2->1 (checksum ...)", "none (...)". */
+/* The default network in words: "embedded 768->256x2->1, 8 output buckets (checksum ...)", "none (...)". */
 void nnue_describe(char *out, size_t size);
 
 /* The score for the side to move, in centipawns. With a stack the accumulators are updated
@@ -94,6 +100,15 @@ static inline int nnue_feature(Color c, Piece pc, Square s)
 {
     int side = piece_color(pc) != c;
     return side * 384 + (piece_type(pc) - 1) * 64 + (c == WHITE ? s : square_flip(s));
+}
+
+/* The output bucket of a position with `pieces` pieces on the board (kings included). */
+static inline int nnue_bucket(int pieces, int buckets)
+{
+    if (buckets == 1)
+        return 0;
+    int b = (pieces - 2) / 4;
+    return b < 0 ? 0 : b >= buckets ? buckets - 1 : b;
 }
 
 /* Tests: false makes the kernels portable C even where AVX2 runs (both must agree). */

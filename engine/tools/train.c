@@ -2,7 +2,8 @@
  * (engine/tools/trainset.h), in float, on every core, then writes it quantised.
  *
  * The model: acc[c] = b + sum of W[f] over perspective c's features; a = clamp(acc, 0, 1)^2;
- * out = a[side to move] . w[0..N) + a[other] . w[N..2N) + bias + (psqt[us] - psqt[them]) / 2 with
+ * out = a[side to move] . w[0..N) + a[other] . w[N..2N) + bias + (psqt[us] - psqt[them]) / 2, w and
+ * bias those of the position's output bucket (--buckets 8: by the number of pieces, nnue_bucket), with
  * psqt[c] = sum of P[f] over c's features (the piece-square path, started from the hand-written
  * evaluation's piece values so that material is known from the first step); the score is
  * out * NNUE_SCALE cp. Training positions are mirrored left-right at random (chess is symmetric that
@@ -35,17 +36,17 @@
 #define CKPT_MAGIC 0x46464b5054303031ULL /* "FFKPT001" */
 
 typedef struct {
-    int hidden;
-    float *ft_w; /* [768][N] */
-    float *ft_b; /* [N] */
-    float *out_w; /* [2N] */
-    float *out_b;
-    float *psqt; /* [768] */
+    int hidden, buckets;
+    float *ft_w;  /* [768][N] */
+    float *ft_b;  /* [N] */
+    float *out_w; /* [buckets][2N] */
+    float *out_b; /* [buckets] */
+    float *psqt;  /* [768] */
 } Model;
 
 typedef struct {
     const char *out, *log;
-    int hidden, epochs, batch, threads;
+    int hidden, buckets, epochs, batch, threads;
     double lr, lambda, wdl_scale, val_fraction;
     uint64_t seed;
     long max_positions;
@@ -66,12 +67,15 @@ typedef struct {
     size_t from, to;
     bool backward;
     uint64_t mirror_salt; /* 0: never mirror; else a position is mirrored when its hash with this is odd */
-    float *g_ft_w, *g_ft_b, *g_out_w, g_out_b, *g_psqt;
+    float *g_ft_w, *g_ft_b, *g_out_w, *g_out_b, *g_psqt; /* views of this worker's row of gradients */
     double loss;
     float *acc; /* [2][N] scratch */
 } Worker;
 
-static size_t params_count(int n) { return (size_t)NNUE_INPUTS * n + (size_t)n + 2 * (size_t)n + 1 + NNUE_INPUTS; }
+static size_t params_count(int n, int buckets)
+{
+    return (size_t)NNUE_INPUTS * n + (size_t)n + (2 * (size_t)n + 1) * (size_t)buckets + NNUE_INPUTS;
+}
 
 static float *fcalloc(size_t n)
 {
@@ -148,12 +152,14 @@ static void backward_half(float *acc, const float *w, float *g_w, float dout, in
     DISPATCH(backward_half, acc, w, g_w, dout, n);
 }
 
-/* The model's output (before the scale) for a record; acc gets both perspectives' accumulators. */
+/* The model's output (before the scale) for a record; acc gets both perspectives' accumulators,
+ * bucket the output bucket used. */
 static float forward(const Model *m, const TrainRecord *r, bool mirror, float *acc, int features[COLOR_NB][32],
-                     int *count, Color *side)
+                     int *count, Color *side, int *bucket)
 {
     int n = m->hidden;
     *count = record_features(r, mirror, features, side);
+    *bucket = nnue_bucket(*count, m->buckets);
     float psqt = 0;
     for (int k = 0; k < *count; k++)
         psqt += m->psqt[features[*side][k]] - m->psqt[features[1 - *side][k]];
@@ -164,7 +170,8 @@ static float forward(const Model *m, const TrainRecord *r, bool mirror, float *a
             add_row(a, m->ft_w + (size_t)features[c][k] * n, n);
     }
     float *us = acc + *side * n, *them = acc + (1 - *side) * n;
-    return forward_half(us, m->out_w, n) + forward_half(them, m->out_w + n, n) + *m->out_b + psqt / 2;
+    const float *w = m->out_w + 2 * (size_t)n * *bucket;
+    return forward_half(us, w, n) + forward_half(them, w + n, n) + m->out_b[*bucket] + psqt / 2;
 }
 
 static float target_of(const TrainOptions *o, const TrainRecord *r)
@@ -183,17 +190,17 @@ static void *work(void *arg)
     w->loss = 0;
     for (size_t i = w->from; i < w->to; i++) {
         const TrainRecord *r = &w->records[w->order ? w->order[i] : i];
-        int features[COLOR_NB][32], count;
+        int features[COLOR_NB][32], count, bucket;
         Color side;
         size_t index = w->order ? w->order[i] : i;
         bool mirror = w->mirror_salt && (splitmix64(&(uint64_t){index ^ w->mirror_salt}) & 1);
-        float out = forward(m, r, mirror, w->acc, features, &count, &side);
+        float out = forward(m, r, mirror, w->acc, features, &count, &side, &bucket);
         float pred = sigmoidf_(out * k), err = pred - target_of(w->o, r);
         w->loss += (double)err * err;
         if (!w->backward)
             continue;
         float dout = 2 * err * pred * (1 - pred) * k;
-        w->g_out_b += dout;
+        w->g_out_b[bucket] += dout;
         for (int f = 0; f < count; f++) {
             w->g_psqt[features[side][f]] += dout / 2;
             w->g_psqt[features[1 - side][f]] -= dout / 2;
@@ -201,7 +208,8 @@ static void *work(void *arg)
         for (int half = 0; half < 2; half++) {
             Color c = half ? (Color)(1 - side) : side;
             float *a = w->acc + c * n;
-            backward_half(a, m->out_w + half * n, w->g_out_w + half * n, dout, n);
+            size_t at = (2 * (size_t)bucket + (size_t)half) * (size_t)n;
+            backward_half(a, m->out_w + at, w->g_out_w + at, dout, n);
             add_row(w->g_ft_b, a, n);
             for (int f = 0; f < count; f++)
                 add_row(w->g_ft_w + (size_t)features[c][f] * n, a, n);
@@ -241,15 +249,17 @@ static void *adam(void *arg)
     return NULL;
 }
 
-/* The model lives in one flat vector (ft_w, ft_b, out_w, out_b), as do its gradients and moments. */
-static void model_view(Model *m, float *flat, int n)
+/* The model lives in one flat vector (ft_w, ft_b, out_w, out_b, psqt), as do each worker's
+ * gradients and the optimiser's moments. */
+static void model_view(Model *m, float *flat, int n, int buckets)
 {
     m->hidden = n;
+    m->buckets = buckets;
     m->ft_w = flat;
     m->ft_b = flat + (size_t)NNUE_INPUTS * n;
     m->out_w = m->ft_b + n;
-    m->out_b = m->out_w + 2 * n;
-    m->psqt = m->out_b + 1;
+    m->out_b = m->out_w + 2 * (size_t)n * buckets;
+    m->psqt = m->out_b + buckets;
 }
 
 static Network *quantise(const Model *m)
@@ -257,20 +267,22 @@ static Network *quantise(const Model *m)
     int n = m->hidden;
     Network *net = calloc(1, sizeof *net);
     net->hidden = n;
+    net->buckets = m->buckets;
     net->ft_weight = aligned_alloc(64, (size_t)NNUE_INPUTS * n * 2);
     net->ft_bias = aligned_alloc(64, ((size_t)n * 2 + 63) / 64 * 64);
-    net->out_weight = aligned_alloc(64, ((size_t)n * 4 + 63) / 64 * 64);
+    net->out_weight = aligned_alloc(64, ((size_t)n * 4 * m->buckets + 63) / 64 * 64);
     if (!net->ft_weight || !net->ft_bias || !net->out_weight)
         abort();
     for (size_t i = 0; i < (size_t)NNUE_INPUTS * n; i++)
         net->ft_weight[i] = (int16_t)lrintf(m->ft_w[i] * NNUE_QA);
     for (int i = 0; i < n; i++)
         net->ft_bias[i] = (int16_t)lrintf(m->ft_b[i] * NNUE_QA);
-    for (int i = 0; i < 2 * n; i++) {
+    for (int i = 0; i < 2 * n * m->buckets; i++) {
         long v = lrintf(m->out_w[i] * NNUE_QB);
         net->out_weight[i] = (int16_t)(v > 127 ? 127 : v < -127 ? -127 : v);
     }
-    net->out_bias = (int32_t)lrintf(*m->out_b * NNUE_QA * NNUE_QB);
+    for (int k = 0; k < m->buckets; k++)
+        net->out_bias[k] = (int32_t)lrintf(m->out_b[k] * NNUE_QA * NNUE_QB);
     for (int i = 0; i < NNUE_INPUTS; i++)
         net->psqt[i] = (int32_t)lrintf(m->psqt[i] * NNUE_QA * NNUE_QB);
     return net;
@@ -346,6 +358,8 @@ static uint64_t run_key(const TrainOptions *o, const Data *d)
     char text[512];
     snprintf(text, sizeof text, "%d %d %d %.9g %.9g %.9g %.9g %llu %zu %zu %d", o->hidden, o->epochs, o->batch, o->lr,
              o->lambda, o->wdl_scale, o->val_fraction, (unsigned long long)o->seed, d->count, d->train_count, o->mirror);
+    if (o->buckets > 1) /* so that a one-bucket run's key is what it was before buckets existed */
+        snprintf(text + strlen(text), sizeof text - strlen(text), " buckets %d", o->buckets);
     uint64_t h = 0xcbf29ce484222325ULL;
     for (const char *c = text; *c; c++)
         h = (h ^ (uint8_t)*c) * 0x100000001b3ULL;
@@ -401,9 +415,9 @@ static void quantisation_error(const Model *m, const Network *net, const Data *d
             count--;
             continue;
         }
-        int features[COLOR_NB][32], n;
+        int features[COLOR_NB][32], n, bucket;
         Color side;
-        double f = forward(m, &d->records[i], false, acc, features, &n, &side) * NNUE_SCALE;
+        double f = forward(m, &d->records[i], false, acc, features, &n, &side, &bucket) * NNUE_SCALE;
         double diff = fabs(f - nnue_evaluate(net, p, NULL));
         sum += diff;
         if (diff > worst)
@@ -417,15 +431,15 @@ static void quantisation_error(const Model *m, const Network *net, const Data *d
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: feelfish train --out NET [--hidden N] [--epochs E] [--batch B] [--lr X] [--lambda L]\n"
-                    "                      [--wdl-scale CP] [--val F] [--threads T] [--seed S] [--max-positions N]\n"
+    fprintf(stderr, "usage: feelfish train --out NET [--hidden N] [--buckets 1|8] [--epochs E] [--batch B] [--lr X]\n"
+                    "                      [--lambda L] [--wdl-scale CP] [--val F] [--threads T] [--seed S] [--max-positions N]\n"
                     "                      [--no-mirror] [--log FILE.csv] DATA.bin...\n");
     return 2;
 }
 
 int train_command(int argc, char **argv, FILE *out)
 {
-    TrainOptions o = {.hidden = 128, .epochs = 12, .batch = 4096, .threads = 2, .lr = 0.001, .lambda = 1.0,
+    TrainOptions o = {.hidden = 128, .buckets = 1, .epochs = 12, .batch = 4096, .threads = 2, .lr = 0.001, .lambda = 1.0,
                       .wdl_scale = 272, .val_fraction = 0.02, .seed = 1, .mirror = true};
     char **files = calloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0;
@@ -441,6 +455,8 @@ int train_command(int argc, char **argv, FILE *out)
             o.log = argv[++i];
         else if (!strcmp(argv[i], "--hidden") && number && x >= 16 && x <= NNUE_HIDDEN_MAX && (int)x % 16 == 0)
             o.hidden = (int)x, i++;
+        else if (!strcmp(argv[i], "--buckets") && number && (x == 1 || x == NNUE_BUCKETS))
+            o.buckets = (int)x, i++;
         else if (!strcmp(argv[i], "--epochs") && number && x >= 1 && x <= 10000)
             o.epochs = (int)x, i++;
         else if (!strcmp(argv[i], "--batch") && number && x >= 16 && x <= 1 << 20)
@@ -484,10 +500,10 @@ int train_command(int argc, char **argv, FILE *out)
         return 1;
     }
     int n = o.hidden;
-    size_t np = params_count(n);
+    size_t np = params_count(n, o.buckets);
     float *flat = fcalloc(np), *m1 = fcalloc(np), *m2 = fcalloc(np);
     Model m;
-    model_view(&m, flat, n);
+    model_view(&m, flat, n, o.buckets);
     uint64_t rng = o.seed * 0x9E3779B97F4A7C15ULL + 1;
     int start_epoch = 0;
     long step = 0;
@@ -516,7 +532,7 @@ int train_command(int argc, char **argv, FILE *out)
         float a = 1.0f / sqrtf(32.0f), b = 1.0f / sqrtf((float)(2 * n));
         for (size_t i = 0; i < (size_t)NNUE_INPUTS * n; i++)
             m.ft_w[i] = (float)((double)(splitmix64(&rng) >> 11) / 9007199254740992.0 * 2 - 1) * a;
-        for (int i = 0; i < 2 * n; i++)
+        for (int i = 0; i < 2 * n * o.buckets; i++)
             m.out_w[i] = (float)((double)(splitmix64(&rng) >> 11) / 9007199254740992.0 * 2 - 1) * b;
         for (PieceType t = PAWN; t <= QUEEN; t++)
             for (Square sq = 0; sq < SQUARE_NB; sq++) {
@@ -533,10 +549,9 @@ int train_command(int argc, char **argv, FILE *out)
     float **grads = calloc((size_t)threads, sizeof *grads);
     for (int t = 0; t < threads; t++) {
         grads[t] = fcalloc(np);
-        w[t].g_ft_w = grads[t];
-        w[t].g_ft_b = grads[t] + (size_t)NNUE_INPUTS * n;
-        w[t].g_out_w = w[t].g_ft_b + n;
-        w[t].g_psqt = w[t].g_out_w + 2 * n + 1;
+        Model g;
+        model_view(&g, grads[t], n, o.buckets);
+        w[t].g_ft_w = g.ft_w, w[t].g_ft_b = g.ft_b, w[t].g_out_w = g.out_w, w[t].g_out_b = g.out_b, w[t].g_psqt = g.psqt;
         w[t].acc = fcalloc(2 * (size_t)n);
     }
     uint32_t *order = malloc(d.train_count * sizeof *order);
@@ -544,8 +559,8 @@ int train_command(int argc, char **argv, FILE *out)
         order[i] = (uint32_t)i;
     long steps_per_epoch = (long)((d.train_count + (size_t)o.batch - 1) / (size_t)o.batch);
     long total_steps = steps_per_epoch * o.epochs;
-    fprintf(out, "training 768->%dx2->1 on %zu positions (%zu held out), %d epochs of %ld batches of %d, %d threads\n",
-            n, d.train_count, d.count - d.train_count, o.epochs, steps_per_epoch, o.batch, threads);
+    fprintf(out, "training 768->%dx2->1%s on %zu positions (%zu held out), %d epochs of %ld batches of %d, %d threads\n",
+            n, o.buckets > 1 ? " (8 output buckets)" : "", d.train_count, d.count - d.train_count, o.epochs, steps_per_epoch, o.batch, threads);
     FILE *log = o.log ? fopen(o.log, start_epoch ? "a" : "w") : NULL;
     if (!start_epoch) { /* the untrained net's losses: epoch 0 */
         double train0 = run_pass(w, threads, &m, &o, d.records, NULL, 0, d.train_count, false, 0) / (double)d.train_count;
@@ -568,16 +583,8 @@ int train_command(int argc, char **argv, FILE *out)
         double loss = 0;
         for (size_t from = 0; from < d.train_count; from += (size_t)o.batch, step++) {
             size_t to = from + (size_t)o.batch < d.train_count ? from + (size_t)o.batch : d.train_count;
-            for (int t = 0; t < threads; t++)
-                w[t].g_out_b = 0;
             loss += run_pass(w, threads, &m, &o, d.records, order, from, to, true,
                              o.mirror ? erng | 1 : 0);
-            float g_out_b = 0;
-            for (int t = 0; t < threads; t++)
-                g_out_b += w[t].g_out_b;
-            grads[0][np - 1] = g_out_b;
-            for (int t = 1; t < threads; t++)
-                grads[t][np - 1] = 0;
             double progress = (double)step / (double)total_steps;
             float lr = (float)(o.lr / 100 + 0.5 * (o.lr - o.lr / 100) * (1 + cos(M_PI * progress)));
             /* Gradients are sums over the batch: the mean's step is lr with grads scaled. */

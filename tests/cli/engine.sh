@@ -240,6 +240,16 @@ worst=$(sed -nE 's/^quantisation: .* mean ([0-9.]+) cp, max ([0-9.]+) cp$/\2/p' 
 awk -v m="$mean" -v w="$worst" 'BEGIN { exit !(m != "" && m < 5 && w < 60) }' \
     && ok train_quantised_close_to_float || fail train_quantised_close_to_float "mean '$mean', worst '$worst'"
 run train_writes_a_net 0 "^Nodes searched: [0-9]+$" $FF --net "$TMP/tiny.nnue" bench 5
+# Eight output buckets (by piece count): trained the same way, the loss falls, the net is used.
+$FF train --out "$TMP/buckets.nnue" --hidden 16 --buckets 8 --epochs 6 --batch 512 --lr 0.002 --lambda 1 --val 0.1 \
+    --threads 2 --log "$TMP/buckets.csv" "$TMP/train.bin" >"$TMP/buckets.log" 2>&1
+first=$(sed -n 2p "$TMP/buckets.csv" | cut -d, -f3)
+last=$(tail -1 "$TMP/buckets.csv" | cut -d, -f3)
+awk -v a="$first" -v b="$last" 'BEGIN { exit !(a > 0 && b > 0 && b < 0.95 * a) }' \
+    && grep -q "^training 768->16x2->1 (8 output buckets) on " "$TMP/buckets.log" \
+    && ok train_buckets_loss_falls || fail train_buckets_loss_falls "epoch 0 $first, epoch 6 $last" "$(tail -4 "$TMP/buckets.log")"
+run train_buckets_net_used 0 "^Nodes searched: [0-9]+$" $FF --net "$TMP/buckets.nnue" bench 5
+run train_bad_buckets 2 "bad or incomplete argument '--buckets'" $FF train --buckets 4 --out "$TMP/x.nnue" "$TMP/train.bin"
 head -c 1600 "$TMP/train.bin" >"$TMP/few.bin"
 run train_too_few 1 "50 positions: too few to train on" $FF train --out "$TMP/never.nnue" "$TMP/few.bin"
 run train_no_out 2 "usage: feelfish train" $FF train "$TMP/train.bin"

@@ -14,18 +14,20 @@
 #include "../test.h"
 
 /* A network with random weights of realistic size, through its file format. */
-static Network *random_net(int hidden, uint64_t seed)
+static Network *random_net(int hidden, int buckets, uint64_t seed)
 {
-    Network n = {.hidden = hidden};
-    static int16_t ftw[NNUE_INPUTS * 128], ftb[128], outw[256];
+    Network n = {.hidden = hidden, .buckets = buckets};
+    static int16_t ftw[NNUE_INPUTS * 128], ftb[128], outw[NNUE_BUCKETS * 256];
     uint64_t rng = seed;
     for (int i = 0; i < NNUE_INPUTS * hidden; i++)
         ftw[i] = (int16_t)((int)(splitmix64(&rng) % 161) - 80);
     for (int i = 0; i < hidden; i++)
         ftb[i] = (int16_t)((int)(splitmix64(&rng) % 201) - 50);
-    for (int i = 0; i < 2 * hidden; i++)
+    for (int i = 0; i < 2 * hidden * buckets; i++)
         outw[i] = (int16_t)((int)(splitmix64(&rng) % 255) - 127);
-    n.ft_weight = ftw, n.ft_bias = ftb, n.out_weight = outw, n.out_bias = 1234;
+    n.ft_weight = ftw, n.ft_bias = ftb, n.out_weight = outw;
+    for (int k = 0; k < buckets; k++)
+        n.out_bias[k] = 1234 + 1000 * k;
     for (int i = 0; i < NNUE_INPUTS; i++)
         n.psqt[i] = (int32_t)(splitmix64(&rng) % 40001) - 20000;
     size_t size;
@@ -48,7 +50,7 @@ static const char *const Starts[] = {
 
 static void test_incremental_equals_scratch(void)
 {
-    Network *net = random_net(128, 7);
+    Network *net = random_net(128, 1, 7);
     CHECK(net != NULL);
     static Position p;
     static NnueStack stack;
@@ -97,7 +99,7 @@ static void test_incremental_equals_scratch(void)
  * same, and the portable kernels give what AVX2 gives. */
 static void test_mirror_and_kernels(void)
 {
-    Network *net = random_net(64, 99);
+    Network *net = random_net(64, NNUE_BUCKETS, 99);
     CHECK(net != NULL);
     static Position p, q;
     uint64_t rng = 3;
@@ -143,16 +145,27 @@ static void test_mirror_and_kernels(void)
 /* Every kind of bad file is refused with its reason; a good one reads back the same. */
 static void test_bad_files_refused(void)
 {
-    Network *net = random_net(32, 5);
+    char err[200];
+    for (int buckets = 1; buckets <= NNUE_BUCKETS; buckets += NNUE_BUCKETS - 1) {
+        Network *net = random_net(32, buckets, 5);
+        size_t size;
+        uint8_t *bytes = net ? nnue_serialize(net, &size) : NULL;
+        Network *back = bytes ? nnue_load_memory(bytes, size, err, sizeof err) : NULL;
+        CHECK_MSG(back && back->hidden == 32 && back->buckets == buckets && back->checksum == net->checksum &&
+                      !memcmp(back->ft_weight, net->ft_weight, 2 * NNUE_INPUTS * 32) &&
+                      !memcmp(back->out_weight, net->out_weight, 2 * 2 * 32 * (size_t)buckets) &&
+                      !memcmp(back->out_bias, net->out_bias, sizeof net->out_bias) &&
+                      !memcmp(back->psqt, net->psqt, sizeof net->psqt),
+                  "%d buckets: %s", buckets, back ? "read back different" : err);
+        CHECK(back && back->out_bias[buckets - 1] == 1234 + 1000 * (buckets - 1));
+        nnue_free(back);
+        nnue_free(net);
+        free(bytes);
+    }
+    Network *net = random_net(32, 1, 5);
     CHECK(net != NULL);
     size_t size;
     uint8_t *bytes = nnue_serialize(net, &size), *copy = malloc(size + 16);
-    char err[200];
-    Network *back = nnue_load_memory(bytes, size, err, sizeof err);
-    CHECK(back && back->hidden == 32 && back->out_bias == 1234 && back->checksum == net->checksum &&
-          !memcmp(back->ft_weight, net->ft_weight, 2 * NNUE_INPUTS * 32) &&
-          !memcmp(back->psqt, net->psqt, sizeof net->psqt));
-    nnue_free(back);
 
     struct {
         size_t at, len; /* where a change is made (len: the size handed over) */
@@ -162,7 +175,8 @@ static void test_bad_files_refused(void)
         {0, 0, 1, "FFNN"},              /* magic */
         {4, 0, 1, "version"},           /* version 3 */
         {8, 0, 1, "hidden size"},       /* 33 */
-        {12, 0, 1, "version"},          /* flags */
+        {12, 0, 2, "version"},          /* an unknown flag */
+        {12, 0, 1, "truncated"},        /* eight buckets, the file has one's weights */
         {1000, 0, 1, "checksum"},       /* a weight */
         {0, 1000, 0, "truncated"},      /* short */
         {0, 10, 0, "FFNN"},             /* shorter than a header */
@@ -190,7 +204,7 @@ static void test_bad_files_refused(void)
  * re-weights groups or swaps parameters adds what that changes in the hand-written evaluation. */
 static void test_evaluators_over_the_net(void)
 {
-    Network *net = random_net(32, 11);
+    Network *net = random_net(32, 1, 11);
     CHECK(net != NULL);
     const Network *before = nnue_default();
     nnue_set_default(net);
@@ -221,8 +235,62 @@ static void test_evaluators_over_the_net(void)
     nnue_free(net);
 }
 
+/* Eight output buckets: the weights and bias used are those of the bucket of the position's piece
+ * count. A network whose buckets differ only in their bias (bucket k's 1.0 more than bucket 0's, one
+ * output unit = NNUE_SCALE cp) scores each position k * NNUE_SCALE above the same network with one
+ * bucket; the buckets run from 2-5 pieces to 30-32. */
+static void test_output_buckets(void)
+{
+    CHECK_INT(nnue_bucket(2, NNUE_BUCKETS), 0);
+    CHECK_INT(nnue_bucket(5, NNUE_BUCKETS), 0);
+    CHECK_INT(nnue_bucket(6, NNUE_BUCKETS), 1);
+    CHECK_INT(nnue_bucket(29, NNUE_BUCKETS), 6);
+    CHECK_INT(nnue_bucket(30, NNUE_BUCKETS), 7);
+    CHECK_INT(nnue_bucket(32, NNUE_BUCKETS), 7);
+    CHECK_INT(nnue_bucket(32, 1), 0);
+    Network *one = random_net(32, 1, 21), eight = *one;
+    CHECK(one != NULL);
+    static int16_t outw[NNUE_BUCKETS * 64];
+    eight.buckets = NNUE_BUCKETS;
+    eight.out_weight = outw;
+    for (int k = 0; k < NNUE_BUCKETS; k++) {
+        memcpy(outw + 64 * k, one->out_weight, 64 * sizeof *outw);
+        eight.out_bias[k] = one->out_bias[0] + k * NNUE_QA * NNUE_QB;
+    }
+    static Position p;
+    char err[64];
+    uint64_t rng = 5;
+    int seen[NNUE_BUCKETS] = {0};
+    for (int game = 0; game < 40; game++) {
+        fen_read(&p, Starts[game % 4], err, sizeof err);
+        for (int ply = 0; ply < 300; ply++) {
+            int k = nnue_bucket(popcount(occupied(&p)), NNUE_BUCKETS);
+            int a = nnue_evaluate(one, &p, NULL), b = nnue_evaluate(&eight, &p, NULL);
+            CHECK_MSG(abs(b - a - k * NNUE_SCALE) <= 1, "%d pieces: %d with one bucket, %d with eight", popcount(occupied(&p)),
+                      a, b);
+            seen[k]++;
+            MoveList l;
+            int n = movegen_legal(&p, &l, GEN_ALL);
+            if (!n)
+                break;
+            /* Captures first, so that the games reach the few-piece buckets. */
+            Move m = l.moves[splitmix64(&rng) % (uint64_t)n];
+            for (int i = 0; i < n; i++)
+                if (p.board[move_to(l.moves[i])] != NO_PIECE) {
+                    m = l.moves[i];
+                    break;
+                }
+            position_make_move(&p, m);
+        }
+    }
+    for (int k = 0; k < NNUE_BUCKETS; k++)
+        CHECK_MSG(seen[k] > 0, "bucket %d never reached", k);
+    nnue_free(one);
+}
+
 void suite_nnue(void)
 {
+    RUN(test_output_buckets);
     RUN(test_evaluators_over_the_net);
     RUN(test_incremental_equals_scratch);
     RUN(test_mirror_and_kernels);
