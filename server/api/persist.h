@@ -19,6 +19,7 @@
 
 #include "../base/config.h"
 #include "../domain/games.h"
+#include "../store/evals.h"
 #include "../store/store.h"
 
 void persist_init(const ServerConfig *cfg);

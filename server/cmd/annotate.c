@@ -23,6 +23,7 @@
 #include "../api/encode_review.h"
 #include "../api/eval_cache.h"
 #include "../api/reply.h"
+#include "../store/evals.h"
 #include "../store/store.h"
 #include "args.h"
 
