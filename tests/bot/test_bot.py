@@ -25,7 +25,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from botlib import DEFAULT, Bot, config_text, new_token, run  # noqa: E402
-from fake_lichess import TERMINAL, FakeLichess  # noqa: E402
+from fake_lichess import FakeLichess  # noqa: E402
+from fake_lichess_chess import TERMINAL  # noqa: E402
 from harness import FF, SANITIZER_MARKS, Server, Suite, check, tmpdir  # noqa: E402
 
 VERBOSE = bool(os.environ.get("FEELFISH_BOT_VERBOSE"))
