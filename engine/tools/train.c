@@ -67,7 +67,7 @@ typedef struct {
     size_t from, to;
     bool backward;
     uint64_t mirror_salt; /* 0: never mirror; else a position is mirrored when its hash with this is odd */
-    float *g_ft_w, *g_ft_b, *g_out_w, *g_out_b, *g_psqt; /* views of this worker's row of gradients */
+    Model grad; /* this worker's row of gradients, laid out as the model */
     double loss;
     float *acc; /* [2][N] scratch */
 } Worker;
@@ -200,19 +200,19 @@ static void *work(void *arg)
         if (!w->backward)
             continue;
         float dout = 2 * err * pred * (1 - pred) * k;
-        w->g_out_b[bucket] += dout;
+        w->grad.out_b[bucket] += dout;
         for (int f = 0; f < count; f++) {
-            w->g_psqt[features[side][f]] += dout / 2;
-            w->g_psqt[features[1 - side][f]] -= dout / 2;
+            w->grad.psqt[features[side][f]] += dout / 2;
+            w->grad.psqt[features[1 - side][f]] -= dout / 2;
         }
         for (int half = 0; half < 2; half++) {
             Color c = half ? (Color)(1 - side) : side;
             float *a = w->acc + c * n;
             size_t at = (2 * (size_t)bucket + (size_t)half) * (size_t)n;
-            backward_half(a, m->out_w + at, w->g_out_w + at, dout, n);
-            add_row(w->g_ft_b, a, n);
+            backward_half(a, m->out_w + at, w->grad.out_w + at, dout, n);
+            add_row(w->grad.ft_b, a, n);
             for (int f = 0; f < count; f++)
-                add_row(w->g_ft_w + (size_t)features[c][f] * n, a, n);
+                add_row(w->grad.ft_w + (size_t)features[c][f] * n, a, n);
         }
     }
     return NULL;
@@ -356,10 +356,9 @@ static bool load_data(int argc, char **argv, const TrainOptions *o, Data *d)
 static uint64_t run_key(const TrainOptions *o, const Data *d)
 {
     char text[512];
-    snprintf(text, sizeof text, "%d %d %d %.9g %.9g %.9g %.9g %llu %zu %zu %d", o->hidden, o->epochs, o->batch, o->lr,
-             o->lambda, o->wdl_scale, o->val_fraction, (unsigned long long)o->seed, d->count, d->train_count, o->mirror);
-    if (o->buckets > 1) /* so that a one-bucket run's key is what it was before buckets existed */
-        snprintf(text + strlen(text), sizeof text - strlen(text), " buckets %d", o->buckets);
+    snprintf(text, sizeof text, "%d %d %d %d %.9g %.9g %.9g %.9g %llu %zu %zu %d", o->hidden, o->buckets, o->epochs,
+             o->batch, o->lr, o->lambda, o->wdl_scale, o->val_fraction, (unsigned long long)o->seed, d->count,
+             d->train_count, o->mirror);
     uint64_t h = 0xcbf29ce484222325ULL;
     for (const char *c = text; *c; c++)
         h = (h ^ (uint8_t)*c) * 0x100000001b3ULL;
@@ -549,9 +548,7 @@ int train_command(int argc, char **argv, FILE *out)
     float **grads = calloc((size_t)threads, sizeof *grads);
     for (int t = 0; t < threads; t++) {
         grads[t] = fcalloc(np);
-        Model g;
-        model_view(&g, grads[t], n, o.buckets);
-        w[t].g_ft_w = g.ft_w, w[t].g_ft_b = g.ft_b, w[t].g_out_w = g.out_w, w[t].g_out_b = g.out_b, w[t].g_psqt = g.psqt;
+        model_view(&w[t].grad, grads[t], n, o.buckets);
         w[t].acc = fcalloc(2 * (size_t)n);
     }
     uint32_t *order = malloc(d.train_count * sizeof *order);
