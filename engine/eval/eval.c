@@ -497,17 +497,22 @@ int evaluate_with(const Position *p, const Evaluator *e, NnueStack *stack)
         v = evaluate_terms(p, e, NULL);
     else {
         v = nnue_evaluate(e->net, p, stack) * EVAL_PAWN / 100;
-        if (e->reweighted && e->params == &DefaultParams) {
-            /* Weights alone (the affective mode): the unweighted sum comes with the weighted one. */
+        if (e->reweighted) {
+            /* What the re-weighting changes in the hand-written evaluation. Its default score is the
+             * unweighted sum of the same pass's groups when only weights differ (the affective mode);
+             * other parameters (the Bayesian mode) need a second pass with the defaults. */
             EvalTerms terms;
-            int weighted = evaluate_terms(p, e, &terms), plain = 0;
-            for (int g = 0; g < EVAL_GROUP_NB; g++)
-                plain += terms.group[g];
-            v += weighted - (p->side == WHITE ? plain : -plain);
-        } else if (e->reweighted) { /* other parameters (the Bayesian mode): the default ones' score too */
-            Evaluator hand;
-            evaluator_hand(&hand);
-            v += evaluate_terms(p, e, NULL) - evaluate_terms(p, &hand, NULL);
+            int changed = evaluate_terms(p, e, &terms), plain = 0;
+            if (e->params == &DefaultParams) {
+                for (int g = 0; g < EVAL_GROUP_NB; g++)
+                    plain += terms.group[g];
+                plain = p->side == WHITE ? plain : -plain;
+            } else {
+                Evaluator hand;
+                evaluator_hand(&hand);
+                plain = evaluate_terms(p, &hand, NULL);
+            }
+            v += changed - plain;
         }
     }
     return v > EVAL_MAX ? EVAL_MAX : v < -EVAL_MAX ? -EVAL_MAX : v;
