@@ -8,12 +8,14 @@
 
 #include "../base/clock.h"
 
+/* A read on the storage's pool for a caller on the loop: what to read into, and whom to tell. */
 typedef struct {
-    char **keys, **values;
+    char **keys, **values; /* a get */
     int n;
+    StoreCacheScan *scan; /* a scan */
     void (*done)(void *arg);
     void *arg;
-} CacheGet;
+} CacheRead;
 
 char *store_cache_lookup(sqlite3 *db, const char *key)
 {
@@ -44,43 +46,43 @@ bool store_cache_store(sqlite3 *db, const char *key, const char *value)
     return ok;
 }
 
-static void cache_read(sqlite3 *db, void *arg)
-{
-    CacheGet *g = arg;
-    for (int i = 0; i < g->n; i++)
-        g->values[i] = store_cache_lookup(db, g->keys[i]);
-}
-
 static void cache_read_done(void *arg)
 {
-    CacheGet *g = arg;
-    g->done(g->arg);
-    free(g);
+    CacheRead *c = arg;
+    c->done(c->arg);
+    free(c);
 }
 
-bool store_cache_get(char **keys, char **values, int n, void (*done)(void *arg), void *arg)
+/* Runs `read` with a copy of `what` on the pool, then what.done on the loop (false: not started). */
+static bool cache_read_start(void (*read)(sqlite3 *db, void *arg), CacheRead what)
 {
-    CacheGet *g = malloc(sizeof *g);
-    if (!g)
+    CacheRead *c = malloc(sizeof *c);
+    if (!c)
         return false;
-    *g = (CacheGet){keys, values, n, done, arg};
-    if (!store_read(cache_read, cache_read_done, g)) {
-        free(g);
+    *c = what;
+    if (!store_read(read, cache_read_done, c)) {
+        free(c);
         return false;
     }
     return true;
 }
 
-typedef struct {
-    StoreCacheScan *scan;
-    void (*done)(void *arg);
-    void *arg;
-} CacheScanRun;
+static void cache_get_read(sqlite3 *db, void *arg)
+{
+    CacheRead *g = arg;
+    for (int i = 0; i < g->n; i++)
+        g->values[i] = store_cache_lookup(db, g->keys[i]);
+}
+
+bool store_cache_get(char **keys, char **values, int n, void (*done)(void *arg), void *arg)
+{
+    return cache_read_start(cache_get_read, (CacheRead){.keys = keys, .values = values, .n = n, .done = done, .arg = arg});
+}
 
 /* The keys from prefix up to prefix with its last byte incremented: a range on the primary key. */
 static void cache_scan_read(sqlite3 *db, void *arg)
 {
-    CacheScanRun *c = arg;
+    CacheRead *c = arg;
     StoreCacheScan *s = c->scan;
     size_t len = strlen(s->prefix);
     char *end = strdup(s->prefix);
@@ -109,25 +111,10 @@ static void cache_scan_read(sqlite3 *db, void *arg)
     free(end);
 }
 
-static void cache_scan_done(void *arg)
-{
-    CacheScanRun *c = arg;
-    c->done(c->arg);
-    free(c);
-}
-
 bool store_cache_scan(StoreCacheScan *scan, void (*done)(void *arg), void *arg)
 {
-    CacheScanRun *c = malloc(sizeof *c);
-    if (!c)
-        return false;
     scan->n = 0;
-    *c = (CacheScanRun){scan, done, arg};
-    if (!store_read(cache_scan_read, cache_scan_done, c)) {
-        free(c);
-        return false;
-    }
-    return true;
+    return cache_read_start(cache_scan_read, (CacheRead){.scan = scan, .done = done, .arg = arg});
 }
 
 typedef struct {
