@@ -6,23 +6,16 @@ cd "$(dirname "$0")/.."
 export FEELFISH_DATA=${FEELFISH_DATA:-$(cd .. && pwd)/shared/data}
 total_passed=0 total_failed=0
 
-runner() {
-    local name=$1; shift
-    echo "=== $name"
-    local started=$SECONDS log
-    log=$(mktemp)
-    "$@" 2>&1 | tee "$log"
-    local rc=${PIPESTATUS[0]}
-    local summary
+# count NAME LOG RC SECONDS: adds a runner's summary line (in LOG) to the totals.
+count() {
+    local name=$1 log=$2 rc=$3 seconds=$4 summary p f
+    echo "($name: $seconds s)"
     summary=$(grep -E '^[a-z0-9-]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -1)
-    rm -f "$log"
-    echo "($name: $((SECONDS - started)) s)"
     if [ -z "$summary" ]; then
         echo "$name: no summary line (exit $rc): counted as one failure"
         total_failed=$((total_failed + 1))
         return
     fi
-    local p f
     p=$(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$summary")
     f=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$summary")
     if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
@@ -32,6 +25,59 @@ runner() {
     total_passed=$((total_passed + p))
     total_failed=$((total_failed + f))
 }
+
+runner() {
+    local name=$1; shift
+    echo "=== $name"
+    local started=$SECONDS log
+    log=$(mktemp)
+    "$@" 2>&1 | tee "$log"
+    local rc=${PIPESTATUS[0]}
+    count "$name" "$log" "$rc" $((SECONDS - started))
+    rm -f "$log"
+}
+
+# The background lane: runners that mostly wait (on clocks, timeouts, a server's restart) rather
+# than compute run one after another beside the others, started first; `collect` shows their output
+# and counts them at the end. Every runner takes its own free ports and directories.
+lane_dir=$(mktemp -d) lane_pid=
+kill_tree() { local c; for c in $(pgrep -P "$1"); do kill_tree "$c"; done; kill "$1" 2>/dev/null; }
+trap '[ -n "$lane_pid" ] && kill_tree "$lane_pid"; rm -rf "$lane_dir"' EXIT
+trap 'exit 130' INT TERM
+lane_names=()
+in_background() {
+    lane_names+=("$1")
+    printf '%s\0' "$@" > "$lane_dir/${#lane_names[@]}.cmd"
+}
+start_lane() {
+    (
+        for i in $(seq 1 ${#lane_names[@]}); do
+            mapfile -d '' -t cmd < "$lane_dir/$i.cmd"
+            started=$SECONDS
+            "${cmd[@]:1}" > "$lane_dir/$i.log" 2>&1
+            echo "$? $((SECONDS - started))" > "$lane_dir/$i.done"
+        done
+    ) &
+    lane_pid=$!
+}
+collect() {
+    wait "$lane_pid"
+    lane_pid=
+    for i in $(seq 1 ${#lane_names[@]}); do
+        echo "=== ${lane_names[$((i - 1))]} (in the background lane)"
+        cat "$lane_dir/$i.log"
+        local rc=1 seconds=0
+        [ -f "$lane_dir/$i.done" ] && read -r rc seconds < "$lane_dir/$i.done"
+        count "${lane_names[$((i - 1))]}" "$lane_dir/$i.log" "$rc" "$seconds"
+    done
+}
+
+# The Lichess bot bridge (`feelfish bot`, `serve --bot`) against a fake Lichess with real rules and clocks
+# (tests/bot/fake_lichess.py; Stockfish plays the opponent). tests/bot/clock_test.py (20 games at 1+0) is not here.
+in_background "Lichess bot: config, challenges, games, 429s, dropped streams, aborts, PGN, token hygiene" \
+    python3 tests/bot/test_bot.py
+in_background "crash: kill -9 under mixed load, every acknowledged write survives" python3 tests/durability/test_crash.py
+start_lane
 
 runner "unit tests (release build)" ./build/unit
 runner "include layers and circles" python3 tests/structure/layers.py
@@ -75,7 +121,6 @@ runner "docs' examples: every command shown in README.md and docs/ run, its outp
 runner "cluster: two fronts and two workers over a real redis-server (kill -9, Redis restart)" python3 tests/cluster/test_cluster.py
 runner "cluster (ASan+UBSan build)" "${ASAN_SERVER[@]}" python3 tests/cluster/test_cluster.py
 runner "cluster behind a real nginx: clients named by X-Forwarded-For, their own jobs and rates, logs and metrics" python3 tests/cluster/test_nginx.py
-runner "crash: kill -9 under mixed load, every acknowledged write survives" python3 tests/durability/test_crash.py
 runner "disk full: refused writes, degraded health, nothing acknowledged lost" python3 tests/durability/test_disk_full.py
 runner "restart: what is picked up again and what is not" python3 tests/durability/test_restart.py
 runner "retention: caps by count and age, idle games leave memory, db prune and stats" python3 tests/durability/test_retention.py
@@ -88,15 +133,12 @@ runner "security: connection floods, slowloris, keep-alive, framing, request ids
     python3 tests/security/test_connections.py
 runner "security: hostile clients (dead listener, quotas, SIGTERM under load, retention flood, JSON refusals, full disk)" python3 tests/security/test_hostile.py
 runner "security: trusted proxies (X-Forwarded-For and Forwarded from trusted peers only: owners, quotas, caps, log)" python3 tests/security/test_proxies.py
-# The Lichess bot bridge (`feelfish bot`, `serve --bot`) against a fake Lichess with real rules and clocks
-# (tests/bot/fake_lichess.py; Stockfish plays the opponent). tests/bot/clock_test.py (20 games at 1+0) is not here.
-runner "Lichess bot: config, challenges, games, 429s, dropped streams, aborts, PGN, token hygiene" \
-    python3 tests/bot/test_bot.py
 runner "libFuzzer harnesses (FEN, moves, PGN, a UCI session, an analysis request, HTTP and WebSocket in-process), 30 s each" \
     tests/fuzz/run.sh "${FUZZ_SECONDS:-30}"
 runner "browser page (headless Chromium)" node tests/e2e/run.mjs
 runner "make bench, every part small (each runs to its end and prints its figure; no timing judged)" \
     tests/bench/smoke.sh
+collect
 
 echo
 echo "$total_passed passed, $total_failed failed"
