@@ -51,6 +51,7 @@ typedef struct {
     BayesTarget target;
     char model_path[512], style_path[512];
     const Temperament *temperament;
+    int gain_percent; /* AffectiveGain once set (it then overrides the temperament's gain); -1 before */
     int multipv;
     bool ponder;
     bool limit_strength;
@@ -162,6 +163,12 @@ static bool apply_temperament(Uci *u, const char *v, long n, char *why, size_t s
     u->temperament = temperament_find(v);
     return u->temperament != NULL;
 }
+static bool apply_gain(Uci *u, const char *v, long n, char *why, size_t size)
+{
+    (void)v, (void)why, (void)size;
+    u->gain_percent = (int)n;
+    return true;
+}
 static bool apply_limit_strength(Uci *u, const char *v, long n, char *why, size_t size)
 {
     (void)v, (void)why, (void)size;
@@ -190,6 +197,8 @@ static bool apply_evalfile(Uci *u, const char *v, long n, char *why, size_t size
     return true;
 }
 
+#define SPELLED_(x) #x
+#define SPELLED(x) SPELLED_(x) /* a macro's value as a string */
 static const Option Options[] = {
     {"Hash", OPT_SPIN, "16", 1, 32768, NULL, apply_hash},
     {"Threads", OPT_SPIN, "1", 1, MAX_THREADS, NULL, apply_threads},
@@ -202,6 +211,7 @@ static const Option Options[] = {
     {"BayesModel", OPT_STRING, "data/feelfish.db", 0, 0, NULL, apply_model_path},
     {"StyleModel", OPT_STRING, "engine/style.model", 0, 0, NULL, apply_style_path},
     {"Temperament", OPT_COMBO, "neutral", 0, 0, "neutral calm anxious bold thesis", apply_temperament},
+    {"AffectiveGain", OPT_SPIN, SPELLED(AFFECTIVE_GAIN_PERCENT), 0, 100, NULL, apply_gain},
     {"UCI_LimitStrength", OPT_CHECK, "false", 0, 1, NULL, apply_limit_strength},
     {"UCI_Elo", OPT_SPIN, "1320", 1320, 3190, NULL, apply_elo},
     {"EvalFile", OPT_STRING, "embedded", 0, 0, NULL, apply_evalfile},
@@ -584,7 +594,10 @@ static void go(Uci *u, char *args)
         /* The emotion is appraised once at the root and fixed for the whole search (spec §4). */
         Emotion e;
         char json[1024];
-        affective_emotion(copy, NULL, u->temperament, &e);
+        Temperament t = *u->temperament;
+        if (u->gain_percent >= 0)
+            t.gain = u->gain_percent / 100.0;
+        affective_emotion(copy, NULL, &t, &e);
         affective_evaluator(&e, &u->eval);
         say(u, "info string emotion %s", affective_json(&e, json, sizeof json));
     } else if (u->bayesian)
@@ -661,6 +674,7 @@ int uci_loop(FILE *in, FILE *out)
     u.multipv = 1;
     u.elo = 1320;
     u.temperament = temperament_find("neutral");
+    u.gain_percent = -1;
     u.auto_target = true;
     u.target = TARGET_CONSERVATIVE;
     snprintf(u.model_path, sizeof u.model_path, "data/feelfish.db");
