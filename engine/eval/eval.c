@@ -47,6 +47,7 @@ typedef struct {
     Bitboard mobility_area[COLOR_NB];
     Bitboard king_zone[COLOR_NB];
     Bitboard passed;            /* passed pawns of both colours */
+    bool all;                   /* every group wanted (else only those a re-weighting changes) */
     int attack_units[COLOR_NB]; /* c's weighted attacks on the enemy king zone */
     int attackers[COLOR_NB];    /* c's pieces attacking it */
     Score g[EVAL_GROUP_NB];
@@ -229,6 +230,8 @@ static void eval_pieces(EvalState *es, Color c)
                 es->attackers[c]++;
                 es->attack_units[c] += score_mg(prm->attack_weight[pt]) * popcount(zone_hits);
             }
+            if (!es->all)
+                continue;
             if (pt == KNIGHT || pt == BISHOP) {
                 /* An outpost: in the enemy half, defended by a pawn, no enemy pawn can chase it. */
                 if ((square_bb(s) & outpost_ranks) && (PawnAttacks[them][s] & our_pawns) &&
@@ -402,91 +405,152 @@ static int endgame_scale(const Position *p, int eg)
     return 64;
 }
 
-int evaluate_terms(const Position *p, const Evaluator *e, EvalTerms *terms)
+/* The groups the affective mode re-weights. A re-weighting that leaves the others at one needs only
+ * these (and what they are computed from) to know what it changes. */
+#define REWEIGHTABLE                                                                                   \
+    (1u << GROUP_MATERIAL | 1u << GROUP_MOBILITY | 1u << GROUP_KING_SAFETY | 1u << GROUP_OPP_KING_EXPOSURE)
+#define ALL_GROUPS ((1u << EVAL_GROUP_NB) - 1)
+
+/* Fills every group of es (White's view, middlegame and endgame parts) when groups is ALL_GROUPS;
+ * when it is REWEIGHTABLE, only those four (the others are left at zero). */
+static void eval_groups(EvalState *es, const Position *p, const EvalParams *prm, unsigned groups)
 {
-    EvalState es;
-    const EvalParams *prm = e->params;
-    es.pos = p;
-    es.prm = prm;
-    es.passed = 0;
+    bool all = groups == ALL_GROUPS;
+    es->all = all;
+    es->pos = p;
+    es->prm = prm;
+    es->passed = 0;
     for (int g = 0; g < EVAL_GROUP_NB; g++)
-        es.g[g] = 0;
+        es->g[g] = 0;
 
     /* Material, and piece-square from the accumulator when the weights are the defaults. */
     Score material = 0;
     for (PieceType pt = PAWN; pt <= QUEEN; pt++)
         material += prm->piece_value[pt] * (popcount(pieces(p, WHITE, pt)) - popcount(pieces(p, BLACK, pt)));
-    es.g[GROUP_MATERIAL] = material;
-    if (prm == &DefaultParams)
-        es.g[GROUP_OTHER] = p->st->psq - material;
+    es->g[GROUP_MATERIAL] = material;
+    if (!all)
+        ;
+    else if (prm == &DefaultParams)
+        es->g[GROUP_OTHER] = p->st->psq - material;
     else {
         for (Bitboard b = occupied(p); b;) {
             Square s = pop_lsb(&b);
             Piece pc = p->board[s];
             Score v = prm->psq[piece_type(pc)][piece_color(pc) == WHITE ? s : square_flip(s)];
-            es.g[GROUP_OTHER] += piece_color(pc) == WHITE ? v : -v;
+            es->g[GROUP_OTHER] += piece_color(pc) == WHITE ? v : -v;
         }
     }
 
     for (Color c = WHITE; c <= BLACK; c++) {
         Square k = king_square(p, c);
-        es.attacked[c][PAWN] = pawn_attacks_bb(c, pieces(p, c, PAWN));
-        es.attacked[c][KING] = KingAttacks[k];
-        es.attacked[c][0] = es.attacked[c][PAWN] | es.attacked[c][KING];
-        es.attacked2[c] = es.attacked[c][PAWN] & es.attacked[c][KING];
+        es->attacked[c][PAWN] = pawn_attacks_bb(c, pieces(p, c, PAWN));
+        es->attacked[c][KING] = KingAttacks[k];
+        es->attacked[c][0] = es->attacked[c][PAWN] | es->attacked[c][KING];
+        es->attacked2[c] = es->attacked[c][PAWN] & es->attacked[c][KING];
         for (PieceType pt = KNIGHT; pt <= QUEEN; pt++)
-            es.attacked[c][pt] = 0;
-        es.king_zone[c] = KingAttacks[k] | square_bb(k);
-        es.king_zone[c] |= pawn_push(c, es.king_zone[c]);
-        es.attackers[c] = es.attack_units[c] = 0;
+            es->attacked[c][pt] = 0;
+        es->king_zone[c] = KingAttacks[k] | square_bb(k);
+        es->king_zone[c] |= pawn_push(c, es->king_zone[c]);
+        es->attackers[c] = es->attack_units[c] = 0;
     }
     for (Color c = WHITE; c <= BLACK; c++)
-        es.mobility_area[c] = ~(pieces(p, c, PAWN) | pieces(p, c, KING) | es.attacked[color_flip(c)][PAWN]);
+        es->mobility_area[c] = ~(pieces(p, c, PAWN) | pieces(p, c, KING) | es->attacked[color_flip(c)][PAWN]);
 
-    eval_pawns(&es, WHITE);
-    eval_pawns(&es, BLACK);
-    eval_pieces(&es, WHITE);
-    eval_pieces(&es, BLACK);
-    eval_king_shelter(&es, WHITE);
-    eval_king_shelter(&es, BLACK);
-    eval_king_attack(&es, WHITE);
-    eval_king_attack(&es, BLACK);
-    eval_passed(&es, WHITE);
-    eval_passed(&es, BLACK);
-    eval_threats(&es, WHITE);
-    eval_threats(&es, BLACK);
-    eval_space(&es, WHITE);
-    eval_space(&es, BLACK);
+    if (all) {
+        eval_pawns(es, WHITE);
+        eval_pawns(es, BLACK);
+    }
+    eval_pieces(es, WHITE);
+    eval_pieces(es, BLACK);
+    eval_king_shelter(es, WHITE);
+    eval_king_shelter(es, BLACK);
+    eval_king_attack(es, WHITE);
+    eval_king_attack(es, BLACK);
+    if (!all)
+        return;
+    eval_passed(es, WHITE);
+    eval_passed(es, BLACK);
+    eval_threats(es, WHITE);
+    eval_threats(es, BLACK);
+    eval_space(es, WHITE);
+    eval_space(es, BLACK);
     if (pieces(p, WHITE, BISHOP) && more_than_one(pieces(p, WHITE, BISHOP)))
-        es.g[GROUP_OTHER] += prm->bishop_pair;
+        es->g[GROUP_OTHER] += prm->bishop_pair;
     if (pieces(p, BLACK, BISHOP) && more_than_one(pieces(p, BLACK, BISHOP)))
-        es.g[GROUP_OTHER] -= prm->bishop_pair;
-    es.g[GROUP_OTHER] += p->side == WHITE ? prm->tempo : -prm->tempo;
+        es->g[GROUP_OTHER] -= prm->bishop_pair;
+    es->g[GROUP_OTHER] += p->side == WHITE ? prm->tempo : -prm->tempo;
+}
 
+/* Tapers each group by the phase and scales its endgame part (the initiative, into "other", only
+ * when every group is there) into v[]: centipawns, White's view. Returns the phase. */
+static int blend(EvalState *es, unsigned groups, int v[EVAL_GROUP_NB])
+{
+    const Position *p = es->pos;
     int phase = popcount(p->by_type[KNIGHT] | p->by_type[BISHOP]) + 2 * popcount(p->by_type[ROOK]) +
                 4 * popcount(p->by_type[QUEEN]);
     if (phase > 24)
         phase = 24;
     int eg_sum = 0;
     for (int g = 0; g < EVAL_GROUP_NB; g++)
-        eg_sum += score_eg(es.g[g]);
-    int push = initiative(&es, eg_sum);
-    es.g[GROUP_OTHER] += S(0, push);
-    eg_sum += push;
-    int scale = endgame_scale(p, eg_sum);
-
-    long total = 0;
-    for (int g = 0; g < EVAL_GROUP_NB; g++) {
-        long v = ((long)score_mg(es.g[g]) * phase + (long)score_eg(es.g[g]) * (24 - phase) * scale / 64) / 24;
-        if (terms)
-            terms->group[g] = (int)v;
-        total += v * e->weight[g];
+        eg_sum += score_eg(es->g[g]);
+    if (groups == ALL_GROUPS) {
+        int push = initiative(es, eg_sum);
+        es->g[GROUP_OTHER] += S(0, push);
+        eg_sum += push;
     }
+    int scale = endgame_scale(p, eg_sum);
+    for (int g = 0; g < EVAL_GROUP_NB; g++)
+        v[g] = (int)(((long)score_mg(es->g[g]) * phase + (long)score_eg(es->g[g]) * (24 - phase) * scale / 64) / 24);
+    return phase;
+}
+
+int evaluate_terms(const Position *p, const Evaluator *e, EvalTerms *terms)
+{
+    EvalState es;
+    int v[EVAL_GROUP_NB];
+    eval_groups(&es, p, e->params, ALL_GROUPS);
+    int phase = blend(&es, ALL_GROUPS, v);
+    long total = 0;
+    for (int g = 0; g < EVAL_GROUP_NB; g++)
+        total += (long)v[g] * e->weight[g];
     int white = (int)(total / EVAL_WEIGHT_ONE);
     if (terms) {
+        for (int g = 0; g < EVAL_GROUP_NB; g++)
+            terms->group[g] = v[g];
         terms->total = white;
         terms->phase = phase;
     }
+    return p->side == WHITE ? white : -white;
+}
+
+/* What a re-weighting changes in the hand-written evaluation, side to move's view. Only weights
+ * differ (the affective mode): the sum of (weight - 1) x group, the groups computed alone when those
+ * the affective mode re-weights are all it touches (pawn structure, passed pawns, threats, space, the
+ * initiative and the pieces' other terms skipped). Other parameters (the
+ * Bayesian mode): the changed score less the default one, two whole passes. */
+static int reweighting(const Position *p, const Evaluator *e)
+{
+    if (e->params != &DefaultParams) {
+        Evaluator hand;
+        evaluator_hand(&hand);
+        return evaluate_terms(p, e, NULL) - evaluate_terms(p, &hand, NULL);
+    }
+    unsigned groups = 0;
+    for (int g = 0; g < EVAL_GROUP_NB; g++)
+        groups |= (e->weight[g] != EVAL_WEIGHT_ONE) << g;
+    groups = groups & ~REWEIGHTABLE ? ALL_GROUPS : REWEIGHTABLE;
+    /* The endgame scale needs to know which side is ahead only in a few endings (a side without
+     * pawns); there every group is computed, so the change is always the whole evaluation's. */
+    if (endgame_scale(p, 1) != endgame_scale(p, -1))
+        groups = ALL_GROUPS;
+    EvalState es;
+    int v[EVAL_GROUP_NB];
+    eval_groups(&es, p, e->params, groups);
+    blend(&es, groups, v);
+    long change = 0;
+    for (int g = 0; g < EVAL_GROUP_NB; g++)
+        change += (long)v[g] * (e->weight[g] - EVAL_WEIGHT_ONE);
+    int white = (int)(change / EVAL_WEIGHT_ONE);
     return p->side == WHITE ? white : -white;
 }
 
@@ -497,23 +561,8 @@ int evaluate_with(const Position *p, const Evaluator *e, NnueStack *stack)
         v = evaluate_terms(p, e, NULL);
     else {
         v = nnue_evaluate(e->net, p, stack) * EVAL_PAWN / 100;
-        if (e->reweighted) {
-            /* What the re-weighting changes in the hand-written evaluation. Its default score is the
-             * unweighted sum of the same pass's groups when only weights differ (the affective mode);
-             * other parameters (the Bayesian mode) need a second pass with the defaults. */
-            EvalTerms terms;
-            int changed = evaluate_terms(p, e, &terms), plain = 0;
-            if (e->params == &DefaultParams) {
-                for (int g = 0; g < EVAL_GROUP_NB; g++)
-                    plain += terms.group[g];
-                plain = p->side == WHITE ? plain : -plain;
-            } else {
-                Evaluator hand;
-                evaluator_hand(&hand);
-                plain = evaluate_terms(p, &hand, NULL);
-            }
-            v += changed - plain;
-        }
+        if (e->reweighted)
+            v += reweighting(p, e);
     }
     return v > EVAL_MAX ? EVAL_MAX : v < -EVAL_MAX ? -EVAL_MAX : v;
 }

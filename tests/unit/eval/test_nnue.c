@@ -202,34 +202,71 @@ static void test_bad_files_refused(void)
 
 /* With a network, the classical evaluator is the network alone (in engine units); an evaluator that
  * re-weights groups or swaps parameters adds what that changes in the hand-written evaluation. */
+/* The change a re-weighting makes, as the whole hand-written evaluation's groups give it: the sum of
+ * (weight - 1) x group, side to move's view. */
+static int reweighting_from_terms(const Position *p, const Evaluator *e)
+{
+    Evaluator hand;
+    EvalTerms t;
+    evaluator_hand(&hand);
+    evaluate_terms(p, &hand, &t);
+    long change = 0;
+    for (int g = 0; g < EVAL_GROUP_NB; g++)
+        change += (long)t.group[g] * (e->weight[g] - EVAL_WEIGHT_ONE);
+    int white = (int)(change / EVAL_WEIGHT_ONE);
+    return p->side == WHITE ? white : -white;
+}
+
+/* Classical is the net alone; a re-weighted evaluator adds what the weights change in the
+ * hand-written evaluation. Only the affective groups re-weighted: those are computed alone, and must
+ * give what the whole evaluation's groups give, also in the endings whose scale depends on who is
+ * ahead (a side without pawns) and in opposite bishops; a group outside them: the whole pass. */
 static void test_evaluators_over_the_net(void)
 {
+    static const char *const Fens[] = {
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "r1bq1rk1/pp2bppp/2n1pn2/2pp4/3P4/2PBPN2/PP1N1PPP/R1BQK2R b KQ - 0 8",
+        "6k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1",
+        "8/8/4k3/8/8/3BK3/8/8 w - - 0 1",         /* a bishop, no pawns: drawn material */
+        "8/8/4k3/8/1n6/3RK3/8/8 b - - 0 1",       /* rook against knight, no pawns */
+        "8/5k2/8/3b4/8/2B5/2P1K3/8 w - - 0 1",    /* opposite bishops */
+        "4k3/pp6/8/8/8/8/8/R3K3 w - - 0 1",       /* a rook against two pawns */
+        "8/p7/1k6/8/8/6N1/6K1/8 b - - 0 1",       /* a knight against a pawn */
+        "2r3k1/5pp1/7p/3q4/8/1Q4P1/5P1P/2R3K1 w - - 0 30",
+    };
     Network *net = random_net(32, 1, 11);
     CHECK(net != NULL);
     const Network *before = nnue_default();
     nnue_set_default(net);
     static Position p;
     char err[64];
-    for (int i = 0; i < 4; i++) {
-        fen_read(&p, Starts[i], err, sizeof err);
-        Evaluator classical, hand, weighted;
+    for (size_t i = 0; i < sizeof Fens / sizeof Fens[0]; i++) {
+        CHECK_MSG(fen_read(&p, Fens[i], err, sizeof err) == FEN_OK, "%s: %s", Fens[i], err);
+        Evaluator classical, hand, affective, other;
         evaluator_classical(&classical);
         evaluator_hand(&hand);
         CHECK(classical.net == net && hand.net == NULL && !classical.reweighted);
         int cp = nnue_evaluate(net, &p, NULL), want = cp * EVAL_PAWN / 100;
         want = want > EVAL_MAX ? EVAL_MAX : want < -EVAL_MAX ? -EVAL_MAX : want;
         CHECK_INT(evaluate(&p, &classical), want);
-        weighted = classical;
-        weighted.weight[GROUP_MOBILITY] = 2 * EVAL_WEIGHT_ONE;
-        weighted.weight[GROUP_KING_SAFETY] = EVAL_WEIGHT_ONE / 2;
-        evaluator_update_fingerprint(&weighted);
-        CHECK(weighted.reweighted);
-        Evaluator hand_weighted = weighted;
-        hand_weighted.net = NULL;
-        int delta = evaluate_terms(&p, &hand_weighted, NULL) - evaluate_terms(&p, &hand, NULL);
-        int expect = cp * EVAL_PAWN / 100 + delta;
-        expect = expect > EVAL_MAX ? EVAL_MAX : expect < -EVAL_MAX ? -EVAL_MAX : expect;
-        CHECK_MSG(evaluate(&p, &weighted) == expect, "%s: %d, want %d", Starts[i], evaluate(&p, &weighted), expect);
+        affective = classical;
+        affective.weight[GROUP_MATERIAL] = EVAL_WEIGHT_ONE * 3 / 4;
+        affective.weight[GROUP_MOBILITY] = 2 * EVAL_WEIGHT_ONE;
+        affective.weight[GROUP_KING_SAFETY] = EVAL_WEIGHT_ONE / 2;
+        affective.weight[GROUP_OPP_KING_EXPOSURE] = EVAL_WEIGHT_ONE * 3 / 2;
+        evaluator_update_fingerprint(&affective);
+        other = affective;
+        other.weight[GROUP_PAWN_STRUCTURE] = EVAL_WEIGHT_ONE * 5 / 4;
+        evaluator_update_fingerprint(&other);
+        CHECK(affective.reweighted && other.reweighted);
+        const Evaluator *each[] = {&affective, &other};
+        for (int k = 0; k < 2; k++) {
+            int expect = cp * EVAL_PAWN / 100 + reweighting_from_terms(&p, each[k]);
+            expect = expect > EVAL_MAX ? EVAL_MAX : expect < -EVAL_MAX ? -EVAL_MAX : expect;
+            CHECK_MSG(evaluate(&p, each[k]) == expect, "%s (%s): %d, want %d", Fens[i], k ? "pawn structure too" : "affective groups",
+                      evaluate(&p, each[k]), expect);
+        }
     }
     nnue_set_default(before);
     nnue_free(net);
