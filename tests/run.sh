@@ -5,6 +5,7 @@ set -u
 cd "$(dirname "$0")/.."
 export FEELFISH_DATA=${FEELFISH_DATA:-$(cd .. && pwd)/shared/data}
 total_passed=0 total_failed=0
+ASAN_SERVER=(env FEELFISH=build/feelfish-asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1)
 
 # count NAME LOG RC SECONDS: adds a runner's summary line (in LOG) to the totals.
 count() {
@@ -37,8 +38,8 @@ runner() {
     rm -f "$log"
 }
 
-# The background lane: runners that mostly wait (on clocks, timeouts, a server's restart) rather
-# than compute run one after another beside the others, started first; `collect` shows their output
+# The background lane: runners that mostly wait (on clocks, timeouts, a server's restart, Redis)
+# rather than compute run one after another beside the others, started first; `collect` shows their output
 # and counts them at the end. Every runner takes its own free ports and directories.
 lane_dir=$(mktemp -d) lane_pid=
 kill_tree() { local c; for c in $(pgrep -P "$1"); do kill_tree "$c"; done; kill "$1" 2>/dev/null; }
@@ -77,6 +78,8 @@ collect() {
 in_background "Lichess bot: config, challenges, games, 429s, dropped streams, aborts, PGN, token hygiene" \
     python3 tests/bot/test_bot.py
 in_background "crash: kill -9 under mixed load, every acknowledged write survives" python3 tests/durability/test_crash.py
+in_background "cluster: two fronts and two workers over a real redis-server (kill -9, Redis restart)" python3 tests/cluster/test_cluster.py
+in_background "cluster (ASan+UBSan build)" "${ASAN_SERVER[@]}" python3 tests/cluster/test_cluster.py
 start_lane
 
 runner "unit tests (release build)" ./build/unit
@@ -97,7 +100,6 @@ runner "Bayesian model tools (learn, bayes, UCI)" tests/cli/learn.sh
 runner "annotate: whole-game analysis of a PGN file, SIGTERM and resume" python3 tests/cli/test_annotate.py
 # The server's integration tests: one file per API area (tests/integration/test_AREA.py), each ending
 # with its own summary line; every HTTP area against the release and the ASan+UBSan binaries.
-ASAN_SERVER=(env FEELFISH=build/feelfish-asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1)
 HTTP_AREAS="health_config analyse affective jobs games game_analysis play_lab"
 for area in $HTTP_AREAS; do
     runner "server integration: $area (HTTP)" python3 tests/integration/test_$area.py
@@ -118,8 +120,6 @@ done
 runner "security: tokens, owners, fair queue (ThreadSanitizer build)" "${TSAN_SERVER[@]}" python3 tests/security/test_auth.py
 runner "docs' examples: every command shown in README.md and docs/ run, its output compared" \
     python3 tests/integration/test_doc_examples.py
-runner "cluster: two fronts and two workers over a real redis-server (kill -9, Redis restart)" python3 tests/cluster/test_cluster.py
-runner "cluster (ASan+UBSan build)" "${ASAN_SERVER[@]}" python3 tests/cluster/test_cluster.py
 runner "cluster behind a real nginx: clients named by X-Forwarded-For, their own jobs and rates, logs and metrics" python3 tests/cluster/test_nginx.py
 runner "disk full: refused writes, degraded health, nothing acknowledged lost" python3 tests/durability/test_disk_full.py
 runner "restart: what is picked up again and what is not" python3 tests/durability/test_restart.py
