@@ -34,6 +34,14 @@ const Temperament *temperament_find(const char *name)
     return NULL;
 }
 
+Temperament temperament_at_gain(const Temperament *t, double gain)
+{
+    Temperament at = *t;
+    if (gain >= 0)
+        at.gain = gain;
+    return at;
+}
+
 /* §3: the goal table, tried in order; the last always applies. Adding a goal is a row here. */
 const Goal Goals[] = {
     {"reach_safety", CONCEPT_KING_SAFETY, 1, -0.5, {0.20, 0.10, 0.60, 0.10}},

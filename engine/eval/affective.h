@@ -53,6 +53,11 @@ typedef struct {
 extern const Temperament Temperaments[];
 extern const int TemperamentCount;
 const Temperament *temperament_find(const char *name); /* NULL if unknown */
+/* The gains one may ask for (0: no hold, the classical evaluation; 1: the thesis's formula). */
+#define AFFECTIVE_GAIN_MAX 1.0
+#define AFFECTIVE_GAIN_RANGE "a number from 0 (no hold: classical) to 1 (the thesis's formula)"
+/* t with its gain replaced by gain, unless gain is negative (not asked: t's own). */
+Temperament temperament_at_gain(const Temperament *t, double gain);
 
 typedef struct {
     const char *name;

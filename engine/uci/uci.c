@@ -594,9 +594,7 @@ static void go(Uci *u, char *args)
         /* The emotion is appraised once at the root and fixed for the whole search (spec §4). */
         Emotion e;
         char json[1024];
-        Temperament t = *u->temperament;
-        if (u->gain_percent >= 0)
-            t.gain = u->gain_percent / 100.0;
+        Temperament t = temperament_at_gain(u->temperament, u->gain_percent >= 0 ? u->gain_percent / 100.0 : -1);
         affective_emotion(copy, NULL, &t, &e);
         affective_evaluator(&e, &u->eval);
         say(u, "info string emotion %s", affective_json(&e, json, sizeof json));

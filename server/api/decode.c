@@ -124,6 +124,8 @@ Game *decode_game(json_t *o)
     g->human = !strcmp(color, "black") ? BLACK : WHITE;
     g->level = (int)json_integer_value(json_object_get(o, "level"));
     g->temperament = temperament_find(json_string_value(json_object_get(o, "temperament")));
+    json_t *gain = json_object_get(o, "gain"); /* stored since games could ask for one */
+    g->gain = json_is_number(gain) ? json_number_value(gain) : g->temperament ? g->temperament->gain : 0;
     snprintf(g->initial_fen, sizeof g->initial_fen, "%s", fen);
     snprintf(g->status, sizeof g->status, "%s", status);
     snprintf(g->result, sizeof g->result, "%s", result);

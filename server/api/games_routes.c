@@ -1,5 +1,6 @@
 /* Games over REST: the request codec for a game's settings and moves, the waits (for storage, for
  * the engine's reply), and the game's JSON. The rules are domain/games.c's. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,8 +197,8 @@ static bool owner_only(Request *r, bool owner)
 
 /* ---- routes ---- */
 
-static const char *const CreateKeys[] = {"mode",          "color", "level", "temperament", "target",
-                                         "defaultTarget", "fen",   "moves", NULL};
+static const char *const CreateKeys[] = {"mode",          "color", "level", "temperament", "gain",
+                                         "target",        "defaultTarget", "fen", "moves", NULL};
 
 /* A key that is there but not a string reads as "" (which no setting accepts), so the domain's
  * message for that setting answers it. */
@@ -231,12 +232,15 @@ void games_route_create(Request *r, const char *param)
     ApiError e = {0};
     request_check_keys(&e, body, CreateKeys, "");
     json_t *level = json_object_get(body, "level"), *moves = json_object_get(body, "moves");
+    json_t *gain = json_object_get(body, "gain");
+    double gain_asked = json_is_number(gain) ? json_number_value(gain) : NAN; /* NaN: refused */
     const char *texts[GAMES_MAX_MOVES / 2 + 1];
     GameSettings s = {.target = text_or_empty(body, "target"),
                       .default_target = text_or_empty(body, "defaultTarget"),
                       .level = !level                   ? GAMES_LEVEL_MAX
                                : json_is_integer(level) ? (int)json_integer_value(level)
                                                         : 0,
+                      .gain = gain ? &gain_asked : NULL,
                       .moves = texts,
                       .owner = r->client,
                       .may_teach = r->scopes & SCOPE_LEARN};

@@ -180,7 +180,7 @@ static bool parse_position(ApiError *r, json_t *body, Position *p, Position *sta
 static const char *const AnalyseKeys[] = {"fen",     "moves",     "pgn",      "mode", "limits", "multiPv",
                                           "compare", "affective", "bayesian", "op",   "id",     NULL};
 enum { STREAM_ONLY_KEYS = 2 };
-static const char *const AffectiveKeys[] = {"temperament", NULL};
+static const char *const AffectiveKeys[] = {"temperament", "gain", NULL};
 static const char *const BayesianKeys[] = {"target", "default", NULL};
 static const char *const LimitKeys[] = {"depth", "nodes", "movetime", "infinite", NULL};
 
@@ -238,6 +238,7 @@ Job *request_analysis(ApiError *r, json_t *body, bool stream)
         }
     }
     const Temperament *temperament = temperament_find("neutral");
+    double gain = -1; /* the temperament's */
     json_t *aff = json_object_get(body, "affective");
     if (aff) {
         if (!json_is_object(aff)) {
@@ -253,6 +254,13 @@ Job *request_analysis(ApiError *r, json_t *body, bool stream)
                           "temperament must be one of " TEMPERAMENT_NAMES);
             return NULL;
         }
+        json_t *g = json_object_get(aff, "gain");
+        if (g && (!json_is_number(g) || !(json_number_value(g) >= 0 && json_number_value(g) <= AFFECTIVE_GAIN_MAX))) {
+            api_error_set(r, 400, "bad_gain", "affective.gain",
+                          "gain (the emotion's hold on the evaluation) must be " AFFECTIVE_GAIN_RANGE);
+            return NULL;
+        }
+        gain = g ? json_number_value(g) : -1;
     }
     SearchLimits l;
     search_limits_init(&l);
@@ -345,7 +353,8 @@ Job *request_analysis(ApiError *r, json_t *body, bool stream)
             models_choose(p, &h, target, auto_target, p->st->key, &choice, &storage, &e);
         } else if (affective) {
             /* Appraised once, from the side to move at the root, fixed for the search (spec §4). */
-            affective_emotion(p, NULL, temperament, &emotion);
+            Temperament at = temperament_at_gain(temperament, gain);
+            affective_emotion(p, NULL, &at, &emotion);
             affective_evaluator(&emotion, &e);
         } else
             evaluator_classical(&e);

@@ -115,6 +115,10 @@ static void on_config(Request *r, const char *param)
         snprintf(url, sizeof url, "ws://%s:%d/", name, WsPort);
     json_object_set_new(o, "wsUrl", json_string(url));
     json_object_set_new(o, "modes", json_pack("[s, s, s]", "classical", "affective", "bayesian"));
+    json_t *temperaments = json_array(); /* the affective mode's, with the gain each has unless one is asked */
+    for (int i = 0; i < TemperamentCount; i++)
+        json_array_append_new(temperaments, json_pack("{s:s, s:f}", "name", Temperaments[i].name, "gain", Temperaments[i].gain));
+    json_object_set_new(o, "temperaments", temperaments);
     json_object_set_new(o, "authMode", json_string(auth_mode_name())); /* what "auto" became */
     json_t *exposed = json_array(); /* the quotas set by the exposed defaults, not by the operator */
     for (const char *f = Cfg->exposed_defaults; *f;) {

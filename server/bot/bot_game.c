@@ -433,6 +433,7 @@ static void on_line(json_t *e, void *user)
                               .color = bg->color == WHITE ? "black" : "white", /* the other side's */
                               .level = GAMES_LEVEL_MAX,
                               .temperament = B.cfg.feelfish.temperament,
+                              .gain = B.cfg.feelfish.gain >= 0 ? &B.cfg.feelfish.gain : NULL,
                               .target = B.cfg.feelfish.target,
                               .fen = fen && strcmp(fen, "startpos") ? fen : NULL,
                               .owner = BOT_OWNER,

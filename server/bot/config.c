@@ -119,7 +119,8 @@ static const Key Keys[] = {
     IGNORED("matchmaking.challenge_decliner_file_name"),
     IGNORED("matchmaking.overrides"),
     TEXT("feelfish.mode", feelfish.mode, "classical|affective|bayesian"),
-    TEXT("feelfish.temperament", feelfish.temperament, "neutral|calm|anxious|bold"),
+    TEXT("feelfish.temperament", feelfish.temperament, "neutral|calm|anxious|bold|thesis"),
+    NUM("feelfish.gain", feelfish.gain, 0, 1),
     TEXT("feelfish.target", feelfish.target, "auto|aggressive|conservative"),
     NUM("feelfish.depth", feelfish.depth, 0, 119),
     NUM("feelfish.nodes", feelfish.nodes, 0, 1e12),
@@ -177,6 +178,7 @@ static void defaults(BotConfig *c)
     c->matchmaking.opponent_rating_difference = -1;
     strcpy(c->feelfish.mode, "classical");
     strcpy(c->feelfish.temperament, "neutral");
+    c->feelfish.gain = -1;
     strcpy(c->feelfish.target, "auto");
     c->feelfish.hash = 64;
     c->feelfish.threads = 1;

@@ -55,6 +55,7 @@ typedef struct {
     struct {
         char mode[16];                 /* classical, affective or bayesian */
         char temperament[16];          /* affective: TEMPERAMENT_NAMES */
+        double gain;                   /* affective: the emotion's hold, 0..1; -1: the temperament's */
         char target[16];               /* bayesian: auto, aggressive, conservative */
         double depth, nodes, movetime; /* caps on each search (0: the clock decides) */
         double hash, threads;          /* MB per game search, threads per search */

@@ -27,6 +27,7 @@ int analyse_command(int argc, char **argv, FILE *out)
     const char *fen = FEN_STARTPOS, *moves = NULL, *algorithm = NULL, *mode = "classical", *temper = "neutral";
     const char *target_name = "auto", *db = config_default_db(), *style_path = "engine/style.model";
     long depth = 0, movetime = 0, nodes = 0, multipv = 1, threads = 1, hash = 64;
+    double gain = -1; /* affective: the temperament's */
     for (int i = 0; i < argc; i += 2) { /* a flag and its value */
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true;
@@ -40,6 +41,8 @@ int analyse_command(int argc, char **argv, FILE *out)
             mode = v;
         else if (!strcmp(a, "--temperament") && v)
             temper = v;
+        else if (!strcmp(a, "--gain"))
+            ok = args_double("analyse", a, v, 0, AFFECTIVE_GAIN_MAX, &gain);
         else if (!strcmp(a, "--target") && v)
             target_name = v;
         else if (!strcmp(a, "--db") && v)
@@ -65,7 +68,7 @@ int analyse_command(int argc, char **argv, FILE *out)
                     " --nodes N]\n"
                     "                        [--multipv K] [--threads N] [--hash MB]\n"
                     "                        [--mode classical|affective|bayesian] [--temperament "
-                    "neutral|calm|anxious|bold]\n"
+                    "neutral|calm|anxious|bold|thesis] [--gain 0..1]\n"
                     "                        [--target auto|aggressive|conservative] [--db FILE] [--style-model FILE]\n"
                     "       feelfish analyse --algorithm minimax|alphabeta|scout|negascout|sss|mtdf|all --depth D "
                     "[--fen FEN]\n",
@@ -135,7 +138,8 @@ int analyse_command(int argc, char **argv, FILE *out)
     Emotion emotion;
     bool affective = !strcmp(mode, "affective");
     if (affective) {
-        affective_emotion(p, NULL, temperament, &emotion); /* once at the root, fixed for the search */
+        Temperament at = temperament_at_gain(temperament, gain);
+        affective_emotion(p, NULL, &at, &emotion); /* once at the root, fixed for the search */
         affective_evaluator(&emotion, &eval);
     } else
         evaluator_classical(&eval);

@@ -36,7 +36,8 @@ static void on_signal(int sig) { Interrupted = sig; }
 typedef struct {
     const char *in, *out, *json, *mode, *db;
     long nodes, depth, movetime, threads, hash, max_plies, games;
-    const Temperament *temperament;
+    Temperament temperament; /* affective: the one asked, at the gain asked (gain < 0: its own) */
+    double gain;
     MatchEngineConfig engine; /* --engine: an external UCI engine evaluates instead (engine.cmd set) */
 } Options;
 
@@ -141,7 +142,7 @@ static void evaluate_position(Worker *w, int k)
     r->has = true;
     Evaluator eval;
     if (g->emotions) {
-        affective_emotion(p, NULL, g->o->temperament, &g->emotions[k]);
+        affective_emotion(p, NULL, &g->o->temperament, &g->emotions[k]);
         affective_evaluator(&g->emotions[k], &eval);
     } else
         evaluator_classical(&eval);
@@ -200,7 +201,7 @@ static void *worker_main(void *arg)
 /* ---- --db: the server's evaluation cache (api/eval_cache.h), shared with its game analyses ---- */
 
 /* How the positions are searched, as the server's game analysis keys it: mode and limits, the
- * temperament when not the default one, the external engine's command. */
+ * temperament when not the default one, the gain when asked, the external engine's command. */
 static json_t *cache_how(const Options *o)
 {
     json_t *limits = json_object(), *how = json_pack("{s:s}", "mode", o->mode);
@@ -211,8 +212,14 @@ static json_t *cache_how(const Options *o)
     else
         json_object_set_new(limits, "movetime", json_integer(o->movetime));
     json_object_set_new(how, "limits", limits);
-    if (!strcmp(o->mode, "affective") && strcmp(o->temperament->name, "neutral"))
-        json_object_set_new(how, "affective", json_pack("{s:s}", "temperament", o->temperament->name));
+    if (!strcmp(o->mode, "affective") && (strcmp(o->temperament.name, "neutral") || o->gain >= 0)) {
+        json_t *affective = json_object();
+        if (strcmp(o->temperament.name, "neutral"))
+            json_object_set_new(affective, "temperament", json_string(o->temperament.name));
+        if (o->gain >= 0)
+            json_object_set_new(affective, "gain", json_real(o->gain));
+        json_object_set_new(how, "affective", affective);
+    }
     if (o->engine.cmd)
         json_object_set_new(how, "engine", json_string(o->engine.cmd));
     return how;
@@ -253,7 +260,7 @@ static int cache_look_up(sqlite3 *db, const Options *o, GameWork *g)
             g->cached[k] = true;
             hits++;
             if (g->emotions && fen_read(&p, fens[k], NULL, 0) == FEN_OK)
-                affective_emotion(&p, NULL, o->temperament, &g->emotions[k]);
+                affective_emotion(&p, NULL, &o->temperament, &g->emotions[k]);
         }
         free(key);
         free(value);
@@ -384,7 +391,7 @@ static int usage(const char *why)
     fprintf(stderr,
             "annotate: %s\n"
             "usage: feelfish annotate IN.pgn [--nodes N | --depth D | --movetime MS] [--mode classical|affective]\n"
-            "                         [--temperament T] [--threads N] [--hash MB] [--max-plies N] [--games N]\n"
+            "                         [--temperament T] [--gain G] [--threads N] [--hash MB] [--max-plies N] [--games N]\n"
             "                         [--out OUT.pgn] [--json OUT.ndjson] [--engine cmd=PATH[,option.NAME=VALUE]...]\n"
             "                         [--db FILE]\n"
             "  every game of IN.pgn analysed as Lichess's computer analysis (1,000,000 nodes per position by\n"
@@ -401,7 +408,7 @@ static int usage(const char *why)
 int annotate_command(int argc, char **argv, FILE *unused)
 {
     (void)unused; /* the outputs are files, the progress goes to stderr */
-    Options o = {.mode = "classical", .threads = 1, .hash = 16, .max_plies = MAX_PLIES};
+    Options o = {.mode = "classical", .threads = 1, .hash = 16, .max_plies = MAX_PLIES, .gain = -1};
     const char *temper = "neutral";
     static char default_out[1024];
     for (int i = 0; i < argc; i++) {
@@ -432,6 +439,8 @@ int annotate_command(int argc, char **argv, FILE *unused)
             o.mode = v;
         else if (!strcmp(a, "--temperament") && v)
             temper = v;
+        else if (!strcmp(a, "--gain"))
+            ok = args_double("annotate", a, v, 0, AFFECTIVE_GAIN_MAX, &o.gain);
         else if (!strcmp(a, "--out") && v)
             o.out = v;
         else if (!strcmp(a, "--db") && v)
@@ -460,10 +469,12 @@ int annotate_command(int argc, char **argv, FILE *unused)
         fprintf(stderr, "annotate: mode '%s': annotate knows classical and affective (bayesian: not yet)\n", o.mode);
         return 2;
     }
-    if (!(o.temperament = temperament_find(temper))) {
+    const Temperament *temperament = temperament_find(temper);
+    if (!temperament) {
         fprintf(stderr, "annotate: temperament '%s' is not one of " TEMPERAMENT_NAMES "\n", temper);
         return 2;
     }
+    o.temperament = temperament_at_gain(temperament, o.gain);
     if (!o.nodes && !o.depth && !o.movetime)
         o.nodes = 1000000; /* Lichess's budget for a requested analysis */
     if (!o.out) {

@@ -17,3 +17,16 @@ bool args_long(const char *command, const char *flag, const char *value, long mi
     *out = v;
     return true;
 }
+
+bool args_double(const char *command, const char *flag, const char *value, double min, double max, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = value ? strtod(value, &end) : 0;
+    if (!value || errno || end == value || *end || !(v >= min && v <= max)) {
+        fprintf(stderr, "%s: %s takes a number from %g to %g\n", command, flag, min, max);
+        return false;
+    }
+    *out = v;
+    return true;
+}

@@ -37,6 +37,7 @@ struct Game {
     Color human;
     int level;
     const Temperament *temperament;
+    double gain; /* affective: the emotion's hold (the temperament's unless asked) */
     char initial_fen[FEN_BUFFER_SIZE];
     Move moves[GAMES_MAX_MOVES];
     int move_count;
@@ -81,6 +82,7 @@ typedef struct {
     const char *color;          /* the human's: white, black or random */
     int level;                  /* 1..8 */
     const char *temperament;    /* affective */
+    const double *gain;         /* affective: the emotion's hold asked (0..1); NULL: the temperament's */
     const char *target;         /* auto, aggressive or conservative; NULL: auto */
     const char *default_target; /* with auto: the target before the opponent's style is known */
     const char *fen;            /* NULL: the start position */

@@ -108,6 +108,23 @@ def config_bad_value_names_key():
     check("config_bad_value_names_key", not bad, bad)
 
 
+@suite.test()
+def config_feelfish_gain():
+    """feelfish.gain (affective: the emotion's hold, 0..1) is read; outside 0..1 it is refused by name;
+    not given it is -1 (the temperament's)."""
+    seen = {}
+    for extra in ("", "feelfish: {mode: affective, temperament: thesis, gain: 0.05}\n", "feelfish: {gain: 2}\n"):
+        path = os.path.join(tmpdir("feelfish-bot-"), "config.yml")
+        with open(path, "w") as f:
+            f.write(config_text("http://127.0.0.1:9/", new_token()) + extra)
+        rc, out, err = run([FF, "bot", "--config", path, "--print-config"])
+        seen[extra.strip() or "none"] = (rc, settings(out).get("feelfish.gain"), settings(out).get("feelfish.temperament"),
+                                         err.strip()[-160:])
+    none, asked, bad = seen.values()
+    check("config_feelfish_gain", none[:2] == (0, "-1") and asked[:3] == (0, "0.05", '"thesis"')
+          and bad[0] == 2 and "feelfish.gain" in bad[3], seen)
+
+
 # ---- refusals ----
 
 @suite.test()

@@ -111,6 +111,11 @@ out=$($FF analyse --fen "6k1/5ppp/8/8/8/3q4/8/4K3 w - - 0 1" --depth 4 --mode af
 python3 -c 'import json,sys; e=json.load(sys.stdin)["emotion"]; assert e["label"] == "fear" and e["goal"] == "reach_safety" and e["intensity"] > 0.9, e' <<<"$out" \
     && ok analyse_affective_emotion || fail analyse_affective_emotion "$out"
 run analyse_bad_temperament 2 "temperament 'wild' is not one of" $FF analyse --mode affective --temperament wild --depth 2
+out=$($FF analyse --fen "6k1/5ppp/8/8/8/3q4/8/4K3 w - - 0 1" --depth 4 --mode affective --temperament thesis --gain 0.3)
+python3 -c 'import json,sys; e=json.load(sys.stdin)["emotion"]; assert e["gain"] == 0.3 and all(abs(e["weights"][k] - max(0, 1 + e["factors"][k] * e["intensity"]) ** 0.3) < 2e-3 for k in e["weights"]), e' <<<"$out" \
+    && ok analyse_affective_gain || fail analyse_affective_gain "$out"
+run analyse_bad_gain 2 "analyse: --gain takes a number from 0 to 1" $FF analyse --mode affective --gain 1.5 --depth 2
+run annotate_bad_gain 2 "annotate: --gain takes a number from 0 to 1" $FF annotate x.pgn --mode affective --gain half
 # Move matching (humanlike): 40 positions of the master games, one row per mode; the affective mode at
 # gain 0 is the classical evaluation, so it matches the human exactly as often and never differs.
 out=$($FF humanlike "$DATA/pgn/Kasparov.pgn" "$DATA/pgn/Karpov.pgn" --positions 40 --nodes 3000 --threads 2 \

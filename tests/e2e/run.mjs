@@ -144,6 +144,47 @@ test('affective mode shows the emotion gauge with a label; compare; affective ga
   await screenshot(page, '09-affective-game');
 });
 
+test("the affective gain: the analysis's slider and the new game's, each temperament's own, kept by the game", async ({ page: newPage, server }) => {
+  const page = await newPage();
+  await openPage(page, server);
+  await page.selectOption('#ceval-mode', 'affective');
+  await page.waitForSelector('#ceval-gain-field:not([hidden])');
+  await page.waitForFunction(() => /gain 0\.20$/.test(document.querySelector('#emotion-intensity').textContent));
+  // The slider moved: the next analysis asks for that gain, and the emotion it returns has it.
+  const slide = (sel, v) =>
+    page.evaluate(([s, x]) => {
+      const input = document.querySelector(s);
+      input.value = x;
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      input.dispatchEvent(new Event('change', { bubbles: true }));
+    }, [sel, v]);
+  await slide('#ceval-gain', '0.5');
+  assert.equal(await text(page, '#ceval-gain-value'), '0.50');
+  await page.waitForFunction(() => /gain 0\.50$/.test(document.querySelector('#emotion-intensity').textContent));
+  // Another temperament brings its own gain back: the thesis's, 1.
+  await page.selectOption('#ceval-temperament', 'thesis');
+  assert.equal(await page.locator('#ceval-gain').inputValue(), '1');
+  await page.waitForFunction(() => /gain 1\.00$/.test(document.querySelector('#emotion-intensity').textContent));
+  // The new-game dialog: the slider follows the temperament chosen, then the game keeps the gain set.
+  await page.click('#new-game');
+  await page.waitForSelector('#new-game-dialog[open]');
+  await page.click('#ng-mode input[value="affective"] + span');
+  await page.waitForSelector('#ng-gain-field:not([hidden])');
+  await page.click('#ng-temperament input[value="bold"] + span');
+  assert.equal(await page.locator('#ng-gain').inputValue(), '0.2');
+  await page.click('#ng-temperament input[value="thesis"] + span');
+  assert.equal(await page.locator('#ng-gain').inputValue(), '1');
+  await slide('#ng-gain', '0.35');
+  assert.equal(await text(page, '#ng-gain-value'), '0.35');
+  await page.click('#ng-level input[value="1"] + span');
+  await page.click('.color-button[value="white"]');
+  await page.waitForSelector('#new-game-dialog', { state: 'hidden' });
+  await page.waitForFunction(() => /affective · thesis · gain 0\.35/.test(document.querySelector('.game-meta')?.textContent || ''));
+  await play(page, 'e2', 'e4');
+  await page.waitForFunction(() => Number(document.querySelector('#emotion-chart').dataset.points) >= 1);
+  assert.equal(await page.locator('#ceval-gain').inputValue(), '0.35');
+});
+
 test('an illegal FEN or PGN paste shows the error', async ({ page: newPage, server }) => {
   const page = await newPage();
   await openPage(page, server);

@@ -52,6 +52,35 @@ def affective_gain_bounds_weights():
 
 
 @suite.test()
+def affective_gain_asked():
+    """"gain" replaces the temperament's: the weights follow it; 0 leaves every weight at 1 and the
+    search is the classical one (same best move and nodes at a fixed depth)."""
+    relief = "6k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1"
+    got = {}
+    for gain in (0, 0.5):
+        st, r, _ = analyse({"fen": relief, "mode": "affective", "affective": {"temperament": "thesis", "gain": gain},
+                            "limits": {"depth": 6}})
+        got[gain] = r if st == 200 else {"status": st, "body": r}
+    st, plain, _ = analyse({"fen": relief, "limits": {"depth": 6}})
+    e0, e5 = got[0].get("emotion", {}), got[0.5].get("emotion", {})
+    keys = ("material", "mobility", "kingSafety", "oppKingExposure")
+    check("affective_gain_asked", st == 200 and e0.get("gain") == 0 and e5.get("gain") == 0.5
+          and all(e0["weights"][k] == 1 for k in keys)
+          and all(abs(e5["weights"][k] - max(0.0, 1 + e5["factors"][k] * e5["intensity"]) ** 0.5) < 2e-3 for k in keys)
+          and got[0]["bestMove"] == plain["bestMove"] and got[0]["nodes"] == plain["nodes"], {"gains": got, "classical": plain})
+
+
+@suite.test()
+def affective_bad_gain():
+    """A gain that is not a number from 0 to 1 is refused with bad_gain (or bad_type), nothing run."""
+    answers = {}
+    for gain in (-0.1, 1.5, "0.2", None, True):
+        res = analyse({"fen": fen, "mode": "affective", "affective": {"gain": gain}, "limits": {"depth": 3}})
+        answers[repr(gain)] = (res[0], error_code(res), res[1].get("error", {}).get("field") if isinstance(res[1], dict) else None)
+    check("affective_bad_gain", all(a == (400, "bad_gain", "affective.gain") for a in answers.values()), answers)
+
+
+@suite.test()
 def affective_bad_temperament():
     res = analyse({"fen": fen, "mode": "affective", "affective": {"temperament": "zen"}, "limits": {"depth": 3}})
     check("affective_bad_temperament", res[0] == 400 and error_code(res) == "bad_temperament", res[1])

@@ -123,6 +123,26 @@ def game_emotion_history():
           and all(e["label"] and e["goal"] for e in em), em)
 
 
+@suite.test()
+def game_gain():
+    """An affective game may ask for the emotion's hold ("gain"): the game shows it, every engine move's
+    emotion was appraised with it, and a restarted server keeps it; without one the temperament's."""
+    s = Server("--workers", "2", "--queue", "8")
+    try:
+        plain = new_game(s, {"mode": "affective", "color": "white", "level": 2, "temperament": "bold"})
+        g = new_game(s, {"mode": "affective", "color": "white", "level": 2, "temperament": "bold", "gain": 0.05})
+        for mv in ["e2e4", "d2d4"]:
+            st, g, _ = move(s, g, mv)
+    finally:
+        s.stop()
+    with Server("--workers", "1", db=s.db) as again:
+        st2, back, _ = again.request("GET", "/api/games/" + g["fullId"])
+    em = g.get("emotions", [])
+    check("game_gain", plain.get("gain") == 0.2 and g.get("gain") == 0.05 and len(em) == 2
+          and all(e.get("gain") == 0.05 for e in em) and st2 == 200 and back.get("gain") == 0.05,
+          {"default": plain.get("gain"), "game": g, "after restart": back})
+
+
 def game_create_refused(body, code):
     res = suite.server().request("POST", "/api/games", body)
     check("game_create_" + code, res[0] == 400 and error_code(res) == code, res[1])
@@ -130,8 +150,15 @@ def game_create_refused(body, code):
 
 for _body, _code in [({"level": 9}, "bad_level"), ({"color": "purple"}, "bad_color"), ({"mode": "x"}, "bad_mode"),
                      ({"fen": "8/8/8 w - -"}, "fen_rank_count"), ({"foo": 1}, "unknown_field"),
-                     ({"fen": FOOLS_MATE}, "game_over")]:
+                     ({"fen": FOOLS_MATE}, "game_over"), ({"mode": "affective", "gain": 1.01}, "bad_gain")]:
     suite.add("game_create_" + _code, game_create_refused, _body, _code)
+
+
+@suite.test()
+def game_create_gain_not_a_number():
+    answers = [suite.server().request("POST", "/api/games", {"mode": "affective", "gain": g}) for g in ("0.1", None, -1)]
+    check("game_create_gain_not_a_number", all(a[0] == 400 and error_code(a) == "bad_gain" for a in answers),
+          [a[1] for a in answers])
 
 
 @suite.test()

@@ -3,7 +3,7 @@
 // bar, and in affective mode optionally the classical choice beside the affective one (compare).
 // A new position stops the old search and starts a new one; searches end by themselves after
 // MAX_MS so an idle page does not hold a worker for ever.
-import { $, clamp, debounce, el, formatNodes, formatNps, formatScore, winPercent } from './util.js';
+import { $, clamp, debounce, el, formatNodes, formatNps, formatScore, temperamentGain, winPercent } from './util.js';
 
 const MAX_MS = 60000;
 const COMPARE_MOVETIME = 1000;
@@ -21,6 +21,8 @@ export class Ceval {
     this.mode = 'classical';
     this.multiPv = 3;
     this.temperament = 'neutral';
+    this.gain = null; // affective: the emotion's hold asked; null: the temperament's
+    this.config = null;
     this.target = 'auto';
     this.compare = false;
     this.modes = ['classical', 'affective'];
@@ -56,6 +58,13 @@ export class Ceval {
         {},
         el('select#ceval-multipv', { 'aria-label': 'lines', title: 'Lines' }, [1, 2, 3].map((n) => el('option', { value: n, selected: n === 3 }, `${n} line${n > 1 ? 's' : ''}`))),
         el('label#ceval-temperament-field', { hidden: true }, 'temperament ', el('select#ceval-temperament', {}, ['neutral', 'calm', 'anxious', 'bold', 'thesis'].map((t) => el('option', { value: t }, t)))),
+        el(
+          'label#ceval-gain-field.gain-field',
+          { hidden: true, title: "the emotion's hold on the evaluation: 0 none (as classical), 1 the thesis's formula" },
+          'gain ',
+          el('input#ceval-gain', { type: 'range', min: 0, max: 1, step: 0.05 }),
+          el('output#ceval-gain-value', {}, ''),
+        ),
         el('label#ceval-compare-field', { hidden: true }, el('input#ceval-compare', { type: 'checkbox' }), ' compare with classical'),
         el('label#ceval-target-field', { hidden: true }, 'target ', el('select#ceval-target', {}, ['auto', 'aggressive', 'conservative'].map((t) => el('option', { value: t }, t)))),
       ),
@@ -72,6 +81,16 @@ export class Ceval {
     });
     $('#ceval-temperament', r).addEventListener('change', (e) => {
       this.temperament = e.target.value;
+      this.gain = null; // the temperament's own
+      this.renderModes();
+      this.restart();
+    });
+    $('#ceval-gain', r).addEventListener('input', (e) => {
+      $('#ceval-gain-value', this.root).textContent = Number(e.target.value).toFixed(2);
+    });
+    $('#ceval-gain', r).addEventListener('change', (e) => {
+      const g = Number(e.target.value);
+      this.gain = g === temperamentGain(this.config, this.temperament) ? null : g;
       this.restart();
     });
     $('#ceval-target', r).addEventListener('change', (e) => {
@@ -100,6 +119,10 @@ export class Ceval {
       ),
     );
     $('#ceval-temperament-field', this.root).hidden = this.mode !== 'affective';
+    $('#ceval-gain-field', this.root).hidden = this.mode !== 'affective';
+    const gain = this.gain ?? temperamentGain(this.config, this.temperament);
+    $('#ceval-gain', this.root).value = gain;
+    $('#ceval-gain-value', this.root).textContent = gain.toFixed(2);
     $('#ceval-compare-field', this.root).hidden = this.mode !== 'affective';
     $('#ceval-target-field', this.root).hidden = this.mode !== 'bayesian';
     $('#ceval-temperament', this.root).value = this.temperament;
@@ -109,6 +132,7 @@ export class Ceval {
   configure(config) {
     if (config && Array.isArray(config.modes)) this.modes = config.modes;
     if (config && config.wsSearchesPerConnection) this.limit = config.wsSearchesPerConnection;
+    if (config) this.config = config;
     this.renderModes();
   }
 
@@ -119,9 +143,11 @@ export class Ceval {
     this.restart();
   }
 
-  setTemperament(t) {
-    if (!t || t === this.temperament) return;
+  // A game's temperament and gain (its own, or null: the temperament's).
+  setTemperament(t, gain = null) {
+    if (!t) return;
     this.temperament = t;
+    this.gain = typeof gain === 'number' && gain !== temperamentGain(this.config, t) ? gain : null;
     this.renderModes();
   }
 
@@ -171,7 +197,7 @@ export class Ceval {
   body(extra) {
     const p = this.position;
     const b = { fen: p.rootFen, moves: p.moves, mode: this.mode, multiPv: this.multiPv, ...extra };
-    if (this.mode === 'affective') b.affective = { temperament: this.temperament };
+    if (this.mode === 'affective') b.affective = this.gain === null ? { temperament: this.temperament } : { temperament: this.temperament, gain: this.gain };
     if (this.mode === 'bayesian') b.bayesian = { target: this.target };
     return b;
   }

@@ -74,7 +74,8 @@ export class EmotionPanel {
     $('#emotion-gauge', this.root).setAttribute('aria-valuenow', relief.toFixed(2));
     label.textContent = emotion.label;
     label.dataset.label = emotion.label;
-    $('#emotion-intensity', this.root).textContent = `relief ${fmt(emotion.relief)} · intensity ${(emotion.intensity ?? 0).toFixed(2)}`;
+    const gain = typeof emotion.gain === 'number' ? ` · gain ${emotion.gain.toFixed(2)}` : '';
+    $('#emotion-intensity', this.root).textContent = `relief ${fmt(emotion.relief)} · intensity ${(emotion.intensity ?? 0).toFixed(2)}${gain}`;
     $('#emotion-goal', this.root).textContent = words(emotion.goal);
     this.setDim('desirability', emotion.desirability);
     this.setDim('arousal', emotion.arousal);

@@ -29,7 +29,7 @@ export function setGame(g, jump = true) {
   if (changed) {
     S.prefix = store.get(`feelfish.prefix.${g.id}`);
     board.setOrientation(g.color);
-    if (g.mode === 'affective') ceval.setTemperament(g.temperament);
+    if (g.mode === 'affective') ceval.setTemperament(g.temperament, g.gain);
   }
   S.optimistic = null;
   rebuild();
@@ -157,7 +157,7 @@ export async function takeback() {
   }
   const keep = S.line.length - 2;
   const body = { mode: old.mode, color: old.color, level: old.level, fen: S.line.fen(keep) };
-  if (old.mode === 'affective') body.temperament = old.temperament;
+  if (old.mode === 'affective') Object.assign(body, { temperament: old.temperament, gain: old.gain });
   if (old.mode === 'bayesian' && old.target) {
     body.target = old.target;
     if (old.target === 'auto' && old.defaultTarget) body.defaultTarget = old.defaultTarget;

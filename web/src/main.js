@@ -106,6 +106,7 @@ function bind() {
   });
   $('#new-game-form').addEventListener('submit', submitNewGame);
   $('#new-game-form').addEventListener('change', syncDialog);
+  $('#ng-gain').addEventListener('input', syncDialog);
   $('#ng-close').addEventListener('click', () => $('#new-game-dialog').close());
   $('#paste-analyse').addEventListener('click', analysePaste);
   $('#paste-play').addEventListener('click', () => openNewGame($('#paste').value));

@@ -6,7 +6,7 @@ import { setGame } from './game.js';
 import { Line, positionFromFen, readPosition } from './line.js';
 import { S, persist, rebuild, requestRender } from './state.js';
 import { showError } from './toast.js';
-import { $, $$, el, store } from './util.js';
+import { $, $$, el, store, temperamentGain } from './util.js';
 
 export function openNewGame(positionText) {
   const d = $('#new-game-dialog');
@@ -20,6 +20,9 @@ export function openNewGame(positionText) {
   for (const r of $$('input[name=level]', d)) r.checked = r.value === String(saved.level || 3);
   for (const r of $$('input[name=temperament]', d)) r.checked = r.value === (saved.temperament || 'neutral');
   for (const r of $$('input[name=target]', d)) r.checked = r.value === (saved.target || 'auto');
+  const temperament = saved.temperament || 'neutral';
+  $('#ng-gain').value = typeof saved.gain === 'number' ? saved.gain : temperamentGain(S.config, temperament);
+  $('#ng-gain-field').dataset.temperament = temperament;
   $('#ng-mode-hint').textContent = modes.includes('bayesian') ? '' : 'bayesian mode arrives with its server side.';
   if (positionText !== undefined) $('#ng-position').value = positionText;
   $('#ng-error').hidden = true;
@@ -31,7 +34,16 @@ export function syncDialog() {
   const d = $('#new-game-dialog');
   const mode = $('input[name=mode]:checked', d).value;
   $('#ng-temperament').hidden = mode !== 'affective';
+  $('#ng-gain-field').hidden = mode !== 'affective';
   $('#ng-target').hidden = mode !== 'bayesian';
+  // a temperament chosen brings its own gain; the slider then moves it
+  const temperament = $('input[name=temperament]:checked', d).value;
+  const field = $('#ng-gain-field');
+  if (field.dataset.temperament !== temperament) {
+    field.dataset.temperament = temperament;
+    $('#ng-gain').value = temperamentGain(S.config, temperament);
+  }
+  $('#ng-gain-value').textContent = Number($('#ng-gain').value).toFixed(2);
 }
 
 export async function submitNewGame(ev) {
@@ -43,11 +55,14 @@ export async function submitNewGame(ev) {
   const level = Number($('input[name=level]:checked', d).value);
   const temperament = $('input[name=temperament]:checked', d).value;
   const target = $('input[name=target]:checked', d).value;
-  store.set('feelfish.settings', { mode, level, temperament, target });
+  const gain = Number($('#ng-gain').value);
+  const ownGain = gain === temperamentGain(S.config, temperament);
+  store.set('feelfish.settings', { mode, level, temperament, target, gain: ownGain ? null : gain });
   const errBox = $('#ng-error');
   errBox.hidden = true;
   const body = { mode, color, level };
   if (mode === 'affective') body.temperament = temperament;
+  if (mode === 'affective' && !ownGain) body.gain = gain;
   if (mode === 'bayesian') body.target = target;
   let prefix = null;
   try {

@@ -110,7 +110,7 @@ function renderInfo() {
       el(`span.side-dot.${engine}`),
       el('strong', {}, `feelfish level ${g.level}`),
     ),
-    el('div.game-meta', {}, `${g.mode}${g.mode === 'affective' ? ` · ${g.temperament}` : ''}${g.mode === 'bayesian' && g.target ? ` · target ${g.target}` : ''} · game ${g.id}`),
+    el('div.game-meta', {}, `${g.mode}${g.mode === 'affective' ? ` · ${g.temperament} · gain ${Number(g.gain).toFixed(2)}` : ''}${g.mode === 'bayesian' && g.target ? ` · target ${g.target}` : ''} · game ${g.id}`),
     el('div#game-status.game-status', { dataset: { thinking: S.pending || g.thinking ? 'yes' : 'no' } }, status),
   );
 }
