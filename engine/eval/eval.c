@@ -526,8 +526,8 @@ int evaluate_terms(const Position *p, const Evaluator *e, EvalTerms *terms)
 /* What a re-weighting changes in the hand-written evaluation, side to move's view. Only weights
  * differ (the affective mode): the sum of (weight - 1) x group, the groups computed alone when those
  * the affective mode re-weights are all it touches (pawn structure, passed pawns, threats, space, the
- * initiative and the pieces' other terms skipped). Other parameters (the
- * Bayesian mode): the changed score less the default one, two whole passes. */
+ * initiative and the pieces' other terms skipped). Other parameters (the Bayesian mode): the changed
+ * score less the default one, two whole passes. */
 static int reweighting(const Position *p, const Evaluator *e)
 {
     if (e->params != &DefaultParams) {
