@@ -604,7 +604,7 @@ def extras_run():
         out = fake.wait(lambda: fake.outgoing, 30)
         gm = fake.outgoing[0]["id"] if out else None
         started = gm and fake.wait(lambda: gm in fake.games and len(fake.games[gm].moves) >= 2, 15)
-        queue_ids, answered_during, api_queue = {}, {}, None
+        queue_ids, answered_during = {}, {}
         if started:
             # While that game is on: three humans (rated 1400, 2000, 1700) and a bot twice.
             for name, rating in (("low", 1400), ("high", 2000), ("mid", 1700)):
