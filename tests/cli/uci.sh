@@ -172,7 +172,7 @@ else
     fail affective_mode_emotion "no bestmove"
 fi
 # AffectiveGain sets the emotion's hold (percent): 0 leaves every weight at 1, so the search is
-# the classical one node for node; 5 moves the weights a little; the thesis temperament's gain is 100
+# the classical one node for node; 30 moves the weights more than the default 5; the thesis temperament's gain is 100
 # until AffectiveGain says otherwise.
 depth8() { # MODE GAIN: RESULT="nodes N M" (M the best move) of a depth-8 search of a fixed middlegame
     send "setoption name Mode value $1"; [ -n "$2" ] && send "setoption name AffectiveGain value $2"
@@ -186,13 +186,13 @@ depth8 classical ""; plain=$RESULT
 depth8 affective 0; zero=$RESULT
 [ "$zero" = "$plain" ] && [ "$GAIN_SEEN" = '"gain": 0.0000' ] && ok affective_gain_zero_is_classical \
     || fail affective_gain_zero_is_classical "classical: $plain" "gain 0: $zero ($GAIN_SEEN)"
-send "setoption name AffectiveGain value 5"; depth8 affective ""
-[ "$GAIN_SEEN" = '"gain": 0.0500' ] && ok affective_gain_five || fail affective_gain_five "$GAIN_SEEN"
+send "setoption name AffectiveGain value 30"; depth8 affective ""
+[ "$GAIN_SEEN" = '"gain": 0.3000' ] && ok affective_gain_thirty || fail affective_gain_thirty "$GAIN_SEEN"
 send "setoption name Temperament value thesis"; depth8 affective ""
-[ "$GAIN_SEEN" = '"gain": 0.0500' ] && ok affective_gain_over_temperament || fail affective_gain_over_temperament "$GAIN_SEEN"
+[ "$GAIN_SEEN" = '"gain": 0.3000' ] && ok affective_gain_over_temperament || fail affective_gain_over_temperament "$GAIN_SEEN"
 send "setoption name AffectiveGain value 101"; check affective_gain_range 'info string AffectiveGain takes a whole number from 0 to 100' 5
 send "setoption name Temperament value neutral"
-send "setoption name AffectiveGain value 20"
+send "setoption name AffectiveGain value 5"
 send "setoption name Mode value classical"
 
 # A very long line is rejected without harm.

@@ -149,7 +149,7 @@ test("the affective gain: the analysis's slider and the new game's, each tempera
   await openPage(page, server);
   await page.selectOption('#ceval-mode', 'affective');
   await page.waitForSelector('#ceval-gain-field:not([hidden])');
-  await page.waitForFunction(() => /gain 0\.20$/.test(document.querySelector('#emotion-intensity').textContent));
+  await page.waitForFunction(() => /gain 0\.05$/.test(document.querySelector('#emotion-intensity').textContent));
   // The slider moved: the next analysis asks for that gain, and the emotion it returns has it.
   const slide = (sel, v) =>
     page.evaluate(([s, x]) => {
@@ -171,7 +171,7 @@ test("the affective gain: the analysis's slider and the new game's, each tempera
   await page.click('#ng-mode input[value="affective"] + span');
   await page.waitForSelector('#ng-gain-field:not([hidden])');
   await page.click('#ng-temperament input[value="bold"] + span');
-  assert.equal(await page.locator('#ng-gain').inputValue(), '0.2');
+  assert.equal(await page.locator('#ng-gain').inputValue(), '0.05');
   await page.click('#ng-temperament input[value="thesis"] + span');
   assert.equal(await page.locator('#ng-gain').inputValue(), '1');
   await slide('#ng-gain', '0.35');

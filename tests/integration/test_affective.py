@@ -34,7 +34,7 @@ for _case in [("6k1/5ppp/8/8/8/3q4/8/4K3 w - - 0 1", "fear", "reach_safety"),
 
 @suite.test()
 def affective_gain_bounds_weights():
-    """The everyday temperaments raise the thesis's weights (1 + factor * intensity) to the gain 0.2;
+    """The everyday temperaments raise the thesis's weights (1 + factor * intensity) to the gain 0.05;
     the temperament "thesis" keeps them (gain 1): the weights shown are the ones used."""
     relief = "6k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1"
     got = {}
@@ -47,7 +47,7 @@ def affective_gain_bounds_weights():
         return e.get("gain") == gain and all(
             abs(e["weights"][k] - max(0.0, 1 + e["factors"][k] * e["intensity"]) ** gain) < 2e-3 for k in keys)
     n, t = got["neutral"], got["thesis"]
-    check("affective_gain_bounds_weights", "weights" in n and "weights" in t and fits(n, 0.2) and fits(t, 1.0)
+    check("affective_gain_bounds_weights", "weights" in n and "weights" in t and fits(n, 0.05) and fits(t, 1.0)
           and t["weights"]["oppKingExposure"] > 4 and 1 < n["weights"]["oppKingExposure"] < 2, got)
 
 

@@ -130,7 +130,7 @@ def game_gain():
     s = Server("--workers", "2", "--queue", "8")
     try:
         plain = new_game(s, {"mode": "affective", "color": "white", "level": 2, "temperament": "bold"})
-        g = new_game(s, {"mode": "affective", "color": "white", "level": 2, "temperament": "bold", "gain": 0.05})
+        g = new_game(s, {"mode": "affective", "color": "white", "level": 2, "temperament": "bold", "gain": 0.3})
         for mv in ["e2e4", "d2d4"]:
             st, g, _ = move(s, g, mv)
     finally:
@@ -138,8 +138,8 @@ def game_gain():
     with Server("--workers", "1", db=s.db) as again:
         st2, back, _ = again.request("GET", "/api/games/" + g["fullId"])
     em = g.get("emotions", [])
-    check("game_gain", plain.get("gain") == 0.2 and g.get("gain") == 0.05 and len(em) == 2
-          and all(e.get("gain") == 0.05 for e in em) and st2 == 200 and back.get("gain") == 0.05,
+    check("game_gain", plain.get("gain") == 0.05 and g.get("gain") == 0.3 and len(em) == 2
+          and all(e.get("gain") == 0.3 for e in em) and st2 == 200 and back.get("gain") == 0.3,
           {"default": plain.get("gain"), "game": g, "after restart": back})
 
 
