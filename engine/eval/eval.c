@@ -409,13 +409,11 @@ static int endgame_scale(const Position *p, int eg)
  * these (and what they are computed from) to know what it changes. */
 #define REWEIGHTABLE                                                                                   \
     (1u << GROUP_MATERIAL | 1u << GROUP_MOBILITY | 1u << GROUP_KING_SAFETY | 1u << GROUP_OPP_KING_EXPOSURE)
-#define ALL_GROUPS ((1u << EVAL_GROUP_NB) - 1)
 
-/* Fills every group of es (White's view, middlegame and endgame parts) when groups is ALL_GROUPS;
- * when it is REWEIGHTABLE, only those four (the others are left at zero). */
-static void eval_groups(EvalState *es, const Position *p, const EvalParams *prm, unsigned groups)
+/* Fills the groups of es (White's view, middlegame and endgame parts): every group when all, else
+ * only the REWEIGHTABLE ones (the others are left at zero). */
+static void eval_groups(EvalState *es, const Position *p, const EvalParams *prm, bool all)
 {
-    bool all = groups == ALL_GROUPS;
     es->all = all;
     es->pos = p;
     es->prm = prm;
@@ -428,11 +426,9 @@ static void eval_groups(EvalState *es, const Position *p, const EvalParams *prm,
     for (PieceType pt = PAWN; pt <= QUEEN; pt++)
         material += prm->piece_value[pt] * (popcount(pieces(p, WHITE, pt)) - popcount(pieces(p, BLACK, pt)));
     es->g[GROUP_MATERIAL] = material;
-    if (!all)
-        ;
-    else if (prm == &DefaultParams)
+    if (all && prm == &DefaultParams)
         es->g[GROUP_OTHER] = p->st->psq - material;
-    else {
+    else if (all) {
         for (Bitboard b = occupied(p); b;) {
             Square s = pop_lsb(&b);
             Piece pc = p->board[s];
@@ -483,7 +479,7 @@ static void eval_groups(EvalState *es, const Position *p, const EvalParams *prm,
 
 /* Tapers each group by the phase and scales its endgame part (the initiative, into "other", only
  * when every group is there) into v[]: centipawns, White's view. Returns the phase. */
-static int blend(EvalState *es, unsigned groups, int v[EVAL_GROUP_NB])
+static int blend(EvalState *es, int v[EVAL_GROUP_NB])
 {
     const Position *p = es->pos;
     int phase = popcount(p->by_type[KNIGHT] | p->by_type[BISHOP]) + 2 * popcount(p->by_type[ROOK]) +
@@ -493,7 +489,7 @@ static int blend(EvalState *es, unsigned groups, int v[EVAL_GROUP_NB])
     int eg_sum = 0;
     for (int g = 0; g < EVAL_GROUP_NB; g++)
         eg_sum += score_eg(es->g[g]);
-    if (groups == ALL_GROUPS) {
+    if (es->all) {
         int push = initiative(es, eg_sum);
         es->g[GROUP_OTHER] += S(0, push);
         eg_sum += push;
@@ -508,8 +504,8 @@ int evaluate_terms(const Position *p, const Evaluator *e, EvalTerms *terms)
 {
     EvalState es;
     int v[EVAL_GROUP_NB];
-    eval_groups(&es, p, e->params, ALL_GROUPS);
-    int phase = blend(&es, ALL_GROUPS, v);
+    eval_groups(&es, p, e->params, true);
+    int phase = blend(&es, v);
     long total = 0;
     for (int g = 0; g < EVAL_GROUP_NB; g++)
         total += (long)v[g] * e->weight[g];
@@ -535,18 +531,15 @@ static int reweighting(const Position *p, const Evaluator *e)
         evaluator_hand(&hand);
         return evaluate_terms(p, e, NULL) - evaluate_terms(p, &hand, NULL);
     }
-    unsigned groups = 0;
-    for (int g = 0; g < EVAL_GROUP_NB; g++)
-        groups |= (e->weight[g] != EVAL_WEIGHT_ONE) << g;
-    groups = groups & ~REWEIGHTABLE ? ALL_GROUPS : REWEIGHTABLE;
     /* The endgame scale needs to know which side is ahead only in a few endings (a side without
      * pawns); there every group is computed, so the change is always the whole evaluation's. */
-    if (endgame_scale(p, 1) != endgame_scale(p, -1))
-        groups = ALL_GROUPS;
+    bool all = endgame_scale(p, 1) != endgame_scale(p, -1);
+    for (int g = 0; g < EVAL_GROUP_NB; g++)
+        all |= !(REWEIGHTABLE & 1u << g) && e->weight[g] != EVAL_WEIGHT_ONE;
     EvalState es;
     int v[EVAL_GROUP_NB];
-    eval_groups(&es, p, e->params, groups);
-    blend(&es, groups, v);
+    eval_groups(&es, p, e->params, all);
+    blend(&es, v);
     long change = 0;
     for (int g = 0; g < EVAL_GROUP_NB; g++)
         change += (long)v[g] * (e->weight[g] - EVAL_WEIGHT_ONE);
