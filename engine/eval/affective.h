@@ -53,9 +53,13 @@ typedef struct {
 extern const Temperament Temperaments[];
 extern const int TemperamentCount;
 const Temperament *temperament_find(const char *name); /* NULL if unknown */
-/* The gains one may ask for (0: no hold, the classical evaluation; 1: the thesis's formula). */
+/* The gains one may ask for (0: no hold, the classical evaluation; 1: the thesis's formula), and
+ * what a refusal says. NaN is not one. */
 #define AFFECTIVE_GAIN_MAX 1.0
-#define AFFECTIVE_GAIN_RANGE "a number from 0 (no hold: classical) to 1 (the thesis's formula)"
+#define AFFECTIVE_GAIN_REFUSED                                                                                  \
+    "gain (the emotion's hold on the evaluation) must be a number from 0 (no hold: classical) to 1 (the "        \
+    "thesis's formula)"
+static inline bool affective_gain_valid(double gain) { return gain >= 0 && gain <= AFFECTIVE_GAIN_MAX; }
 /* t with its gain replaced by gain, unless gain is negative (not asked: t's own). */
 Temperament temperament_at_gain(const Temperament *t, double gain);
 

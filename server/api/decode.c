@@ -123,16 +123,17 @@ Game *decode_game(json_t *o)
     snprintf(g->mode, sizeof g->mode, "%s", mode);
     g->human = !strcmp(color, "black") ? BLACK : WHITE;
     g->level = (int)json_integer_value(json_object_get(o, "level"));
-    g->temperament = temperament_find(json_string_value(json_object_get(o, "temperament")));
+    const Temperament *temperament = temperament_find(json_string_value(json_object_get(o, "temperament")));
     json_t *gain = json_object_get(o, "gain"); /* stored since games could ask for one */
-    g->gain = json_is_number(gain) ? json_number_value(gain) : g->temperament ? g->temperament->gain : 0;
+    if (temperament)
+        g->temperament = temperament_at_gain(temperament, json_is_number(gain) ? json_number_value(gain) : -1);
     snprintf(g->initial_fen, sizeof g->initial_fen, "%s", fen);
     snprintf(g->status, sizeof g->status, "%s", status);
     snprintf(g->result, sizeof g->result, "%s", result);
     snprintf(g->reason, sizeof g->reason, "%s", reason ? reason : "");
     g->created_ms = json_integer_value(json_object_get(o, "createdMs"));
     g->updated_ms = json_integer_value(json_object_get(o, "updatedMs"));
-    if (!g->temperament || g->level < 1 || g->level > GAMES_LEVEL_MAX)
+    if (!temperament || g->level < 1 || g->level > GAMES_LEVEL_MAX)
         goto bad;
     static Position p;
     if (fen_read(&p, g->initial_fen, NULL, 0) != FEN_OK)

@@ -202,11 +202,11 @@ json_t *encode_game(const Game *g, GameView view)
 {
     static Position p;
     json_t *o =
-        json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:I, s:I, s:b}", "id", g->id, "mode", g->mode, "color",
-                  g->human == WHITE ? "white" : "black", "level", g->level, "temperament", g->temperament->name,
+        json_pack("{s:s, s:s, s:s, s:i, s:s, s:f, s:s, s:s, s:s, s:I, s:I, s:b}", "id", g->id, "mode", g->mode, "color",
+                  g->human == WHITE ? "white" : "black", "level", g->level, "temperament", g->temperament.name, "gain",
+                  g->temperament.gain,
                   "initialFen", g->initial_fen, "status", g->status, "result", g->result, "createdMs",
                   (json_int_t)g->created_ms, "updatedMs", (json_int_t)g->updated_ms, "thinking", g->thinking);
-    json_object_set_new(o, "gain", json_real(g->gain));
     if (g->reason[0])
         json_object_set_new(o, "reason", json_string(g->reason));
     if (view != GAME_FOR_ANYONE) {

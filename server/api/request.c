@@ -4,6 +4,7 @@
 #include "request.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -255,12 +256,11 @@ Job *request_analysis(ApiError *r, json_t *body, bool stream)
             return NULL;
         }
         json_t *g = json_object_get(aff, "gain");
-        if (g && (!json_is_number(g) || !(json_number_value(g) >= 0 && json_number_value(g) <= AFFECTIVE_GAIN_MAX))) {
-            api_error_set(r, 400, "bad_gain", "affective.gain",
-                          "gain (the emotion's hold on the evaluation) must be " AFFECTIVE_GAIN_RANGE);
+        gain = !g ? -1 : json_is_number(g) ? json_number_value(g) : NAN;
+        if (g && !affective_gain_valid(gain)) {
+            api_error_set(r, 400, "bad_gain", "affective.gain", AFFECTIVE_GAIN_REFUSED);
             return NULL;
         }
-        gain = g ? json_number_value(g) : -1;
     }
     SearchLimits l;
     search_limits_init(&l);

@@ -304,8 +304,7 @@ static bool engine_move(Game *g)
     Emotion now;
     bool affective = !strcmp(g->mode, "affective"), bayesian = !strcmp(g->mode, "bayesian");
     if (affective) {
-        Temperament at = temperament_at_gain(g->temperament, g->gain);
-        affective_emotion(&p, g->has_emotion ? &g->emotion : NULL, &at, &now);
+        affective_emotion(&p, g->has_emotion ? &g->emotion : NULL, &g->temperament, &now);
         affective_evaluator(&now, &e);
     } else if (bayesian) {
         static Position start;
@@ -403,8 +402,8 @@ Game *games_create(const GameSettings *s, ApiError *e)
         api_error_set(e, 400, "bad_level", "level", "level must be a whole number from 1 to 8");
     else if (s->temperament && !temperament_find(s->temperament))
         api_error_set(e, 400, "bad_temperament", "temperament", "temperament must be one of " TEMPERAMENT_NAMES);
-    else if (s->gain && !(*s->gain >= 0 && *s->gain <= AFFECTIVE_GAIN_MAX)) /* NaN too: not a number */
-        api_error_set(e, 400, "bad_gain", "gain", "gain (the emotion's hold on the evaluation) must be " AFFECTIVE_GAIN_RANGE);
+    else if (s->gain && !affective_gain_valid(*s->gain))
+        api_error_set(e, 400, "bad_gain", "gain", AFFECTIVE_GAIN_REFUSED);
     else if ((fe = fen_read(&p, s->fen ? s->fen : FEN_STARTPOS, msg, sizeof msg)) != FEN_OK)
         api_error_set(e, 400, fen_error_code(fe), "fen", "%s", msg);
     else if (fen_write(&p, g->initial_fen), !play_opening(e, s, &p, g))
@@ -423,8 +422,8 @@ Game *games_create(const GameSettings *s, ApiError *e)
                : s->color && !strcmp(s->color, "random") ? (Color)(rand() & 1)
                                                          : WHITE;
     g->level = s->level;
-    g->temperament = temperament_find(s->temperament ? s->temperament : "neutral");
-    g->gain = s->gain ? *s->gain : g->temperament->gain;
+    g->temperament = temperament_at_gain(temperament_find(s->temperament ? s->temperament : "neutral"),
+                                         s->gain ? *s->gain : -1);
     if (!s->target)
         g->auto_target = true; /* g->target: defaultTarget, or conservative (§6) */
     strcpy(g->status, "started");

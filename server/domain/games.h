@@ -36,8 +36,7 @@ struct Game {
     char mode[16];
     Color human;
     int level;
-    const Temperament *temperament;
-    double gain; /* affective: the emotion's hold (the temperament's unless asked) */
+    Temperament temperament; /* affective: the one in effect, with the gain asked (else its own) */
     char initial_fen[FEN_BUFFER_SIZE];
     Move moves[GAMES_MAX_MOVES];
     int move_count;
