@@ -121,8 +121,8 @@ export class Ceval {
     $('#ceval-temperament-field', this.root).hidden = this.mode !== 'affective';
     $('#ceval-gain-field', this.root).hidden = this.mode !== 'affective';
     const gain = this.gain ?? temperamentGain(this.config, this.temperament);
-    $('#ceval-gain', this.root).value = gain;
-    $('#ceval-gain-value', this.root).textContent = gain.toFixed(2);
+    if (gain !== null) $('#ceval-gain', this.root).value = gain;
+    $('#ceval-gain-value', this.root).textContent = gain === null ? '' : gain.toFixed(2);
     $('#ceval-compare-field', this.root).hidden = this.mode !== 'affective';
     $('#ceval-target-field', this.root).hidden = this.mode !== 'bayesian';
     $('#ceval-temperament', this.root).value = this.temperament;

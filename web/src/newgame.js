@@ -21,7 +21,8 @@ export function openNewGame(positionText) {
   for (const r of $$('input[name=temperament]', d)) r.checked = r.value === (saved.temperament || 'neutral');
   for (const r of $$('input[name=target]', d)) r.checked = r.value === (saved.target || 'auto');
   const temperament = saved.temperament || 'neutral';
-  $('#ng-gain').value = typeof saved.gain === 'number' ? saved.gain : temperamentGain(S.config, temperament);
+  const gain = typeof saved.gain === 'number' ? saved.gain : temperamentGain(S.config, temperament);
+  if (gain !== null) $('#ng-gain').value = gain;
   $('#ng-gain-field').dataset.temperament = temperament;
   $('#ng-mode-hint').textContent = modes.includes('bayesian') ? '' : 'bayesian mode arrives with its server side.';
   if (positionText !== undefined) $('#ng-position').value = positionText;
@@ -41,7 +42,8 @@ export function syncDialog() {
   const field = $('#ng-gain-field');
   if (field.dataset.temperament !== temperament) {
     field.dataset.temperament = temperament;
-    $('#ng-gain').value = temperamentGain(S.config, temperament);
+    const own = temperamentGain(S.config, temperament);
+    if (own !== null) $('#ng-gain').value = own;
   }
   $('#ng-gain-value').textContent = Number($('#ng-gain').value).toFixed(2);
 }

@@ -58,10 +58,10 @@ export function formatNodes(n) {
 }
 
 // The affective mode's gain (the emotion's hold) of a temperament when none is asked, as /api/config
-// lists them (an older server lists none: its everyday 0.2, the thesis's 1).
+// lists them; null before the configuration has come.
 export function temperamentGain(config, name) {
   const t = config && Array.isArray(config.temperaments) && config.temperaments.find((x) => x.name === name);
-  return t ? t.gain : name === 'thesis' ? 1 : 0.2;
+  return t ? t.gain : null;
 }
 
 export const titleCase = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
