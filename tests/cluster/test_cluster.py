@@ -224,7 +224,13 @@ def game_across_fronts():
 def cache_shared():
     a, b = fronts
     fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+    def shared_entries():  # the evaluation cache's entries in Redis, all positions together
+        return sum(int(redis_cli("HLEN", k)) for k in redis_cli("KEYS", "feelfish:eval:*").split("\n") if k)
+    before = shared_entries()
     st1, e1, r1 = a.request("GET", "/api/cloud-eval?fen=" + fen.replace(" ", "%20"), timeout=120)
+    # A answers, then writes its line to Redis without waiting (the cache is best effort): B asks once
+    # it is there, as a client coming a moment later would find it.
+    poll(shared_entries, lambda n: n > before, tries=100, delay=0.05)
     st2, e2, r2 = b.request("GET", "/api/cloud-eval?fen=" + fen.replace(" ", "%20"), timeout=120)
     line = lambda e: (e.get("pvs") or [{}])[0]  # noqa: E731
     same = line(e1).get("cp") == line(e2).get("cp") and line(e1).get("moves", "").startswith(line(e2).get("moves", "-"))
