@@ -38,7 +38,7 @@ NET_FLAGS = $(if $(and $(NET_FILE),$(filter engine/eval/nnue.c,$<)),-DFEELFISH_N
 DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libwebsockets-dev libjansson-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libyaml-dev libhiredis-dev \
 	nodejs $(if $(shell command -v npm 2>/dev/null),,npm)
 # (npm only when missing: NodeSource's nodejs brings its own npm and conflicts with Debian's)
-DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish chromium clang libclang-rt-14-dev redis-server nginx-light openssl wrk python3-jsonschema curl
+DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish chromium clang libclang-rt-14-dev redis-server nginx-light openssl wrk python3-jsonschema curl gnuplot-nox
 DEB_BENCH := $(DEB_BUILD) stockfish ethereal-chess python3 wrk nginx-light chromium gnuplot-nox redis-server redis-tools
 
 .PHONY: data net all help deps-build deps-test deps-bench web run test test-unit test-docker bench soak bench-strength bench-affective bench-bayesian format clean fuzz

@@ -26,6 +26,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -173,6 +174,9 @@ plot "%s" using 1:2 with points pt 7 ps 1.3 title "observed score", \\
      "%s" using 1:4 with linespoints title "Lichess's Win%% of the reported cp (SCORE_PAWN %d)", \\
      "%s" using 1:3 with linespoints dt 2 title "Lichess's Win%% of the raw engine score"
 """ % (png, "human games of " + os.path.basename(a.human) if a.human else "feelfish self-play", len(samples), csv, csv, use, csv)
+    if not shutil.which("gnuplot"):
+        print("plot: gnuplot is not installed, no chart (make deps-bench installs it)")
+        return 0
     r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
     if r.returncode == 0:
         print("plot: " + png)
