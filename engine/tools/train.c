@@ -17,6 +17,8 @@
  * The last --val fraction of the records (whole games: they are written in game order) is held out.
  * After each epoch: a progress line (losses, positions/s, ETA), a CSV row (--log), a checkpoint
  * (OUT.ckpt: the float weights and the optimiser's moments); a run given the same OUT resumes from it.
+ * --init NET starts from a network's weights (dequantised) instead of random ones: a generation
+ * fine-tuned on new games keeps what it learnt from the earlier ones.
  * At the end: OUT (the quantised net) and the quantisation error on the validation positions. */
 #include <math.h>
 #include <pthread.h>
@@ -45,7 +47,7 @@ typedef struct {
 } Model;
 
 typedef struct {
-    const char *out, *log;
+    const char *out, *log, *init;
     int hidden, buckets, epochs, batch, threads;
     double lr, lambda, wdl_scale, val_fraction;
     uint64_t seed;
@@ -288,6 +290,22 @@ static Network *quantise(const Model *m)
     return net;
 }
 
+/* The float model a quantised network stands for: quantise's inverse (up to its rounding). */
+static void dequantise(const Network *net, Model *m)
+{
+    int n = m->hidden;
+    for (size_t i = 0; i < (size_t)NNUE_INPUTS * n; i++)
+        m->ft_w[i] = (float)net->ft_weight[i] / NNUE_QA;
+    for (int i = 0; i < n; i++)
+        m->ft_b[i] = (float)net->ft_bias[i] / NNUE_QA;
+    for (int i = 0; i < 2 * n * m->buckets; i++)
+        m->out_w[i] = (float)net->out_weight[i] / NNUE_QB;
+    for (int k = 0; k < m->buckets; k++)
+        m->out_b[k] = (float)net->out_bias[k] / (NNUE_QA * NNUE_QB);
+    for (int i = 0; i < NNUE_INPUTS; i++)
+        m->psqt[i] = (float)net->psqt[i] / (NNUE_QA * NNUE_QB);
+}
+
 /* Writes the pieces one after another to PATH.part, then renames it to PATH: a file is whole or absent. */
 typedef struct {
     const void *bytes;
@@ -353,12 +371,12 @@ static bool load_data(int argc, char **argv, const TrainOptions *o, Data *d)
 }
 
 /* What a checkpoint must match to be resumed: every option that shapes the run, and the data. */
-static uint64_t run_key(const TrainOptions *o, const Data *d)
+static uint64_t run_key(const TrainOptions *o, const Data *d, uint64_t init)
 {
     char text[512];
-    snprintf(text, sizeof text, "%d %d %d %d %.9g %.9g %.9g %.9g %llu %zu %zu %d", o->hidden, o->buckets, o->epochs,
-             o->batch, o->lr, o->lambda, o->wdl_scale, o->val_fraction, (unsigned long long)o->seed, d->count,
-             d->train_count, o->mirror);
+    snprintf(text, sizeof text, "%d %d %d %d %.9g %.9g %.9g %.9g %llu %zu %zu %d %llu", o->hidden, o->buckets,
+             o->epochs, o->batch, o->lr, o->lambda, o->wdl_scale, o->val_fraction, (unsigned long long)o->seed,
+             d->count, d->train_count, o->mirror, (unsigned long long)init);
     uint64_t h = 0xcbf29ce484222325ULL;
     for (const char *c = text; *c; c++)
         h = (h ^ (uint8_t)*c) * 0x100000001b3ULL;
@@ -432,7 +450,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: feelfish train --out NET [--hidden N] [--buckets 1|8] [--epochs E] [--batch B] [--lr X]\n"
                     "                      [--lambda L] [--wdl-scale CP] [--val F] [--threads T] [--seed S] [--max-positions N]\n"
-                    "                      [--no-mirror] [--log FILE.csv] DATA.bin...\n");
+                    "                      [--no-mirror] [--init NET] [--log FILE.csv] DATA.bin...\n");
     return 2;
 }
 
@@ -442,6 +460,7 @@ int train_command(int argc, char **argv, FILE *out)
                       .wdl_scale = 272, .val_fraction = 0.02, .seed = 1, .mirror = true};
     char **files = calloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0;
+    bool hidden_given = false, buckets_given = false;
     for (int i = 0; i < argc; i++) {
         bool has = i + 1 < argc;
         const char *v = has ? argv[i + 1] : "";
@@ -452,10 +471,12 @@ int train_command(int argc, char **argv, FILE *out)
             o.out = argv[++i];
         else if (!strcmp(argv[i], "--log") && has)
             o.log = argv[++i];
+        else if (!strcmp(argv[i], "--init") && has)
+            o.init = argv[++i];
         else if (!strcmp(argv[i], "--hidden") && number && x >= 16 && x <= NNUE_HIDDEN_MAX && (int)x % 16 == 0)
-            o.hidden = (int)x, i++;
+            o.hidden = (int)x, i++, hidden_given = true;
         else if (!strcmp(argv[i], "--buckets") && number && (x == 1 || x == NNUE_BUCKETS))
-            o.buckets = (int)x, i++;
+            o.buckets = (int)x, i++, buckets_given = true;
         else if (!strcmp(argv[i], "--epochs") && number && x >= 1 && x <= 10000)
             o.epochs = (int)x, i++;
         else if (!strcmp(argv[i], "--batch") && number && x >= 16 && x <= 1 << 20)
@@ -491,11 +512,37 @@ int train_command(int argc, char **argv, FILE *out)
 #if defined(__x86_64__) || defined(__i386__)
     have_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #endif
+    /* --init: the starting network, whose shape the run takes. */
+    Network *init = NULL;
+    if (o.init) {
+        char err[200];
+        if (!(init = nnue_load_file(o.init, err, sizeof err))) {
+            fprintf(stderr, "train: --init %s: %s\n", o.init, err);
+            free(files);
+            return 1;
+        }
+        if (hidden_given && o.hidden != init->hidden) {
+            fprintf(stderr, "train: --init %s is %d wide, not --hidden %d\n", o.init, init->hidden, o.hidden);
+            free(files);
+            nnue_free(init);
+            return 1;
+        }
+        if (buckets_given && o.buckets != init->buckets) {
+            fprintf(stderr, "train: --init %s has %d output buckets, not --buckets %d\n", o.init, init->buckets,
+                    o.buckets);
+            free(files);
+            nnue_free(init);
+            return 1;
+        }
+        o.hidden = init->hidden;
+        o.buckets = init->buckets;
+    }
     Data d;
     bool loaded = load_data(nfiles, files, &o, &d);
     free(files);
     if (!loaded) {
         free(d.records);
+        nnue_free(init);
         return 1;
     }
     int n = o.hidden;
@@ -511,12 +558,13 @@ int train_command(int argc, char **argv, FILE *out)
     char ckpt[4096];
     snprintf(ckpt, sizeof ckpt, "%s.ckpt", o.out);
     FILE *cf = fopen(ckpt, "rb");
-    uint64_t head[4], run = run_key(&o, &d);
+    uint64_t head[4], run = run_key(&o, &d, init ? init->checksum : 0);
     if (cf && fread(head, sizeof head, 1, cf) == 1 && head[0] == CKPT_MAGIC && head[1] != run) {
         fprintf(stderr, "train: %s is from another run (other options or data): remove it or choose another --out\n",
                 ckpt);
         fclose(cf);
         free(flat), free(m1), free(m2), free(d.records);
+        nnue_free(init);
         return 1;
     }
     if (cf && head[0] == CKPT_MAGIC && fread(flat, sizeof(float), np, cf) == np &&
@@ -528,18 +576,24 @@ int train_command(int argc, char **argv, FILE *out)
         memset(flat, 0, np * sizeof(float));
         memset(m1, 0, np * sizeof(float));
         memset(m2, 0, np * sizeof(float));
-        float a = 1.0f / sqrtf(32.0f), b = 1.0f / sqrtf((float)(2 * n));
-        for (size_t i = 0; i < (size_t)NNUE_INPUTS * n; i++)
-            m.ft_w[i] = (float)((double)(splitmix64(&rng) >> 11) / 9007199254740992.0 * 2 - 1) * a;
-        for (int i = 0; i < 2 * n * o.buckets; i++)
-            m.out_w[i] = (float)((double)(splitmix64(&rng) >> 11) / 9007199254740992.0 * 2 - 1) * b;
-        for (PieceType t = PAWN; t <= QUEEN; t++)
-            for (Square sq = 0; sq < SQUARE_NB; sq++) {
-                float v = (float)PieceValueMg[t] / NNUE_SCALE;
-                m.psqt[nnue_feature(WHITE, piece_make(WHITE, t), sq)] = v;
-                m.psqt[nnue_feature(WHITE, piece_make(BLACK, t), sq)] = -v;
-            }
+        if (init) {
+            dequantise(init, &m);
+            fprintf(out, "starting from %s (checksum %016llx)\n", o.init, (unsigned long long)init->checksum);
+        } else {
+            float a = 1.0f / sqrtf(32.0f), b = 1.0f / sqrtf((float)(2 * n));
+            for (size_t i = 0; i < (size_t)NNUE_INPUTS * n; i++)
+                m.ft_w[i] = (float)((double)(splitmix64(&rng) >> 11) / 9007199254740992.0 * 2 - 1) * a;
+            for (int i = 0; i < 2 * n * o.buckets; i++)
+                m.out_w[i] = (float)((double)(splitmix64(&rng) >> 11) / 9007199254740992.0 * 2 - 1) * b;
+            for (PieceType t = PAWN; t <= QUEEN; t++)
+                for (Square sq = 0; sq < SQUARE_NB; sq++) {
+                    float v = (float)PieceValueMg[t] / NNUE_SCALE;
+                    m.psqt[nnue_feature(WHITE, piece_make(WHITE, t), sq)] = v;
+                    m.psqt[nnue_feature(WHITE, piece_make(BLACK, t), sq)] = -v;
+                }
+        }
     }
+    nnue_free(init);
     if (cf)
         fclose(cf);
 

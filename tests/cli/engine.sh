@@ -266,6 +266,18 @@ printf 'x' | dd of="$TMP/corrupt.nnue" bs=1 seek=3000 conv=notrunc 2>/dev/null
 run net_corrupt_refused 2 "checksum mismatch" $FF --net "$TMP/corrupt.nnue" bench 1
 run net_not_a_net 2 "not a feelfish network" $FF --net "$TMP/train.bin" bench 1
 run net_missing 2 "cannot open" $FF --net "$TMP/none.nnue" bench 1
+# --init: a run starts from a network's weights, so its epoch 0 is already near where that net
+# ended (well under the untrained net's); another shape or a corrupt file is refused.
+$FF train --out "$TMP/init.nnue" --init "$TMP/tiny.nnue" --epochs 1 --batch 512 --lr 0.0005 --lambda 1 --val 0.1 \
+    --threads 2 --log "$TMP/init.csv" "$TMP/train.bin" >"$TMP/init.log" 2>&1
+init0=$(sed -n 2p "$TMP/init.csv" | cut -d, -f3)
+first=$(sed -n 2p "$TMP/tiny.csv" | cut -d, -f3)
+last=$(tail -1 "$TMP/tiny.csv" | cut -d, -f3)
+awk -v a="$first" -v b="$last" -v i="$init0" 'BEGIN { exit !(i > 0 && i < (a + b) / 2) }' \
+    && grep -q "^starting from .*tiny.nnue (checksum " "$TMP/init.log" && grep -q "^training 768->16x2->1 on " "$TMP/init.log" \
+    && ok train_init_starts_from_the_net || fail train_init_starts_from_the_net "untrained $first, trained $last, --init epoch 0 $init0" "$(tail -4 "$TMP/init.log")"
+run train_init_other_shape_refused 1 "tiny.nnue is 16 wide, not --hidden 32" $FF train --out "$TMP/x.nnue" --init "$TMP/tiny.nnue" --hidden 32 "$TMP/train.bin"
+run train_init_corrupt_refused 1 "train: --init .*corrupt.nnue: checksum mismatch" $FF train --out "$TMP/x.nnue" --init "$TMP/corrupt.nnue" "$TMP/train.bin"
 run net_none_is_hand_written 0 "^Nodes searched: " $FF --net none bench 3
 printf 'uci\nsetoption name EvalFile value %s\nsetoption name EvalFile value %s\nisready\nquit\n' "$TMP/corrupt.nnue" \
     "$TMP/tiny.nnue" | $FF >"$TMP/evalfile.log" 2>&1
