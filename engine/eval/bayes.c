@@ -14,59 +14,79 @@ const char *const BayesTargetNames[BAYES_TARGET_NB] = {"aggressive", "conservati
 
 /* §1, the paper's Table 5 (pawn 60/80/100/120/140). */
 const double BayesFactors[BAYES_LEVELS] = {0.6, 0.8, 1.0, 1.2, 1.4};
-const int BayesSteps[BAYES_LEVELS] = {-20, -10, 0, 10, 20};
 
-#define BAYES_PARAM_MAX PARAM_SLOT_COUNT
 BayesParam BayesParams[BAYES_PARAM_MAX];
 int BayesParamCount;
 
 static const char *const PieceTypeNames[PIECE_TYPE_NB] = {"none", "pawn", "knight", "bishop", "rook", "queen", "king"};
 
-/* Arrays indexed by piece type get piece names; others their index. */
-static bool indexed_by_piece(const char *name)
+/* The term groups: each scales every run listed (by ParamTable name). "/name" is a divisor. */
+static const struct {
+    const char *name;
+    const char *runs[BAYES_GROUP_RUNS];
+} Groups[] = {
+    {"piece_square", {"psq"}},
+    {"mobility", {"mobility_knight", "mobility_bishop", "mobility_rook", "mobility_queen"}},
+    {"pawn_structure", {"pawn_isolated", "pawn_doubled", "pawn_backward", "pawn_weak_unopposed", "pawn_connected"}},
+    {"passed_pawns",
+     {"passed", "passed_free_path", "passed_own_king_distance", "passed_enemy_king_distance", "passed_stop_safe",
+      "passed_stop_defended"}},
+    {"king_shelter", {"shelter", "storm", "storm_blocked", "king_open_file", "king_pawnless_flank"}},
+    /* danger^2 / attack_scale: dividing the scale by the factor scales the whole attack term by it,
+     * and keeps the attack kinds' weights to each other. */
+    {"king_attack", {"/attack_scale"}},
+    {"minor_pieces",
+     {"bishop_pair", "bishop_pawns", "bishop_long_diagonal", "minor_behind_pawn", "king_protector", "knight_outpost",
+      "bishop_outpost"}},
+    {"rooks", {"rook_open_file", "rook_semi_open_file", "rook_seventh", "rook_trapped"}},
+    {"threats",
+     {"threat_by_pawn", "threat_by_pawn_push", "threat_by_minor", "threat_by_rook", "threat_by_king", "hanging"}},
+    {"space_initiative", {"space", "initiative", "tempo"}},
+};
+/* The attack weights stay as they are (the group scales through attack_scale). */
+static const char *const Unscaled[] = {"piece_value",  "attack_weight",  "safe_check",
+                                       "unsafe_check", "king_ring_weak", "flank_attack"};
+
+static int table_find(const char *name)
 {
-    return !strcmp(name, "piece_value") || !strcmp(name, "attack_weight") || !strcmp(name, "safe_check") ||
-           !strcmp(name, "threat_by_minor") || !strcmp(name, "threat_by_rook");
+    for (int t = 0; t < ParamTableCount; t++)
+        if (!strcmp(ParamTable[t].name, name))
+            return t;
+    return -1;
 }
 
 void bayes_init(void)
 {
     BayesParamCount = 0;
-    const Score *d = params_slots(&DefaultParams);
-    for (int t = 0; t < ParamTableCount; t++) {
-        const ParamInfo *info = &ParamTable[t];
-        bool psq = !strcmp(info->name, "psq");
-        for (int i = 0; i < info->count; i++) {
-            int slot = info->offset + i;
-            BayesParam *bp = &BayesParams[BayesParamCount];
-            if (psq) {
-                PieceType pt = i / SQUARE_NB;
-                Square s = i % SQUARE_NB;
-                if (pt < PAWN || pt > KING || (pt == PAWN && (square_rank(s) == 0 || square_rank(s) == 7)))
-                    continue;
-                snprintf(bp->name, sizeof bp->name, "psq.%s.%c%d", PieceTypeNames[pt], 'a' + square_file(s),
-                         1 + square_rank(s));
-            } else {
-                if (d[slot] == 0) /* never read, or a weight of nothing: not a variable */
-                    continue;
-                if (info->count == 1)
-                    snprintf(bp->name, sizeof bp->name, "%s", info->name);
-                else if (indexed_by_piece(info->name))
-                    snprintf(bp->name, sizeof bp->name, "%s.%s", info->name, PieceTypeNames[i]);
-                else if (!strcmp(info->name, "shelter") || !strcmp(info->name, "storm")) { /* [edge distance][rank] */
-                    if (i % RANK_NB)
-                        snprintf(bp->name, sizeof bp->name, "%s.edge%d.rank%d", info->name, i / RANK_NB,
-                                 i % RANK_NB + 1);
-                    else
-                        snprintf(bp->name, sizeof bp->name, "%s.edge%d.none", info->name, i / RANK_NB);
-                } else
-                    snprintf(bp->name, sizeof bp->name, "%s.%d", info->name, i);
-            }
-            bp->slot = slot;
-            bp->square_table = psq;
-            BayesParamCount++;
+    int piece_value = table_find("piece_value");
+    for (PieceType pt = PAWN; pt <= QUEEN; pt++) {
+        BayesParam *bp = &BayesParams[BayesParamCount++];
+        memset(bp, 0, sizeof *bp);
+        snprintf(bp->name, sizeof bp->name, "piece_value.%s", PieceTypeNames[pt]);
+        bp->slot = ParamTable[piece_value].offset + pt;
+    }
+    for (size_t g = 0; g < sizeof Groups / sizeof Groups[0]; g++) {
+        BayesParam *bp = &BayesParams[BayesParamCount++];
+        memset(bp, 0, sizeof *bp);
+        snprintf(bp->name, sizeof bp->name, "%s", Groups[g].name);
+        bp->slot = -1;
+        for (int r = 0; r < BAYES_GROUP_RUNS && Groups[g].runs[r]; r++) {
+            const char *run = Groups[g].runs[r];
+            bp->divisor |= run[0] == '/';
+            int t = table_find(run + (run[0] == '/'));
+            if (t >= 0) /* a run the vector lost is a test failure (test_bayes), not a crash here */
+                bp->runs[bp->run_count++] = t;
         }
     }
+}
+
+/* The ParamTable runs no variable scales (for the test that every other run is in one). */
+bool bayes_run_unscaled(const char *name)
+{
+    for (size_t i = 0; i < sizeof Unscaled / sizeof Unscaled[0]; i++)
+        if (!strcmp(Unscaled[i], name))
+            return true;
+    return false;
 }
 
 int bayes_param_find(const char *name)
@@ -87,11 +107,9 @@ GamePhase bayes_phase(const Position *p)
     return PHASE_MIDDLEGAME;
 }
 
-static int level_component(int v, bool square_table, int level)
+static Score scaled(Score v, double f)
 {
-    if (v == 0 && square_table)
-        return BayesSteps[level];
-    return (int)lround(v * BayesFactors[level]);
+    return score_make((int)lround(score_mg(v) * f), (int)lround(score_eg(v) * f));
 }
 
 void bayes_apply(const uint8_t *levels, EvalParams *out)
@@ -103,9 +121,16 @@ void bayes_apply(const uint8_t *levels, EvalParams *out)
         if (l == BAYES_DEFAULT_LEVEL)
             continue;
         const BayesParam *bp = &BayesParams[i];
-        Score d = s[bp->slot];
-        s[bp->slot] = score_make(level_component(score_mg(d), bp->square_table, l),
-                                 level_component(score_eg(d), bp->square_table, l));
+        if (bp->slot >= 0) {
+            s[bp->slot] = scaled(s[bp->slot], BayesFactors[l]);
+            continue;
+        }
+        double f = bp->divisor ? 1 / BayesFactors[l] : BayesFactors[l];
+        for (int r = 0; r < bp->run_count; r++) {
+            const ParamInfo *info = &ParamTable[bp->runs[r]];
+            for (int k = 0; k < info->count; k++)
+                s[info->offset + k] = scaled(s[info->offset + k], f);
+        }
     }
 }
 
@@ -115,6 +140,7 @@ bool bayes_model_init(BayesModel *m)
 {
     memset(m, 0, sizeof *m);
     m->counts = calloc(counts_size(), sizeof *m->counts);
+    m->evidence_z = BAYES_EVIDENCE_Z;
     return m->counts != NULL;
 }
 
@@ -184,19 +210,43 @@ double bayes_probability(const BayesModel *m, int param, GamePhase ph, BayesTarg
     return (double)(n + 1) / (double)(total + BAYES_LEVELS); /* Laplace: add one to every level */
 }
 
+/* The target's share of a level's records: (n + 1) / (N + 2), and N. */
+static double target_rate(const BayesModel *m, int param, GamePhase ph, BayesTarget t, int level, uint64_t *all)
+{
+    uint64_t n, total;
+    target_counts(m, param, ph, t, level, &n, &total);
+    *all = 0;
+    for (int r = 0; r < BAYES_RESULT_NB; r++)
+        *all += m->counts[bayes_model_count_index(param, ph, r, level)];
+    return (double)(n + 1) / (double)(*all + 2);
+}
+
 int bayes_select(const BayesModel *m, GamePhase ph, BayesTarget t, uint8_t *levels)
 {
     /* Levels by distance from the default, so a tie keeps the smaller change. */
     static const int Order[BAYES_LEVELS] = {2, 1, 3, 0, 4};
     int changed = 0;
     for (int i = 0; i < BayesParamCount; i++) {
-        uint64_t best = 0, n, total;
         int best_level = BAYES_DEFAULT_LEVEL;
-        for (int k = 0; k < BAYES_LEVELS; k++) {
-            target_counts(m, i, ph, t, Order[k], &n, &total);
-            if (k == 0 || n > best) { /* same denominator for every level: compare counts */
-                best = n;
-                best_level = Order[k];
+        if (m->evidence_z <= 0) { /* §4: the argmax of P(level | target); same denominator for every level */
+            uint64_t best = 0, n, total;
+            for (int k = 0; k < BAYES_LEVELS; k++) {
+                target_counts(m, i, ph, t, Order[k], &n, &total);
+                if (k == 0 || n > best) {
+                    best = n;
+                    best_level = Order[k];
+                }
+            }
+        } else {
+            uint64_t nd, nl;
+            double rd = target_rate(m, i, ph, t, BAYES_DEFAULT_LEVEL, &nd), best = rd;
+            for (int k = 1; k < BAYES_LEVELS; k++) {
+                double rl = target_rate(m, i, ph, t, Order[k], &nl);
+                double se = sqrt(rl * (1 - rl) / (double)(nl + 2) + rd * (1 - rd) / (double)(nd + 2));
+                if (rl > best && rl - rd > m->evidence_z * se) {
+                    best = rl;
+                    best_level = Order[k];
+                }
             }
         }
         levels[i] = (uint8_t)best_level;

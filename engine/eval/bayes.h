@@ -1,6 +1,6 @@
 /* The Bayesian-adaptive evaluator's network (shared/spec/bayesian.md, after the BayesChess paper):
- * every parameter of the classical evaluator is a discrete variable with five levels, a child of
- * two class variables, phase and result. Counts from self-play (and every finished game) give
+ * the classical evaluator's piece values and term groups are discrete variables with five levels,
+ * each a child of two class variables, phase and result. Counts from self-play (and every finished game) give
  * P(level | phase, result) with Laplace smoothing; a search picks, per phase, the most probable
  * level of each parameter for the result it wants. With no data every choice is the default level,
  * so an untrained model plays exactly like the classical evaluator. Pure C: storage is the
@@ -25,26 +25,32 @@ extern const char *const GamePhaseNames[BAYES_PHASE_NB];   /* opening, middlegam
 extern const char *const GameResultNames[BAYES_RESULT_NB]; /* win, draw, loss */
 extern const char *const BayesTargetNames[BAYES_TARGET_NB];
 
-/* §1: levels are default x {0.6, 0.8, 1.0, 1.2, 1.4}; a square-table component that is 0 moves
- * by an additive step instead, so it can move at all. */
+/* §1: levels are default x {0.6, 0.8, 1.0, 1.2, 1.4} (the paper's Table 5). */
 extern const double BayesFactors[BAYES_LEVELS];
-extern const int BayesSteps[BAYES_LEVELS];
 
-/* One variable: a slot of EvalParams (a middlegame/endgame pair, both scaled by the level). */
+/* One variable (issue #28: tens of variables that self-play can estimate, not one per weight):
+ * a piece's value, or one term group (every slot of its ParamTable runs, middlegame and endgame),
+ * scaled by the level's factor. A run marked `divisor` divides by it instead, so the term it
+ * divides grows with the factor (king attack: danger^2 / attack_scale). */
+#define BAYES_GROUP_RUNS 8
 typedef struct {
-    char name[BAYES_NAME_MAX]; /* e.g. "piece_value.knight", "psq.pawn.e4", "passed.5" */
-    int slot;
-    bool square_table; /* zero components take the additive step */
+    char name[BAYES_NAME_MAX]; /* "piece_value.knight", "mobility", "king_attack", ... */
+    int slot;                  /* a single slot (piece values), or -1: the runs below */
+    int runs[BAYES_GROUP_RUNS];
+    int run_count;
+    bool divisor;
 } BayesParam;
 
-/* Built by bayes_init() from ParamTable; read-only afterwards. Slots that the evaluation never
- * reads (the king's material, pawns on the first and last ranks, zero weights outside the square
- * tables such as the rank-8 passed-pawn entry) are not variables. */
-extern BayesParam BayesParams[];
+/* Built by bayes_init() from ParamTable; read-only afterwards. Every ParamTable run is in exactly
+ * one variable (piece_value by its pieces, the king's material, never read, in none). */
+#define BAYES_PARAM_MAX 32
+extern BayesParam BayesParams[BAYES_PARAM_MAX];
 extern int BayesParamCount;
 
 void bayes_init(void);
 int bayes_param_find(const char *name); /* index or -1 */
+/* True for a ParamTable run that no variable scales (the attack kinds' weights, piece_value as a run). */
+bool bayes_run_unscaled(const char *name);
 
 /* §2 phase rule: opening while fewer than 10 full moves have been played; endgame when there are
  * no queens or fewer than 10 pieces other than kings and pawns; otherwise middlegame. */
@@ -62,7 +68,13 @@ typedef struct {
     uint64_t games;     /* finished games whose records are in */
     uint64_t version;   /* bumped by every change, for caches */
     int64_t updated_ms; /* wall clock of the last change, 0 if never */
+    double evidence_z;  /* the selection rule (bayes_select): 0 the spec's argmax, else this many standard errors */
 } BayesModel;
+
+/* The selection's default: a level replaces the default one only when its rate for the target beats
+ * the default level's by this many standard errors (with 15 variables x 4 other levels x 3 phases,
+ * 2 would let about five noise winners through a model of nothing). */
+#define BAYES_EVIDENCE_Z 3.0
 
 bool bayes_model_init(BayesModel *m); /* empty; false when out of memory */
 void bayes_model_free(BayesModel *m);
@@ -75,7 +87,12 @@ void bayes_model_merge(BayesModel *into, const BayesModel *from);
 /* P(level | phase, target): for aggressive the result is win; for conservative win and draw are
  * pooled (§4). Laplace: (n + 1) / (N + 5). */
 double bayes_probability(const BayesModel *m, int param, GamePhase ph, BayesTarget t, int level);
-/* The most probable level of every parameter; ties go to the level nearest the default. Returns
+/* The level of every parameter for a phase and target. With evidence_z 0, the spec's §4: the most
+ * probable level given the target's results (ties nearest the default). Otherwise (the default,
+ * issue #28: the argmax of a few hundred games is noise, and plays 150-240 Elo worse): the level
+ * whose records reach the target most often, (n + 1) / (N + 2) over all its records, if that beats
+ * the default level's rate by evidence_z standard errors; else the default. Both read rates per
+ * level, so they suit records whose levels were drawn at random (the perturbed side's). Returns
  * how many parameters differ from the default level. */
 int bayes_select(const BayesModel *m, GamePhase ph, BayesTarget t, uint8_t *levels);
 

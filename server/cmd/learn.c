@@ -404,11 +404,13 @@ static int experiment_usage(void)
     fprintf(stderr,
             "usage: feelfish bayes-experiment [--sizes 0,50,100,200] [--games G] [--target aggressive|conservative]\n"
             "                                 [--nodes N | --tc S+I] [--concurrency C] [--db FILE] [--openings F]\n"
-            "                                 [--records all|perturbed] [--csv FILE]\n"
+            "                                 [--records all|perturbed] [--rule evidence|argmax] [--csv FILE]\n"
             "The paper's experiments on the self-play games already in the database (feelfish learn): for each\n"
             "size K, the model of the first K games plays G games against the fixed default vector (learning\n"
             "curve), and evaluates a knight-and-two-pawns-up position (convergence). --records perturbed\n"
-            "learns from the perturbed side's records alone (the spec also counts the default side's).\n");
+            "learns from the perturbed side's records alone (the spec also counts the default side's). --rule\n"
+            "argmax selects as the spec's section 4 (the most probable level given the target's results);\n"
+            "evidence (the default) moves a parameter only when its level beats the default's by 3 standard errors.\n");
     return 2;
 }
 
@@ -419,6 +421,7 @@ int bayes_experiment_command(int argc, char **argv, FILE *out)
     const char *sizes_arg = "0,50,100,200", *csv_path = NULL;
     int games = 40;
     bool perturbed_only = false;
+    double evidence_z = BAYES_EVIDENCE_Z;
     BayesTarget target = TARGET_AGGRESSIVE;
     for (int i = 0; i < argc; i++) {
         int r = common_option(&c, argc, argv, &i);
@@ -436,6 +439,13 @@ int bayes_experiment_command(int argc, char **argv, FILE *out)
                 return 2;
             }
             perturbed_only = !strcmp(v, "perturbed");
+        } else if (!strcmp(argv[i], "--rule") && v) {
+            i++;
+            if (strcmp(v, "evidence") && strcmp(v, "argmax")) {
+                fprintf(stderr, "--rule: '%s' is not evidence or argmax (the spec's)\n", v);
+                return 2;
+            }
+            evidence_z = !strcmp(v, "argmax") ? 0 : BAYES_EVIDENCE_Z;
         } else if (!strcmp(argv[i], "--csv") && v)
             csv_path = argv[++i];
         else if (!strcmp(argv[i], "--games") && v) {
@@ -493,15 +503,16 @@ int bayes_experiment_command(int argc, char **argv, FILE *out)
     Evaluator classical;
     evaluator_classical(&classical);
     fprintf(out,
-            "Learned (%s, %s records) vs fixed default, %d games per size, %s; position %s (default eval %+d cp, "
+            "Learned (%s, %s records, %s) vs fixed default, %d games per size, %s; position %s (default eval %+d cp, "
             "%s)\n",
-            BayesTargetNames[target], perturbed_only ? "perturbed side's" : "all", games,
-            c.play.base_ms ? "clock" : "nodes per move", KNIGHT_TWO_PAWNS_FEN, evaluate(p, &classical),
-            GamePhaseNames[bayes_phase(p)]);
+            BayesTargetNames[target], perturbed_only ? "perturbed side's" : "all",
+            evidence_z > 0 ? "rule evidence" : "rule argmax", games, c.play.base_ms ? "clock" : "nodes per move",
+            KNIGHT_TWO_PAWNS_FEN, evaluate(p, &classical), GamePhaseNames[bayes_phase(p)]);
     fprintf(out, "%8s %6s %6s %6s %8s %16s %10s %10s %8s\n", "games", "wins", "draws", "losses", "score", "elo",
             "eval aggr", "eval cons", "changed");
     BayesModel m;
     bayes_model_init(&m);
+    m.evidence_z = evidence_z;
     static EvalParams storage;
     int rc = 0;
     for (int k = 0; k < nsizes; k++) {

@@ -36,7 +36,7 @@ else
     fail learn_interrupted_loses_nothing "kept $kept, then $(games_in "$TMP/k.db")" "$(head -2 <<<"$out")"
 fi
 
-run bayes_show 0 '"parameters": [0-9]{3}' $FF bayes show --db "$DB"
+run bayes_show 0 '"parameters": 15,' $FF bayes show --db "$DB"
 run bayes_export 0 'exported 6 games' $FF bayes export "$TMP/model.json" --db "$DB"
 run bayes_import 0 'imported 6 games' $FF bayes import "$TMP/model.json" --db "$TMP/b.db"
 [ "$(games_in "$TMP/b.db")" = 6 ] && ok bayes_import_counts || fail bayes_import_counts "$(games_in "$TMP/b.db")"
@@ -54,6 +54,17 @@ echo 'not json' >"$TMP/bad2.json"
 run bayes_import_not_json 1 'bad2.json: ' $FF bayes import "$TMP/bad2.json" --db "$TMP/c.db"
 [ "$(games_in "$TMP/c.db")" = 0 ] && ok bayes_bad_import_changes_nothing || fail bayes_bad_import_changes_nothing
 run bayes_usage 2 'usage: feelfish bayes' $FF bayes frobnicate
+# A database of schema 8 holds a model of the old variables (one per weight): migrating to 9
+# clears it, and the tables stay usable (learn plays from game 0 again).
+cp "$TMP/b.db" "$TMP/old.db"
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("PRAGMA user_version = 8"); c.commit()' "$TMP/old.db"
+out=$($FF bayes show --db "$TMP/old.db" 2>&1)
+if grep -q 'migrated from schema version 8 to 9' <<<"$out" && [ "$(games_in "$TMP/old.db")" = 0 ]; then
+    ok bayes_old_model_cleared
+else
+    fail bayes_old_model_cleared "$(head -3 <<<"$out")"
+fi
+run bayes_learn_after_migration 0 '0 of 2 self-play games already' $FF learn --games 2 --nodes 1500 --db "$TMP/old.db"
 
 run learn_needs_games 2 'usage: feelfish learn' $FF learn --db "$DB"
 run learn_bad_nodes 2 "--nodes: 'x' is not a positive number" $FF learn --games 2 --nodes x --db "$DB"
@@ -65,6 +76,9 @@ run experiment_table 0 '^ +4 +[0-9]+ +[0-9]+ +[0-9]+ ' $FF bayes-experiment --si
 [ "$(wc -l <"$TMP/curve.csv")" = 3 ] && ok experiment_csv || fail experiment_csv "$(cat "$TMP/curve.csv")"
 run experiment_too_few_games 1 'only 6 self-play games' $FF bayes-experiment --sizes 50 --games 2 --db "$DB"
 run experiment_bad_sizes 2 '--sizes: ' $FF bayes-experiment --sizes 5,x --db "$DB"
+run experiment_rule_named 0 'perturbed side.s records, rule argmax\)' $FF bayes-experiment --sizes 4 --games 2 --nodes 800 \
+    --records perturbed --rule argmax --db "$DB"
+run experiment_bad_rule 2 "--rule: 'best' is not evidence or argmax" $FF bayes-experiment --rule best --db "$DB"
 
 # UCI: Mode bayesian reads the model from BayesModel and says what it chose.
 out=$( (printf 'uci\nsetoption name Mode value bayesian\nsetoption name BayesModel value %s\n' "$DB"

@@ -104,7 +104,7 @@ def model_empty_at_start():
     with fresh() as s:
         st, model, _ = s.request("GET", "/api/bayes/model")
     check("model_empty_at_start", st == 200 and model["games"] == 0 and model["format"] == "feelfish-bayes"
-          and model["parameters"] > 400 and model["styleModel"] is True, model if st != 200 else
+          and model["parameters"] == 15 and model["styleModel"] is True, model if st != 200 else
           {k: model[k] for k in ("games", "parameters", "styleModel")})
 
 
