@@ -9,7 +9,9 @@
 #include "../store/store.h"
 #include "shared.h"
 
-#define BAYES_KEY "feelfish:bayes" /* v (bumped by every game), games, rPHASE.RESULT, cINDEX: counts */
+/* v (bumped by every game), games, rPHASE.RESULT, cINDEX: counts. ":v2": the counts of the 15 grouped
+ * variables (engine/eval/bayes.h); what a cluster shared under the old key indexes other variables. */
+#define BAYES_KEY "feelfish:bayes:v2"
 
 static struct {
     BayesModel model;
@@ -89,7 +91,7 @@ static void free_game(void *arg)
 
 /* ---- a cluster's shared counts ---- */
 
-/* A game's records are added once, whichever fronts report it (feelfish:bayes:games holds the ids);
+/* A game's records are added once, whichever fronts report it (feelfish:bayes:v2:games holds the ids);
  * the version moves either way, so that a front that added them to its live model reads the truth. */
 static const char BayesAdd[] = "if redis.call('SADD', KEYS[2], ARGV[2]) == 1 then "
                                "for f in string.gmatch(ARGV[1], '%S+') do redis.call('HINCRBY', KEYS[1], f, 1) end "

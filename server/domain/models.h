@@ -10,7 +10,7 @@
 
 bool models_init(const ServerConfig *cfg, char *err, size_t err_size);
 void models_shutdown(void);
-/* In a cluster (after shared_start): every front's learning adds up in the Redis hash feelfish:bayes
+/* In a cluster (after shared_start): every front's learning adds up in the Redis hash feelfish:bayes:v2
  * (HINCRBY) instead of this front's database, and the live model is the stored one plus those
  * shared counts, read again whenever they change (checked every second). */
 void models_share(void);

@@ -252,8 +252,8 @@ def bayes_shared():
     st_r, r, _ = a.request("POST", "/api/games/%s/resign" % full)
     after = poll(lambda: [f.request("GET", "/api/bayes/model")[1].get("games") for f in fronts],
                  lambda x: x == [before[0] + 1, before[1] + 1], tries=50, delay=0.2)
-    shared = redis_cli("HGET", "feelfish:bayes", "games")
-    print("    games learned before %s, after a bayesian game finished on A: %s (Redis feelfish:bayes games %s)"
+    shared = redis_cli("HGET", "feelfish:bayes:v2", "games")
+    print("    games learned before %s, after a bayesian game finished on A: %s (Redis feelfish:bayes:v2 games %s)"
           % (before, after, shared))
     check("bayes_counts_shared", st == 201 and st_r == 200 and after == [before[0] + 1, before[1] + 1]
           and shared == "1", (before, after, shared, r))
@@ -460,7 +460,7 @@ def redis_restart():
           and code(move_on_a) == "cluster_unavailable"
           and after[0] == 200 and after[1].get("moves") == [], (game_on_b[:2], game_on_a[:2], move_on_a[:2], after[:2]))
     games = redis.command("KEYS", "feelfish:game:*")
-    check("redis_restart_keeps_state", len(games) >= 2 and redis_cli("HGET", "feelfish:bayes", "games") == "1", games)
+    check("redis_restart_keeps_state", len(games) >= 2 and redis_cli("HGET", "feelfish:bayes:v2", "games") == "1", games)
 
 
 def all_connected():
