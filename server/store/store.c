@@ -118,7 +118,8 @@ static const char *const Migrations[STORE_SCHEMA_VERSION] = {
     /* 9: the Bayesian model's variables are piece values and term groups (tens, not one per weight:
      * engine/eval/bayes.h); counts and records of the old ones mean nothing to it, and self-play
      * games kept would make `learn` skip their numbers. */
-    "DELETE FROM bayes_counts; DELETE FROM bayes_classes; DELETE FROM bayes_records; DELETE FROM bayes_games;"
+    "DELETE FROM bayes_counts; DELETE FROM bayes_classes;"
+    "DELETE FROM bayes_records; DELETE FROM bayes_games;"
     "DELETE FROM bayes_meta;",
 };
 
