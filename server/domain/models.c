@@ -110,6 +110,8 @@ static bool share_game(const char *id, const BayesGame *g)
     fields[0] = 0;
     for (int k = 0; k < g->records; k++) {
         const BayesRecord *rec = &g->record[k];
+        if (!bayes_record_counted(rec))
+            continue;
         for (int i = 0; i < BayesParamCount; i++)
             used += (size_t)snprintf(fields + used, size - used, "c%zu ",
                                      bayes_model_count_index(i, rec->phase, rec->result, rec->levels[i]));

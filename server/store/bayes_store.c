@@ -115,6 +115,8 @@ bool bayes_store_add_game(sqlite3 *db, const BayesGame *g, char *err, size_t siz
         sqlite3_bind_int(rec, 4, r->result);
         sqlite3_bind_blob(rec, 5, r->levels, BayesParamCount, SQLITE_STATIC);
         ok = step_done(db, rec, err, size);
+        if (!bayes_record_counted(r))
+            continue;
         memset(n, 0, (size_t)BayesParamCount * BAYES_LEVELS * sizeof *n);
         for (int i = 0; i < BayesParamCount; i++)
             n[(size_t)i * BAYES_LEVELS + r->levels[i]] = 1;
@@ -135,7 +137,8 @@ bool bayes_store_add_game(sqlite3 *db, const BayesGame *g, char *err, size_t siz
 void bayes_model_add_game(BayesModel *m, const BayesGame *g)
 {
     for (int k = 0; k < g->records; k++)
-        bayes_model_add(m, g->record[k].phase, g->record[k].result, g->record[k].levels);
+        if (bayes_record_counted(&g->record[k]))
+            bayes_model_add(m, g->record[k].phase, g->record[k].result, g->record[k].levels);
     m->games++;
 }
 

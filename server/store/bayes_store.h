@@ -19,6 +19,12 @@ typedef struct {
     uint8_t *levels; /* BayesParamCount entries */
 } BayesRecord;
 
+/* Whether a record goes into the counts. The default side's self-play records ('A': every level
+ * the default, mostly wins) are kept in bayes_records for the experiments but not counted: the
+ * choice compares each level's rate of results (engine/eval/bayes.h), which only records whose
+ * levels were drawn at random can tell (docs/bayesian.md, "The grouped variables"). */
+static inline bool bayes_record_counted(const BayesRecord *r) { return r->side != 'A'; }
+
 typedef struct {
     const char *source; /* "selfplay" or "game" */
     int selfplay_index; /* the learn run's game number, or -1 */

@@ -16,6 +16,18 @@ run learn_plays 0 '\] 4/4 games' $FF learn --games 4 --nodes 1500 --concurrency 
 run learn_resumes 0 '4 of 6 self-play games already' $FF learn --games 6 --nodes 1500 --db "$DB"
 [ "$(games_in "$DB")" = 6 ] && ok learn_resume_adds_only_missing || fail learn_resume_adds_only_missing "$(games_in "$DB")"
 run learn_nothing_to_do 0 '6 of 6 self-play games already' $FF learn --games 6 --db "$DB"
+# The counts hold the perturbed side's records only (the default side's are kept, not counted):
+# their class totals equal the perturbed side's record rows, and both sides' rows are there.
+python3 - "$DB" <<'PY' && ok learn_counts_perturbed_side || fail learn_counts_perturbed_side
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+counted = c.execute("SELECT SUM(n) FROM bayes_classes").fetchone()[0]
+b = c.execute("SELECT COUNT(*) FROM bayes_records WHERE side = 'B'").fetchone()[0]
+a = c.execute("SELECT COUNT(*) FROM bayes_records WHERE side = 'A'").fetchone()[0]
+n = c.execute("SELECT SUM(n0 + n1 + n2 + n3 + n4) FROM bayes_counts WHERE param = 'mobility'").fetchone()[0]
+print("    counted %s, perturbed rows %s, default rows %s, mobility's counts %s" % (counted, b, a, n))
+sys.exit(0 if counted == b == n and a == b and b > 0 else 1)
+PY
 
 # Stopped in the middle, restarted: every finished game is kept, none is played twice.
 $FF learn --games 40 --nodes 6000 --db "$TMP/k.db" >/dev/null 2>&1 &
