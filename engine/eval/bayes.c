@@ -43,27 +43,16 @@ static const struct {
      {"threat_by_pawn", "threat_by_pawn_push", "threat_by_minor", "threat_by_rook", "threat_by_king", "hanging"}},
     {"space_initiative", {"space", "initiative", "tempo"}},
 };
-/* The attack weights stay as they are (the group scales through attack_scale). */
-static const char *const Unscaled[] = {"piece_value",  "attack_weight",  "safe_check",
-                                       "unsafe_check", "king_ring_weak", "flank_attack"};
-
-static int table_find(const char *name)
-{
-    for (int t = 0; t < ParamTableCount; t++)
-        if (!strcmp(ParamTable[t].name, name))
-            return t;
-    return -1;
-}
 
 void bayes_init(void)
 {
     BayesParamCount = 0;
-    int piece_value = table_find("piece_value");
+    const ParamInfo *piece_value = param_table_find("piece_value");
     for (PieceType pt = PAWN; pt <= QUEEN; pt++) {
         BayesParam *bp = &BayesParams[BayesParamCount++];
         memset(bp, 0, sizeof *bp);
         snprintf(bp->name, sizeof bp->name, "piece_value.%s", PieceTypeNames[pt]);
-        bp->slot = ParamTable[piece_value].offset + pt;
+        bp->slot = piece_value->offset + pt;
     }
     for (size_t g = 0; g < sizeof Groups / sizeof Groups[0]; g++) {
         BayesParam *bp = &BayesParams[BayesParamCount++];
@@ -71,22 +60,14 @@ void bayes_init(void)
         snprintf(bp->name, sizeof bp->name, "%s", Groups[g].name);
         bp->slot = -1;
         for (int r = 0; r < BAYES_GROUP_RUNS && Groups[g].runs[r]; r++) {
-            const char *run = Groups[g].runs[r];
-            bp->divisor |= run[0] == '/';
-            int t = table_find(run + (run[0] == '/'));
-            if (t >= 0) /* a run the vector lost is a test failure (test_bayes), not a crash here */
-                bp->runs[bp->run_count++] = t;
+            const char *name = Groups[g].runs[r];
+            const ParamInfo *run = param_table_find(name + (name[0] == '/'));
+            if (!run) /* a run the vector lost is a test failure (test_bayes), not a crash here */
+                continue;
+            bp->divisors |= (unsigned)(name[0] == '/') << bp->run_count;
+            bp->runs[bp->run_count++] = run;
         }
     }
-}
-
-/* The ParamTable runs no variable scales (for the test that every other run is in one). */
-bool bayes_run_unscaled(const char *name)
-{
-    for (size_t i = 0; i < sizeof Unscaled / sizeof Unscaled[0]; i++)
-        if (!strcmp(Unscaled[i], name))
-            return true;
-    return false;
 }
 
 int bayes_param_find(const char *name)
@@ -125,11 +106,10 @@ void bayes_apply(const uint8_t *levels, EvalParams *out)
             s[bp->slot] = scaled(s[bp->slot], BayesFactors[l]);
             continue;
         }
-        double f = bp->divisor ? 1 / BayesFactors[l] : BayesFactors[l];
         for (int r = 0; r < bp->run_count; r++) {
-            const ParamInfo *info = &ParamTable[bp->runs[r]];
-            for (int k = 0; k < info->count; k++)
-                s[info->offset + k] = scaled(s[info->offset + k], f);
+            double f = bp->divisors >> r & 1 ? 1 / BayesFactors[l] : BayesFactors[l];
+            for (int k = 0; k < bp->runs[r]->count; k++)
+                s[bp->runs[r]->offset + k] = scaled(s[bp->runs[r]->offset + k], f);
         }
     }
 }

@@ -1,8 +1,8 @@
 /* The Bayesian-adaptive evaluator's network (shared/spec/bayesian.md, after the BayesChess paper):
  * the classical evaluator's piece values and term groups are discrete variables with five levels,
- * each a child of two class variables, phase and result. Counts from self-play (and every finished game) give
- * P(level | phase, result) with Laplace smoothing; a search picks, per phase, the most probable
- * level of each parameter for the result it wants. With no data every choice is the default level,
+ * each a child of two class variables, phase and result. Counts from self-play (and every finished
+ * game) give P(level | phase, result) with Laplace smoothing; a search picks, per phase, each
+ * parameter's level for the result it wants (bayes_select). With no data every choice is the default level,
  * so an untrained model plays exactly like the classical evaluator. Pure C: storage is the
  * server's. */
 #ifndef FEELFISH_BAYES_H
@@ -30,15 +30,15 @@ extern const double BayesFactors[BAYES_LEVELS];
 
 /* One variable (issue #28: tens of variables that self-play can estimate, not one per weight):
  * a piece's value, or one term group (every slot of its ParamTable runs, middlegame and endgame),
- * scaled by the level's factor. A run marked `divisor` divides by it instead, so the term it
+ * scaled by the level's factor. A run that is a divisor is divided by it instead, so the term it
  * divides grows with the factor (king attack: danger^2 / attack_scale). */
 #define BAYES_GROUP_RUNS 8
 typedef struct {
     char name[BAYES_NAME_MAX]; /* "piece_value.knight", "mobility", "king_attack", ... */
     int slot;                  /* a single slot (piece values), or -1: the runs below */
-    int runs[BAYES_GROUP_RUNS];
+    const ParamInfo *runs[BAYES_GROUP_RUNS];
     int run_count;
-    bool divisor;
+    unsigned divisors; /* bit r: runs[r] is divided by the factor */
 } BayesParam;
 
 /* Built by bayes_init() from ParamTable; read-only afterwards. Every ParamTable run is in exactly
@@ -49,8 +49,6 @@ extern int BayesParamCount;
 
 void bayes_init(void);
 int bayes_param_find(const char *name); /* index or -1 */
-/* True for a ParamTable run that no variable scales (the attack kinds' weights, piece_value as a run). */
-bool bayes_run_unscaled(const char *name);
 
 /* §2 phase rule: opening while fewer than 10 full moves have been played; endgame when there are
  * no queens or fewer than 10 pieces other than kings and pawns; otherwise middlegame. */

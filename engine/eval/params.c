@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 EvalParams DefaultParams, HandSetParams;
 
@@ -66,6 +67,14 @@ const ParamInfo ParamTable[] = {
 };
 #undef P
 const int ParamTableCount = (int)(sizeof ParamTable / sizeof ParamTable[0]);
+
+const ParamInfo *param_table_find(const char *name)
+{
+    for (int t = 0; t < ParamTableCount; t++)
+        if (!strcmp(ParamTable[t].name, name))
+            return &ParamTable[t];
+    return NULL;
+}
 
 /* Piece-square bonuses, White's view, [rank][file] from a1. */
 static const int PawnMg[8][8] = {{0, 0, 0, 0, 0, 0, 0, 0},         {-6, 2, -4, -12, -12, 8, 14, -6},

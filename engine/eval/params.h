@@ -74,6 +74,7 @@ typedef struct {
 
 extern const ParamInfo ParamTable[];
 extern const int ParamTableCount;
+const ParamInfo *param_table_find(const char *name); /* NULL if no run has that name */
 
 /* The tuned vector (engine/eval/tuned.c, written by `feelfish tune`): {mg, eg} per slot. Applied
  * over the hand-set defaults when its count matches the vector's. */

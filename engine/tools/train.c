@@ -515,21 +515,15 @@ int train_command(int argc, char **argv, FILE *out)
     /* --init: the starting network, whose shape the run takes. */
     Network *init = NULL;
     if (o.init) {
-        char err[200];
-        if (!(init = nnue_load_file(o.init, err, sizeof err))) {
-            fprintf(stderr, "train: --init %s: %s\n", o.init, err);
-            free(files);
-            return 1;
-        }
-        if (hidden_given && o.hidden != init->hidden) {
-            fprintf(stderr, "train: --init %s is %d wide, not --hidden %d\n", o.init, init->hidden, o.hidden);
-            free(files);
-            nnue_free(init);
-            return 1;
-        }
-        if (buckets_given && o.buckets != init->buckets) {
-            fprintf(stderr, "train: --init %s has %d output buckets, not --buckets %d\n", o.init, init->buckets,
-                    o.buckets);
+        char err[200], why[260] = "";
+        if (!(init = nnue_load_file(o.init, err, sizeof err)))
+            snprintf(why, sizeof why, ": %s", err);
+        else if (hidden_given && o.hidden != init->hidden)
+            snprintf(why, sizeof why, " is %d wide, not --hidden %d", init->hidden, o.hidden);
+        else if (buckets_given && o.buckets != init->buckets)
+            snprintf(why, sizeof why, " has %d output buckets, not --buckets %d", init->buckets, o.buckets);
+        if (why[0]) {
+            fprintf(stderr, "train: --init %s%s\n", o.init, why);
             free(files);
             nnue_free(init);
             return 1;

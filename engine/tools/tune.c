@@ -84,13 +84,11 @@ static bool freeze(const char *names)
     char buf[512];
     snprintf(buf, sizeof buf, "%s", names);
     for (char *save, *n = strtok_r(buf, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
-        int t = 0;
-        while (t < ParamTableCount && strcmp(ParamTable[t].name, n))
-            t++;
-        if (t == ParamTableCount)
+        const ParamInfo *run = param_table_find(n);
+        if (!run)
             return false;
-        for (int i = 0; i < ParamTable[t].count; i++)
-            frozen[ParamTable[t].offset + i] = true;
+        for (int i = 0; i < run->count; i++)
+            frozen[run->offset + i] = true;
     }
     return true;
 }
