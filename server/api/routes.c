@@ -50,13 +50,13 @@ static void on_health(Request *r, const char *param)
         snprintf(error, sizeof error, ",\"lastError\":%s", quoted);
     if (shared_on() && utf8_json_string(quoted, sizeof quoted, shared_name())) /* a cluster's front */
         snprintf(cluster, sizeof cluster, ",\"cluster\":{\"front\":%s,\"redisConnected\":%s}", quoted,
-                 shared_up() ? "true" : "false");
+                 shared_ready() ? "true" : "false");
     char text[sizeof error + sizeof cluster + 512];
     int n = snprintf(text, sizeof text,
                      "{\"status\":\"%s\",\"version\":\"" VERSION "\",\"workers\":{\"busy\":%d,\"total\":%d,"
                      "\"quick\":{\"busy\":%d,\"total\":%d}},\"queue\":{\"depth\":%d,\"capacity\":%d},\"uptimeMs\":%lld,"
                      "\"storage\":{\"writing\":%s,\"sizeBytes\":%lld,\"failedBatches\":%llu%s}%s}",
-                     sh.writing && (!shared_on() || shared_up()) ? "ok" : "degraded", st.busy, st.workers,
+                     sh.writing && (!shared_on() || shared_ready()) ? "ok" : "degraded", st.busy, st.workers,
                      st.quick_busy, st.quick_workers, st.queued, st.capacity, (long long)(time_now_ms() - StartedMs),
                      sh.writing ? "true" : "false", sh.size_bytes, sh.failures, error, cluster);
     if (n < 0 || (size_t)n >= sizeof text) {

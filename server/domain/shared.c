@@ -19,13 +19,14 @@ static struct {
 
 bool shared_on(void) { return S.link != NULL; }
 bool shared_up(void) { return S.link && redis_link_ready(S.link); }
+bool shared_ready(void) { return shared_up() && cluster_up(); }
 RedisLink *shared_link(void) { return S.link; }
 const char *shared_name(void) { return S.name; }
 const SharedStream *shared_stream(void) { return &S.stream; }
 
 void shared_queue_refused(ApiError *e, const char *retry)
 {
-    if (shared_on() && (!shared_up() || !cluster_up()))
+    if (shared_on() && !shared_ready())
         api_error_set(e, 503, "cluster_unavailable", NULL,
                       "this front cannot reach the cluster's Redis just now (its workers are behind it); %s", retry);
     else

@@ -28,6 +28,9 @@ void shared_stop(void);
 bool shared_on(void);
 /* In a cluster and connected to its Redis just now. */
 bool shared_up(void);
+/* A front's every link to Redis is up: the shared one and the job queue's (commands and replies),
+ * so a job sent now is taken. What /api/health calls redisConnected. */
+bool shared_ready(void);
 /* The link for shared state (NULL when off); commands fail at once while it is down. */
 RedisLink *shared_link(void);
 /* Calls fn every second while connected (after the heartbeat); at most 4. */

@@ -397,7 +397,7 @@ def redis_credentials():
     c.stop()
     check("redis_acl_user_in_url", up.get("cluster", {}).get("redisConnected") and done[0] == 200
           and shown == "redis://ff-front:***@127.0.0.1:%d/0" % redis.port and status_ok.returncode == 0,
-          (up, done[0], shown, status_ok.stderr))
+          (up, done[:2], shown, status_ok.stderr))
     wrong = subprocess.run([FF, "cluster", "status", "--redis", url.replace("s3cr", "nope")], capture_output=True,
                            text=True, timeout=20)
     check("redis_wrong_password_refused", wrong.returncode == 1 and "refuses the URL's credentials" in wrong.stderr,

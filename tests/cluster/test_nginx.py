@@ -138,7 +138,7 @@ def tls_and_plain(nginx, fronts, redis_url):
                        headers={"Origin": "https://" + origin, "Host": origin})
         ws.send({"op": "analyse", "id": "t", "fen": "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
                  "limits": {"depth": 6}})
-        got, seen = ws.until(lambda m: m.get("type") in ("bestmove", "error"), timeout=20)
+        got, seen = ws.until(lambda m: m.get("type") in ("bestmove", "error"), timeout=60)  # a new worker, under load
         why = {"seen": seen[-3:], "close": ws.close_code}
         ws.close()
     except (OSError, ConnectionError) as e:
