@@ -41,7 +41,7 @@ DEB_BUILD := gcc make libc6-dev pkg-config libuv1-dev libmicrohttpd-dev libwebso
 DEB_TEST  := $(DEB_BUILD) valgrind python3 stockfish chromium clang libclang-rt-14-dev redis-server nginx-light openssl wrk python3-jsonschema curl gnuplot-nox
 DEB_BENCH := $(DEB_BUILD) stockfish ethereal-chess python3 wrk nginx-light chromium gnuplot-nox redis-server redis-tools
 
-.PHONY: data net all help deps-build deps-test deps-bench web run test test-unit test-docker bench soak bench-strength bench-affective bench-bayesian format clean fuzz
+.PHONY: data net all help deps-build deps-test deps-bench web run test test-unit test-docker bench soak bench-strength bench-levels bench-affective bench-bayesian format clean fuzz
 
 all: feelfish
 
@@ -56,6 +56,7 @@ help:
 	@echo "make soak      the server for SOAK_SECONDS (600) beside hostile clients: RSS, fds, db size, p99, 5xx"
 	@echo "                (make bench ends with both, and the bot's clock test: 20 games at 1+0 vs Stockfish, ~17 min)"
 	@echo "make bench-strength  matches against Stockfish at UCI_Elo 2600/2850/3190 and Ethereal 12 (hours)"
+	@echo "make bench-levels    each game level's rating against Stockfish's UCI_Elo ladder (~25 min)"
 	@echo "make bench-affective speed, choices and a 200-game match of affective vs classical (hours)"
 	@echo "make bench-bayesian  the BayesChess experiments: self-play learning, learning curve, chart (~1 hour)"
 	@echo "make data      self-play positions for the learned evaluation into data/nnue (DATA_GEN G: played by net G, 0 the hand-written; DATA_CHUNKS x ~11 min, resumable)"
@@ -241,6 +242,9 @@ soak: deps-bench feelfish
 
 bench-strength: deps-bench feelfish
 	@tests/bench/strength.sh
+
+bench-levels: deps-bench feelfish
+	@tests/bench/levels.sh
 
 bench-affective: deps-bench feelfish
 	@tests/bench/affective.sh

@@ -14,6 +14,7 @@
 #include "eval/affective.h"
 #include "eval/bayes.h"
 #include "search/search.h"
+#include "search/strength.h"
 #include "search/lab.h"
 #include "search/perft.h"
 #include "review/review.h"

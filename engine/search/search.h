@@ -30,6 +30,7 @@ typedef struct {
     bool infinite;         /* search until stopped */
     bool ponder;           /* search until ponderhit or stop */
     int multipv;           /* lines to report, >= 1 */
+    int elo;               /* play at this rating (strength.h), 0: full strength */
     int searchmoves_count; /* 0: every legal move */
     Move searchmoves[MAX_MOVES];
 } SearchLimits;
@@ -72,8 +73,6 @@ void search_free(Search *s);
 bool search_set_hash(Search *s, size_t mb);
 bool search_set_threads(Search *s, int threads);
 void search_set_move_overhead(Search *s, int ms);
-/* UCI_LimitStrength: 0 turns it off; otherwise an Elo from 1320 to 3190. */
-void search_set_strength(Search *s, int elo);
 void search_clear(Search *s); /* new game: empty table and histories */
 size_t search_hash_mb(const Search *s);
 

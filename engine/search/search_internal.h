@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 
 #include "search.h"
+#include "strength.h"
 #include "timeman.h"
 
 #define HISTORY_MAX 16384
@@ -63,7 +64,6 @@ struct Search {
     int thread_count;
     SearchThread *threads[MAX_THREADS];
     int move_overhead;
-    int strength_elo; /* 0: full strength */
 
     /* The current search (set by search_run, read by every thread). */
     const Position *root_pos;
@@ -73,6 +73,7 @@ struct Search {
     const SearchCallbacks *cb;
     TimeManager tm;
     uint64_t node_limit;
+    Strength strength; /* limits.elo's budget (nodes 0: full strength), counted once depth 1 is done */
     atomic_bool stop;
     atomic_bool prepared;  /* search_prepare() ran for the coming search_run() */
     atomic_bool pondering; /* cleared by ponderhit */

@@ -51,6 +51,11 @@ void search_check_time(SearchThread *t)
         atomic_store(&s->stop, true);
         return;
     }
+    if (s->strength.nodes && s->threads[0]->completed_depth > 0 &&
+        (s->thread_count == 1 ? nodes : search_total_nodes(s)) >= s->strength.nodes) {
+        atomic_store(&s->stop, true);
+        return;
+    }
     if ((nodes & 1023) || !s->tm.maximum || atomic_load_explicit(&s->pondering, memory_order_relaxed))
         return;
     if (time_now_ms() - s->tm.start >= s->tm.maximum)
@@ -77,11 +82,12 @@ static void fill_info(const SearchThread *t, int line, int depth, SearchInfo *in
     memcpy(info->pv, rm->pv, (size_t)rm->pv_length * sizeof(Move));
 }
 
-/* Reports every line of the main thread (exact lines and, mid-iteration, a failing one). */
+/* Reports every line of the main thread (exact lines and, mid-iteration, a failing one); at a
+ * rating, every line it chooses among (as Stockfish shows its skill's four). */
 void search_report(SearchThread *t, int depth)
 {
     Search *s = t->search;
-    int lines = t->multipv < s->limits.multipv ? t->multipv : s->limits.multipv;
+    int lines = t->multipv < s->limits.multipv || s->strength.nodes ? t->multipv : s->limits.multipv;
     for (int i = 0; i < lines; i++) {
         SearchInfo info;
         fill_info(t, i, depth, &info);
@@ -197,8 +203,6 @@ bool search_set_threads(Search *s, int n)
 }
 
 void search_set_move_overhead(Search *s, int ms) { s->move_overhead = ms < 0 ? 0 : ms; }
-void search_set_strength(Search *s, int elo) { s->strength_elo = elo; }
-
 void search_clear(Search *s)
 {
     tt_clear(&s->tt);
@@ -210,32 +214,16 @@ void search_stop(Search *s) { atomic_store(&s->stop, true); }
 
 void search_ponderhit(Search *s) { atomic_store(&s->pondering, false); }
 
-/* UCI_LimitStrength: shallower search, then a deliberately imperfect choice among the top lines
- * (the weaker, the further from the best move it may stray). */
-static int strength_level(int elo)
-{
-    int level = (elo - 1320) * 20 / (3190 - 1320);
-    return level < 0 ? 0 : level > 20 ? 20 : level;
-}
-
-static Move weakened_choice(const SearchThread *t, int elo)
+/* A rating's choice among the best lines the search found (strength.h). */
+static Move strength_pick(const Search *s, const SearchThread *t, int legal)
 {
     static _Atomic uint64_t seed = 0x2545F4914F6CDD1DULL;
-    uint64_t r = atomic_fetch_add(&seed, 0x9E3779B97F4A7C15ULL) ^ (uint64_t)time_now_ms();
-    int level = strength_level(elo), weakness = 120 - 2 * level;
-    int lines = t->multipv, top = t->root[0].score;
-    int delta = top - t->root[lines - 1].score < 100 ? top - t->root[lines - 1].score : 100;
-    int best_value = -VALUE_INFINITE;
-    Move best = t->root[0].move;
-    for (int i = 0; i < lines; i++) {
-        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
-        int push = (weakness * (top - t->root[i].score) + delta * (int)(r % (uint64_t)weakness)) / 128;
-        if (t->root[i].score + push >= best_value) {
-            best_value = t->root[i].score + push;
-            best = t->root[i].move;
-        }
-    }
-    return best;
+    uint64_t r = atomic_fetch_add(&seed, 0x9E3779B97F4A7C15ULL) ^ (uint64_t)time_now_ms() * 0xD1B54A32D192ED03ULL;
+    r ^= r >> 29, r *= 0xBF58476D1CE4E5B9ULL, r ^= r >> 32;
+    int scores[STRENGTH_LINES], n = t->multipv < STRENGTH_LINES ? t->multipv : STRENGTH_LINES;
+    for (int i = 0; i < n; i++) /* (-VALUE_INFINITE: failed low in the iteration a budget stopped) */
+        scores[i] = t->root[i].score;
+    return t->root[strength_choose(&s->strength, scores, n, legal, r)].move;
 }
 
 void search_prepare(Search *s, const SearchLimits *limits)
@@ -263,11 +251,9 @@ void search_run(Search *s, const Position *pos, const SearchLimits *limits, cons
     s->cb = cb;
     s->node_limit = limits->nodes;
     bool infinite = limits->infinite;
-    if (s->strength_elo) {
-        int level = strength_level(s->strength_elo);
-        if (!s->limits.depth || s->limits.depth > 1 + level)
-            s->limits.depth = 1 + level;
-    }
+    s->strength = (Strength){0};
+    if (limits->elo)
+        strength_of(limits->elo, &s->strength);
     timeman_init(&s->tm, &s->limits, pos->side, pos->game_ply, s->move_overhead, start);
     if (infinite)
         s->tm.optimum = s->tm.maximum = 0;
@@ -306,8 +292,8 @@ void search_run(Search *s, const Position *pos, const SearchLimits *limits, cons
     }
 
     int multipv = s->limits.multipv;
-    if (s->strength_elo && multipv < 4)
-        multipv = 4;
+    if (s->strength.nodes && multipv < STRENGTH_LINES)
+        multipv = STRENGTH_LINES;
     if (multipv > count)
         multipv = count;
     for (int i = 0; i < s->thread_count; i++) {
@@ -361,7 +347,7 @@ void search_run(Search *s, const Position *pos, const SearchLimits *limits, cons
         search_report(main, main->completed_depth);
     }
     RootMove *best = &main->root[0];
-    result->best = s->strength_elo && main->completed_depth > 0 ? weakened_choice(main, s->strength_elo) : best->move;
+    result->best = s->strength.nodes && main->completed_depth > 0 ? strength_pick(s, main, legal.count) : best->move;
     result->ponder = MOVE_NONE;
     for (int i = 0; i < count; i++)
         if (main->root[i].move == result->best && main->root[i].pv_length > 1)
@@ -372,7 +358,8 @@ void search_run(Search *s, const Position *pos, const SearchLimits *limits, cons
     result->depth = main->completed_depth;
     result->nodes = search_total_nodes(s);
     result->time_ms = time_now_ms() - start;
-    result->lines = multipv < s->limits.multipv ? multipv : s->limits.multipv;
+    /* (a rating's search reports every line it chose among) */
+    result->lines = multipv < s->limits.multipv || s->strength.nodes ? multipv : s->limits.multipv;
     for (int i = 0; i < result->lines; i++)
         fill_info(main, i, main->completed_depth > 0 ? main->completed_depth : 1, &result->line[i]);
 }

@@ -21,6 +21,7 @@
 #include "../core/movegen.h"
 #include "../search/perft.h"
 #include "../search/search.h"
+#include "../search/strength.h"
 
 #define ENGINE_NAME "feelfish 0.1"
 #define LINE_MAX_LEN 65536
@@ -173,14 +174,12 @@ static bool apply_limit_strength(Uci *u, const char *v, long n, char *why, size_
 {
     (void)v, (void)why, (void)size;
     u->limit_strength = n;
-    search_set_strength(u->search, u->limit_strength ? u->elo : 0);
     return true;
 }
 static bool apply_elo(Uci *u, const char *v, long n, char *why, size_t size)
 {
     (void)v, (void)why, (void)size;
     u->elo = (int)n;
-    search_set_strength(u->search, u->limit_strength ? u->elo : 0);
     return true;
 }
 
@@ -213,7 +212,7 @@ static const Option Options[] = {
     {"Temperament", OPT_COMBO, "neutral", 0, 0, "neutral calm anxious bold thesis", apply_temperament},
     {"AffectiveGain", OPT_SPIN, SPELLED(AFFECTIVE_GAIN_PERCENT), 0, 100, NULL, apply_gain},
     {"UCI_LimitStrength", OPT_CHECK, "false", 0, 1, NULL, apply_limit_strength},
-    {"UCI_Elo", OPT_SPIN, "1320", 1320, 3190, NULL, apply_elo},
+    {"UCI_Elo", OPT_SPIN, "1500", STRENGTH_ELO_MIN, STRENGTH_ELO_MAX, NULL, apply_elo},
     {"EvalFile", OPT_STRING, "embedded", 0, 0, NULL, apply_evalfile},
 };
 #define OPTION_COUNT ((int)(sizeof Options / sizeof Options[0]))
@@ -514,6 +513,7 @@ static void go(Uci *u, char *args)
     SearchLimits *l = &u->limits;
     search_limits_init(l);
     l->multipv = u->multipv;
+    l->elo = u->limit_strength ? u->elo : 0;
     long v;
     bool in_searchmoves = false;
     for (char *save, *t = strtok_r(args, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
@@ -670,7 +670,7 @@ int uci_loop(FILE *in, FILE *out)
     }
     evaluator_classical(&u.eval);
     u.multipv = 1;
-    u.elo = 1320;
+    u.elo = 1500;
     u.temperament = temperament_find("neutral");
     u.gain_percent = -1;
     u.auto_target = true;

@@ -111,7 +111,7 @@ static void analysed(Request *r, Job *job, const JobEvent *final, void *arg)
 static Job *start_analysis(Request *r, json_t *body, Answer *how)
 {
     ApiError e;
-    Job *job = request_start(&e, body, false, r->client);
+    Job *job = request_start(&e, body, false, r->client, 0);
     json_decref(body);
     if (!job) {
         if (e.status == 429 || e.status == 503)

@@ -123,6 +123,10 @@ Game *decode_game(json_t *o)
     snprintf(g->mode, sizeof g->mode, "%s", mode);
     g->human = !strcmp(color, "black") ? BLACK : WHITE;
     g->level = (int)json_integer_value(json_object_get(o, "level"));
+    json_t *elo = json_object_get(o, "elo"); /* stored since games had ratings; before, the level's */
+    g->elo = json_is_integer(elo)                                              ? (int)json_integer_value(elo)
+             : json_is_null(elo) || g->level < 1 || g->level > GAMES_LEVEL_MAX ? 0
+                                                                               : GamesLevelElo[g->level];
     const Temperament *temperament = temperament_find(json_string_value(json_object_get(o, "temperament")));
     json_t *gain = json_object_get(o, "gain"); /* stored since games could ask for one */
     if (temperament)
@@ -133,8 +137,8 @@ Game *decode_game(json_t *o)
     snprintf(g->reason, sizeof g->reason, "%s", reason ? reason : "");
     g->created_ms = json_integer_value(json_object_get(o, "createdMs"));
     g->updated_ms = json_integer_value(json_object_get(o, "updatedMs"));
-    if (!temperament || g->level < 1 || g->level > GAMES_LEVEL_MAX)
-        goto bad;
+    if (!temperament || g->level < 1 || g->level > GAMES_LEVEL_MAX || g->elo < 0)
+        goto bad; /* (a rating outside today's range is played at its end: strength_of) */
     static Position p;
     if (fen_read(&p, g->initial_fen, NULL, 0) != FEN_OK)
         goto bad;

@@ -207,6 +207,7 @@ json_t *encode_game(const Game *g, GameView view)
                   g->temperament.gain,
                   "initialFen", g->initial_fen, "status", g->status, "result", g->result, "createdMs",
                   (json_int_t)g->created_ms, "updatedMs", (json_int_t)g->updated_ms, "thinking", g->thinking);
+    json_object_set_new(o, "elo", g->elo ? json_integer(g->elo) : json_null()); /* null: full strength */
     if (g->reason[0])
         json_object_set_new(o, "reason", json_string(g->reason));
     if (view != GAME_FOR_ANYONE) {

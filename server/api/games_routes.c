@@ -197,8 +197,8 @@ static bool owner_only(Request *r, bool owner)
 
 /* ---- routes ---- */
 
-static const char *const CreateKeys[] = {"mode",          "color", "level", "temperament", "gain",
-                                         "target",        "defaultTarget", "fen", "moves", NULL};
+static const char *const CreateKeys[] = {"mode",   "color",         "level", "elo",   "temperament", "gain",
+                                         "target", "defaultTarget", "fen",   "moves", NULL};
 
 /* A key that is there but not a string reads as "" (which no setting accepts), so the domain's
  * message for that setting answers it. */
@@ -231,7 +231,8 @@ void games_route_create(Request *r, const char *param)
         return;
     ApiError e = {0};
     request_check_keys(&e, body, CreateKeys, "");
-    json_t *level = json_object_get(body, "level"), *moves = json_object_get(body, "moves");
+    json_t *level = json_object_get(body, "level"), *elo = json_object_get(body, "elo");
+    json_t *moves = json_object_get(body, "moves");
     json_t *gain = json_object_get(body, "gain");
     double gain_asked = json_is_number(gain) ? json_number_value(gain) : NAN; /* NaN: refused */
     const char *texts[GAMES_MAX_MOVES / 2 + 1];
@@ -247,6 +248,12 @@ void games_route_create(Request *r, const char *param)
     if (level && json_is_integer(level) &&
         (json_integer_value(level) < 1 || json_integer_value(level) > GAMES_LEVEL_MAX))
         s.level = 0; /* out of range, whatever its size: the domain says so */
+    if (elo)
+        s.elo = !json_is_integer(elo) || json_integer_value(elo) < 1 || json_integer_value(elo) > 100000
+                    ? -1 /* (refused by the domain) */
+                    : (int)json_integer_value(elo);
+    if (level && elo && !e.status)
+        api_error_set(&e, 400, "level_and_elo", "elo", "give a level or an elo, not both");
     const char *const strings[] = {"mode", "color", "temperament", "fen"};
     const char **fields[] = {&s.mode, &s.color, &s.temperament, &s.fen};
     for (int i = 0; i < 4 && !e.status; i++) {

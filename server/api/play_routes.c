@@ -18,7 +18,7 @@ static const char *const StatusWords[] = {"started", "mate", "stalemate", "draw"
 static const char *const DrawReasons[] = {
     NULL, NULL, NULL, "fifty moves", "threefold repetition", "insufficient material"};
 
-/* The job's end: the move it plays (a level picks among close lines), answered. */
+/* The job's end: the move it played (at a level or rating the search chose it, strength.h). */
 static void played(Request *r, Job *job, const JobEvent *ev, void *arg)
 {
     int level = (int)(intptr_t)arg;
@@ -29,7 +29,7 @@ static void played(Request *r, Job *job, const JobEvent *ev, void *arg)
         return;
     }
     Move m;
-    const SearchInfo *line = games_pick_line(level, res, &m);
+    const SearchInfo *line = games_played_line(res, &m);
     static Position p;
     position_copy(&p, job->pos);
     char san[SAN_STRING_SIZE], uci[MOVE_STRING_SIZE], fen[FEN_BUFFER_SIZE];
@@ -46,8 +46,40 @@ static void played(Request *r, Job *job, const JobEvent *ev, void *arg)
     json_object_set_new(o, mate ? "mate" : "eval", json_integer(mate ? mate : search_cp(score)));
     if (level)
         json_object_set_new(o, "level", json_integer(level));
+    if (job->limits.elo)
+        json_object_set_new(o, "elo", json_integer(job->limits.elo));
     api_reply_json(r, 200, o);
     http_resume(r);
+}
+
+/* A level (1-8) or a rating asked: the rating to play at (0: full strength) and the level's number
+ * (0 for a rating); false with the error answered. */
+static bool level_or_rating(Request *r, json_t *body, int *level, int *elo)
+{
+    json_t *lvl = json_object_get(body, "level"), *rating = json_object_get(body, "elo");
+    *level = *elo = 0;
+    if (!lvl && !rating)
+        return true;
+    if (lvl && rating)
+        api_reply_fail(r, 400, "level_and_elo", "elo", "give a level or an elo, not both");
+    else if (json_object_get(body, "limits") || json_object_get(body, "multiPv"))
+        api_reply_fail(r, 400, "level_and_limits", lvl ? "level" : "elo",
+                       "give a level (or an elo) or limits, not both");
+    else if (lvl && (!json_is_integer(lvl) || json_integer_value(lvl) < 1 || json_integer_value(lvl) > GAMES_LEVEL_MAX))
+        api_reply_fail(r, 400, "bad_level", "level", "level must be a whole number from 1 to %d", GAMES_LEVEL_MAX);
+    else if (rating && (!json_is_integer(rating) || json_integer_value(rating) < STRENGTH_ELO_MIN ||
+                        json_integer_value(rating) > STRENGTH_ELO_MAX))
+        api_reply_fail(r, 400, "bad_elo", "elo", "elo must be a whole number from %d to %d (or give a level)",
+                       STRENGTH_ELO_MIN, STRENGTH_ELO_MAX);
+    else {
+        *level = lvl ? (int)json_integer_value(lvl) : 0;
+        *elo = lvl ? GamesLevelElo[*level] : (int)json_integer_value(rating);
+        json_object_del(body, "level");
+        json_object_del(body, "elo");
+        json_object_set_new(body, "limits", json_pack("{s:i}", "movetime", GAMES_MOVE_MS));
+        return true;
+    }
+    return false;
 }
 
 void play_route(Request *r, const char *param)
@@ -56,37 +88,15 @@ void play_route(Request *r, const char *param)
     json_t *body = api_parse_body(r);
     if (!body)
         return;
-    json_t *lvl = json_object_get(body, "level");
-    int level = 0;
-    if (lvl) {
-        if (!json_is_integer(lvl) || json_integer_value(lvl) < 1 || json_integer_value(lvl) > GAMES_LEVEL_MAX) {
-            json_decref(body);
-            api_reply_fail(r, 400, "bad_level", "level", "level must be a whole number from 1 to %d", GAMES_LEVEL_MAX);
-            return;
-        }
-        if (json_object_get(body, "limits") || json_object_get(body, "multiPv")) {
-            json_decref(body);
-            api_reply_fail(r, 400, "level_and_limits", "level", "give a level or limits, not both");
-            return;
-        }
-        level = (int)json_integer_value(lvl);
-        SearchLimits l;
-        games_level_limits(level, &l);
-        json_t *limits = json_object();
-        if (l.depth)
-            json_object_set_new(limits, "depth", json_integer(l.depth));
-        if (l.movetime)
-            json_object_set_new(limits, "movetime", json_integer(l.movetime));
-        if (l.nodes)
-            json_object_set_new(limits, "nodes", json_integer((json_int_t)l.nodes));
-        json_object_set_new(body, "limits", limits);
-        if (l.multipv > 1)
-            json_object_set_new(body, "multiPv", json_integer(l.multipv));
-        json_object_del(body, "level");
-    } else if (!json_object_get(body, "limits"))
+    int level, elo;
+    if (!level_or_rating(r, body, &level, &elo)) {
+        json_decref(body);
+        return;
+    }
+    if (!level && !elo && !json_object_get(body, "limits"))
         json_object_set_new(body, "limits", json_pack("{s:i}", "depth", 12)); /* a sensible default move */
     ApiError e;
-    Job *job = request_start(&e, body, false, r->client); /* counted against its quotas, queued */
+    Job *job = request_start(&e, body, false, r->client, elo); /* counted against its quotas, queued */
     json_decref(body);
     if (!job) {
         if (e.status == 429 || e.status == 503)

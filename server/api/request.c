@@ -376,7 +376,7 @@ Job *request_analysis(ApiError *r, json_t *body, bool stream)
     return job;
 }
 
-Job *request_start(ApiError *e, json_t *body, bool stream, const char *client)
+Job *request_start(ApiError *e, json_t *body, bool stream, const char *client, int elo)
 {
     if (!quota_job_allowed(client)) {
         api_error_set(e, 429, "too_many_jobs", NULL,
@@ -395,6 +395,7 @@ Job *request_start(ApiError *e, json_t *body, bool stream, const char *client)
                       client);
         return NULL;
     }
+    job->limits.elo = elo;
     snprintf(job->client, sizeof job->client, "%s", client); /* before the queue sees it: fairness */
     if (!jobs_submit(job)) {
         job_release(job);

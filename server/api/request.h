@@ -15,9 +15,9 @@ void request_set_config(const ServerConfig *cfg);
  * and "id" besides. */
 Job *request_analysis(ApiError *e, json_t *body, bool stream);
 /* request_analysis, then the job is queued for `client` (its owner: a token's name or an address),
- * counted against its quotas: NULL with e set, among others 429 too_many_jobs, 429
- * too_many_infinite and 503 queue_full. */
-Job *request_start(ApiError *e, json_t *body, bool stream, const char *client);
+ * counted against its quotas, its search at rating `elo` (0: full strength; POST /api/play's level
+ * or elo): NULL with e set, among others 429 too_many_jobs, 429 too_many_infinite and 503 queue_full. */
+Job *request_start(ApiError *e, json_t *body, bool stream, const char *client, int elo);
 /* The "fen" of a request (NULL: the standard start) into p; false with e set (bad_type, fen_*). */
 bool request_read_fen(ApiError *e, json_t *fen, Position *p);
 /* Rejects keys not in `allowed` (NULL-terminated), suggesting the nearest one. */

@@ -117,8 +117,16 @@ static void on_config(Request *r, const char *param)
     json_object_set_new(o, "modes", json_pack("[s, s, s]", "classical", "affective", "bayesian"));
     json_t *temperaments = json_array(); /* the affective mode's, with the gain each has unless one is asked */
     for (int i = 0; i < TemperamentCount; i++)
-        json_array_append_new(temperaments, json_pack("{s:s, s:f}", "name", Temperaments[i].name, "gain", Temperaments[i].gain));
+        json_array_append_new(temperaments,
+                              json_pack("{s:s, s:f}", "name", Temperaments[i].name, "gain", Temperaments[i].gain));
     json_object_set_new(o, "temperaments", temperaments);
+    json_t *levels = json_array(); /* each level's rating (docs/levels.md; null: full strength) */
+    for (int level = 1; level <= GAMES_LEVEL_MAX; level++)
+        json_array_append_new(levels,
+                              json_pack("{s:i, s:o}", "level", level, "elo",
+                                        GamesLevelElo[level] ? json_integer(GamesLevelElo[level]) : json_null()));
+    json_object_set_new(o, "levels", levels);
+    json_object_set_new(o, "elo", json_pack("{s:i, s:i}", "min", STRENGTH_ELO_MIN, "max", STRENGTH_ELO_MAX));
     json_object_set_new(o, "authMode", json_string(auth_mode_name())); /* what "auto" became */
     json_t *exposed = json_array(); /* the quotas set by the exposed defaults, not by the operator */
     for (const char *f = Cfg->exposed_defaults; *f;) {

@@ -130,7 +130,7 @@ static void op_analyse(Conn *c, json_t *msg)
         send_error(c, cid, &e);
         return;
     }
-    Job *job = request_start(&e, msg, true, c->who.who);
+    Job *job = request_start(&e, msg, true, c->who.who, 0);
     if (!job) {
         send_error(c, cid, &e);
         return;

@@ -157,6 +157,7 @@ static void think(BotGame *bg, const json_t *state)
         if (bg->g->move_count < 2)
             l.movetime = FIRST_MOVE_MS < l.time[bg->color] / 4 ? FIRST_MOVE_MS : l.time[bg->color] / 4;
     }
+    l.elo = (int)c->feelfish.elo;
     if (c->feelfish.depth > 0)
         l.depth = (int)c->feelfish.depth;
     if (c->feelfish.nodes > 0)
@@ -432,6 +433,7 @@ static void on_line(json_t *e, void *user)
             GameSettings s = {.mode = B.cfg.feelfish.mode,
                               .color = bg->color == WHITE ? "black" : "white", /* the other side's */
                               .level = GAMES_LEVEL_MAX,
+                              .elo = (int)B.cfg.feelfish.elo,
                               .temperament = B.cfg.feelfish.temperament,
                               .gain = B.cfg.feelfish.gain >= 0 ? &B.cfg.feelfish.gain : NULL,
                               .target = B.cfg.feelfish.target,

@@ -10,6 +10,8 @@
 #include <strings.h>
 #include <yaml.h>
 
+#include "../../engine/search/strength.h"
+
 typedef enum { K_BOOL, K_NUM, K_TEXT, K_LIST, K_IGNORED } KeyType;
 
 typedef struct {
@@ -122,6 +124,7 @@ static const Key Keys[] = {
     TEXT("feelfish.temperament", feelfish.temperament, "neutral|calm|anxious|bold|thesis"),
     NUM("feelfish.gain", feelfish.gain, 0, 1),
     TEXT("feelfish.target", feelfish.target, "auto|aggressive|conservative"),
+    NUM("feelfish.elo", feelfish.elo, 0, STRENGTH_ELO_MAX),
     NUM("feelfish.depth", feelfish.depth, 0, 119),
     NUM("feelfish.nodes", feelfish.nodes, 0, 1e12),
     NUM("feelfish.movetime", feelfish.movetime, 0, 3600000),
@@ -428,6 +431,11 @@ bool bot_config_load(BotConfig *c, const char *path, FILE *warn, char *err, size
     }
     if (c->url[strlen(c->url) - 1] != '/' && strlen(c->url) + 1 < sizeof c->url)
         strcat(c->url, "/");
+    if (c->feelfish.elo && (c->feelfish.elo < STRENGTH_ELO_MIN || c->feelfish.elo != (int)c->feelfish.elo)) {
+        snprintf(err, err_size, "feelfish.elo: 0 (full strength) or a whole number from %d to %d", STRENGTH_ELO_MIN,
+                 STRENGTH_ELO_MAX);
+        return false;
+    }
     if (c->challenge.min_base > c->challenge.max_base || c->challenge.min_increment > c->challenge.max_increment) {
         snprintf(err, err_size, "challenge: a min_ is above its max_");
         return false;

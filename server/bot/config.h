@@ -57,6 +57,7 @@ typedef struct {
         char temperament[16];          /* affective: TEMPERAMENT_NAMES */
         double gain;                   /* affective: the emotion's hold, 0..1; -1: the temperament's */
         char target[16];               /* bayesian: auto, aggressive, conservative */
+        double elo;                    /* play at this rating (strength.h), 0: full strength */
         double depth, nodes, movetime; /* caps on each search (0: the clock decides) */
         double hash, threads;          /* MB per game search, threads per search */
     } feelfish;

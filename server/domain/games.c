@@ -1,6 +1,6 @@
 /* Games against the engine. A game is its start position and move list (the position is replayed
- * when needed); while the engine thinks, a job is running for it. Levels 1-8 limit depth or time
- * and, below 6, choose at random among the lines close to the best (Lichess-like weaker play). */
+ * when needed); while the engine thinks, a job is running for it. Levels 1-7 are ratings (the search
+ * plays as strength.h says), level 8 is the engine's full strength; a game may ask a rating itself. */
 #include "games.h"
 
 #include <stdlib.h>
@@ -25,13 +25,8 @@ static struct {
     GameHooks hooks;
 } G;
 
-static const struct {
-    int depth;
-    int movetime;
-    int multipv; /* lines to choose among */
-    int margin;  /* centipawns behind the best a chosen line may be */
-} Levels[GAMES_LEVEL_MAX + 1] = {{0, 0, 0, 0},  {1, 0, 4, 250},  {2, 0, 4, 150}, {3, 0, 3, 100}, {5, 0, 3, 60},
-                                 {7, 0, 2, 30}, {10, 300, 1, 0}, {0, 600, 1, 0}, {0, 1500, 1, 0}};
+/* Each level's rating (0: full strength); every level's move takes at most GAMES_MOVE_MS. */
+const int GamesLevelElo[GAMES_LEVEL_MAX + 1] = {0, 1200, 1350, 1500, 1700, 1900, 2100, 2300, 0};
 
 static unsigned hash(const char *id) { return hash_text(id) % GAMES_TABLE; }
 
@@ -192,32 +187,29 @@ void games_unlisten(Game *g)
     g->listener_user = NULL;
 }
 
-int games_close_lines(int level, const SearchResult *r)
+int games_level_of_elo(int elo)
 {
-    if (level < 1 || level > GAMES_LEVEL_MAX || r->lines < 2 || !Levels[level].margin ||
-        abs(r->line[0].score) >= VALUE_MATE_IN_MAX_PLY)
-        return r->lines ? 1 : 0;
-    int close = 1;
-    for (int i = 1; i < r->lines; i++)
-        if (abs(r->line[i].score) < VALUE_MATE_IN_MAX_PLY &&
-            r->line[0].score - r->line[i].score <= Levels[level].margin)
-            close = i + 1;
-    return close;
+    int best = 1;
+    for (int level = 2; level < GAMES_LEVEL_MAX; level++)
+        if (abs(GamesLevelElo[level] - elo) < abs(GamesLevelElo[best] - elo))
+            best = level;
+    return best;
 }
 
-const SearchInfo *games_pick_line(int level, const SearchResult *r, Move *move)
+const SearchInfo *games_played_line(const SearchResult *r, Move *move)
 {
-    const SearchInfo *line = &r->line[rand() % games_close_lines(level, r)];
-    *move = line->pv_length ? line->pv[0] : r->best;
-    return line;
+    *move = r->best;
+    for (int i = 0; i < r->lines; i++)
+        if (r->line[i].pv_length && r->line[i].pv[0] == r->best)
+            return &r->line[i];
+    return &r->line[0];
 }
 
-void games_level_limits(int level, SearchLimits *l)
+void games_rating_limits(int elo, SearchLimits *l)
 {
     search_limits_init(l);
-    l->depth = Levels[level].depth;
-    l->movetime = Levels[level].movetime;
-    l->multipv = Levels[level].multipv;
+    l->movetime = GAMES_MOVE_MS;
+    l->elo = elo;
 }
 
 /* A game whose engine is to move with no search: games_retry_stalled tries it again. */
@@ -237,7 +229,7 @@ static void stall(Game *g)
     G.stalled[G.stalled_count++] = g;
 }
 
-/* The engine's reply arrives: pick the move (weaker levels choose among close lines), play it. */
+/* The engine's reply arrives: its move is played (a rating's search has chosen it, strength.h). */
 static void engine_done(Job *job, const JobEvent *ev, void *user)
 {
     Game *g = user;
@@ -254,7 +246,7 @@ static void engine_done(Job *job, const JobEvent *ev, void *user)
     bool current = g->move_count == g->think_ply; /* an external game may have moved on meanwhile */
     if (r && searched && current && r->lines && r->best && !games_over(g) && games_position(g, &p)) {
         Move m;
-        const SearchInfo *line = games_pick_line(g->level, r, &m);
+        const SearchInfo *line = games_played_line(r, &m);
         if (movegen_is_legal(&p, m) && g->move_count < GAMES_MAX_MOVES) {
             g->last_score = line->score;
             g->last_depth = line->depth;
@@ -298,7 +290,7 @@ static bool engine_move(Game *g)
     if (g->external)
         l = g->think_limits;
     else
-        games_level_limits(g->level, &l);
+        games_rating_limits(g->elo, &l);
     Evaluator e;
     BayesChoice choice;
     Emotion now;
@@ -400,6 +392,9 @@ Game *games_create(const GameSettings *s, ApiError *e)
         api_error_set(e, 400, "bad_color", "color", "color must be white, black or random (yours)");
     else if (s->level < 1 || s->level > GAMES_LEVEL_MAX)
         api_error_set(e, 400, "bad_level", "level", "level must be a whole number from 1 to 8");
+    else if (s->elo && (s->elo < STRENGTH_ELO_MIN || s->elo > STRENGTH_ELO_MAX))
+        api_error_set(e, 400, "bad_elo", "elo", "elo must be a whole number from %d to %d (or give a level)",
+                      STRENGTH_ELO_MIN, STRENGTH_ELO_MAX);
     else if (s->temperament && !temperament_find(s->temperament))
         api_error_set(e, 400, "bad_temperament", "temperament", "temperament must be one of " TEMPERAMENT_NAMES);
     else if (s->gain && !affective_gain_valid(*s->gain))
@@ -421,7 +416,8 @@ Game *games_create(const GameSettings *s, ApiError *e)
     g->human = s->color && !strcmp(s->color, "black")    ? BLACK
                : s->color && !strcmp(s->color, "random") ? (Color)(rand() & 1)
                                                          : WHITE;
-    g->level = s->level;
+    g->level = s->elo ? games_level_of_elo(s->elo) : s->level;
+    g->elo = s->elo ? s->elo : GamesLevelElo[s->level];
     g->temperament = temperament_at_gain(temperament_find(s->temperament ? s->temperament : "neutral"),
                                          s->gain ? *s->gain : -1);
     if (!s->target)

@@ -14,6 +14,7 @@
 
 #define GAMES_MAX_MOVES 1200
 #define GAMES_LEVEL_MAX 8
+#define GAMES_MOVE_MS 1500 /* the longest an engine's move in a game takes (level 8's) */
 #define GAMES_ID_LEN 16    /* "g" and 15 random hex digits: public (watch, PGN) */
 #define GAMES_SECRET_LEN 8 /* the fullId is the id and this secret, as Lichess's: play, take back, resign */
 
@@ -35,7 +36,8 @@ struct Game {
     char secret[GAMES_SECRET_LEN + 1];
     char mode[16];
     Color human;
-    int level;
+    int level;               /* 1..8; with a rating asked, the level nearest it */
+    int elo;                 /* the rating the engine plays at (strength.h), 0: full strength */
     Temperament temperament; /* affective: the one in effect, with the gain asked (else its own) */
     char initial_fen[FEN_BUFFER_SIZE];
     Move moves[GAMES_MAX_MOVES];
@@ -80,6 +82,7 @@ typedef struct {
     const char *mode;           /* classical, affective or bayesian */
     const char *color;          /* the human's: white, black or random */
     int level;                  /* 1..8 */
+    int elo;                    /* a rating asked instead of the level (0: the level's) */
     const char *temperament;    /* affective */
     const double *gain;         /* affective: the emotion's hold asked (0..1); NULL: the temperament's */
     const char *target;         /* auto, aggressive or conservative; NULL: auto */
@@ -160,15 +163,15 @@ Game *games_replace(Game *g, Game *fresh);
 bool games_unreferenced(const Game *g);
 int games_in_memory(void);
 
-/* A level's search: depth or time, and how many lines it chooses among. */
-void games_level_limits(int level, SearchLimits *l);
-/* How many of a search's first lines a level may play (it picks one at random): the best only,
- * or at the weaker levels those within the level's margin of the best (scores are the engine's
- * view; a mate score is never "close"). */
-int games_close_lines(int level, const SearchResult *r);
-/* The line a level plays (a random one of the close lines; the best without a level) and its
- * move. r has at least one line. */
-const SearchInfo *games_pick_line(int level, const SearchResult *r, Move *move);
+/* Each level's rating, GamesLevelElo[1..8] (0: the engine's full strength, level 8); the level
+ * nearest a rating (1..7). */
+extern const int GamesLevelElo[GAMES_LEVEL_MAX + 1];
+int games_level_of_elo(int elo);
+/* The search of a move at a rating (0: full strength): the rating's budget, at most GAMES_MOVE_MS. */
+void games_rating_limits(int elo, SearchLimits *l);
+/* The move a search played (r->best) and its line (the first when it was not reported). r has at
+ * least one line. */
+const SearchInfo *games_played_line(const SearchResult *r, Move *move);
 
 /* Waits for the engine's reply (the listener is called once, when the game has changed). */
 void games_listen(Game *g, GameListener fn, void *user);

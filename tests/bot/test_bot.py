@@ -125,6 +125,23 @@ def config_feelfish_gain():
           and bad[0] == 2 and "feelfish.gain" in bad[3], seen)
 
 
+@suite.test()
+def config_feelfish_elo():
+    """feelfish.elo (play at that rating, strength.h) is read; 0 or absent is full strength; below the
+    lowest rating, above the highest or a fraction is refused by name."""
+    seen = {}
+    for extra in ("", "feelfish: {elo: 1600}\n", "feelfish: {elo: 300}\n", "feelfish: {elo: 9000}\n",
+                  "feelfish: {elo: 1600.5}\n"):
+        path = os.path.join(tmpdir("feelfish-bot-"), "config.yml")
+        with open(path, "w") as f:
+            f.write(config_text("http://127.0.0.1:9/", new_token()) + extra)
+        rc, out, err = run([FF, "bot", "--config", path, "--print-config"])
+        seen[extra.strip() or "none"] = (rc, settings(out).get("feelfish.elo"), err.strip()[-160:])
+    none, asked, *bad = seen.values()
+    check("config_feelfish_elo", none[:2] == (0, "0") and asked[:2] == (0, "1600")
+          and all(b[0] == 2 and "feelfish.elo" in b[2] for b in bad), seen)
+
+
 # ---- refusals ----
 
 @suite.test()

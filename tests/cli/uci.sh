@@ -199,12 +199,21 @@ send "setoption name Mode value classical"
 send "position startpos moves $(printf 'e2e4 %.0s' $(seq 1 15000))"
 check long_line 'info string (line too long|illegal move)' 5
 
-# Limited strength still plays legal moves quickly.
+# Limited strength (docs/levels.md) plays legal moves quickly, reports the five lines it chose
+# among, plays a mate it sees even at the lowest rating, and refuses a rating off its table.
+elo_min=$(sed -n 's/^option name UCI_Elo type spin default [0-9]* min \([0-9]*\) max [0-9]*$/\1/p' <<<"$SEEN" | head -1)
+send "setoption name UCI_Elo value $((elo_min - 1))"; check elo_below_range "info string UCI_Elo takes a whole number from $elo_min" 5
 send "setoption name UCI_LimitStrength value true"
 send "setoption name UCI_Elo value 1500"
 send "position startpos moves e2e4"
 send "go movetime 200"
+check limited_strength_five_lines '^info depth [0-9]+ .*multipv 5 ' 5
 check limited_strength '^bestmove [a-h][1-8][a-h][1-8]' 5
+send "setoption name UCI_Elo value $elo_min"
+send "position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"
+send "go movetime 200"
+check limited_strength_mates '^bestmove a1a8' 5
+send "setoption name UCI_LimitStrength value false"
 
 t0=$(date +%s%N)
 send "go infinite"

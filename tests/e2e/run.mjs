@@ -185,6 +185,20 @@ test("the affective gain: the analysis's slider and the new game's, each tempera
   assert.equal(await page.locator('#ceval-gain').inputValue(), '0.35');
 });
 
+test("each level shows its rating, and the game the one it plays at", async ({ page: newPage, server }) => {
+  const page = await newPage();
+  await openPage(page, server);
+  const config = await page.evaluate(() => fetch('/api/config').then((r) => r.json()));
+  await page.click('#new-game');
+  await page.waitForSelector('#new-game-dialog[open]');
+  const shown = await page.locator('#ng-level small.elo').allInnerTexts();
+  const want = config.levels.map((l) => (l.elo ? `≈ ${l.elo}` : 'max'));
+  assert.deepEqual(shown, want);
+  assert.equal(shown.length, 8);
+  await startGame(page, { level: 2, color: 'white' });
+  await page.waitForFunction((elo) => document.querySelector('.players .elo')?.textContent === ` ≈ ${elo}`, config.levels[1].elo);
+});
+
 test('an illegal FEN or PGN paste shows the error', async ({ page: newPage, server }) => {
   const page = await newPage();
   await openPage(page, server);

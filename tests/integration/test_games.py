@@ -148,10 +148,28 @@ def game_create_refused(body, code):
     check("game_create_" + code, res[0] == 400 and error_code(res) == code, res[1])
 
 
-for _body, _code in [({"level": 9}, "bad_level"), ({"color": "purple"}, "bad_color"), ({"mode": "x"}, "bad_mode"),
+for _body, _code in [({"level": 9}, "bad_level"), ({"elo": 50}, "bad_elo"), ({"level": 2, "elo": 1500}, "level_and_elo"),
+                     ({"color": "purple"}, "bad_color"), ({"mode": "x"}, "bad_mode"),
                      ({"fen": "8/8/8 w - -"}, "fen_rank_count"), ({"foo": 1}, "unknown_field"),
                      ({"fen": FOOLS_MATE}, "game_over"), ({"mode": "affective", "gain": 1.01}, "bad_gain")]:
     suite.add("game_create_" + _code, game_create_refused, _body, _code)
+
+
+@suite.test()
+def game_at_a_rating():
+    """A game asked at a rating plays at it (its level is the nearest one); a level's game carries the
+    level's rating, level 8 none (full strength)."""
+    s = suite.server()
+    ratings = {lv["level"]: lv["elo"] for lv in s.request("GET", "/api/config")[1].get("levels", [])}
+    asked = ratings[3] + 40
+    made = [s.request("POST", "/api/games", body) for body in ({"elo": asked, "color": "black"}, {"level": 5}, {})]
+    wrong = [error_code(s.request("POST", "/api/games", {"elo": e})) for e in ("1500", 1500.5, True)]
+    got = [r[1] if isinstance(r[1], dict) else {} for r in made]
+    check("game_at_a_rating", [r[0] for r in made] == [200, 201, 201]
+          and (got[0].get("elo"), got[0].get("level"), len(got[0].get("moves", []))) == (asked, 3, 1)
+          and (got[1].get("elo"), got[1].get("level")) == (ratings[5], 5)
+          and (got[2].get("elo"), got[2].get("level")) == (None, 8) and wrong == ["bad_elo"] * 3,
+          {"games (level, elo, moves)": [(g.get("level"), g.get("elo"), g.get("moves")) for g in got], "refusals": wrong})
 
 
 @suite.test()
@@ -250,7 +268,8 @@ def game_survives_restart():
     s, game_id = restarted_with_game()
     with s:
         st, gr, _ = s.request("GET", "/api/games/" + game_id)
-    check("game_survives_restart", st == 200 and len(gr["moves"]) == 4, gr)
+    check("game_survives_restart", st == 200 and len(gr["moves"]) == 4 and gr.get("level") == 1
+          and isinstance(gr.get("elo"), int), gr)
 
 
 @suite.test()

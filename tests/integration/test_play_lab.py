@@ -28,6 +28,28 @@ def play_weak_levels_vary():
     check("play_weak_levels_vary", len(moves) >= 2, "level 1 played %s in 12 tries (it chooses among close lines)" % moves)
 
 
+@suite.test("play_at_a_rating", "config_lists_level_ratings")
+def play_at_a_rating():
+    """An elo plays at that rating (strength.h); /api/config lists each level's rating and the range."""
+    s = suite.server()
+    cfg = s.request("GET", "/api/config")[1]
+    levels, rng = cfg.get("levels", []), cfg.get("elo", {})
+    ratings = [lv.get("elo") for lv in levels]
+    check("config_lists_level_ratings", [lv.get("level") for lv in levels] == list(range(1, 9))
+          and all(isinstance(r, int) for r in ratings[:7]) and ratings[:7] == sorted(ratings[:7])
+          and ratings[7] is None and rng.get("min", 0) <= ratings[0] and ratings[6] <= rng.get("max", 0), (levels, rng))
+    moves, answers = set(), []
+    for _ in range(10):
+        st, j, _ = s.request("POST", "/api/play", {"moves": ["e2e4", "e7e5"], "elo": rng.get("min")})
+        answers.append((st, j.get("elo") if isinstance(j, dict) else j))
+        if st == 200:
+            moves.add(j["move"])
+    mate = s.request("POST", "/api/play", {"fen": "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", "elo": rng.get("min")})
+    check("play_at_a_rating", all(a == (200, rng.get("min")) for a in answers) and len(moves) >= 2
+          and mate[0] == 200 and mate[1].get("move") == "a1a8",
+          {"answers": answers, "moves": moves, "mate in one at the lowest rating": mate[1]})
+
+
 @suite.test()
 def play_finds_mate_and_says_so():
     st, j, _ = suite.server().request("POST", "/api/play", {"fen": "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1",
@@ -50,6 +72,12 @@ def play_refusals():
              ({"fen": START, "level": 9}, 400, "bad_level"),
              ({"fen": START, "level": "hard"}, 400, "bad_level"),
              ({"fen": START, "level": 3, "limits": {"depth": 3}}, 400, "level_and_limits"),
+             ({"fen": START, "elo": 1500, "limits": {"depth": 3}}, 400, "level_and_limits"),
+             ({"fen": START, "level": 3, "elo": 1500}, 400, "level_and_elo"),
+             ({"fen": START, "elo": 100}, 400, "bad_elo"),
+             ({"fen": START, "elo": 99999999999}, 400, "bad_elo"),
+             ({"fen": START, "elo": 1500.5}, 400, "bad_elo"),
+             ({"fen": START, "elo": "1500"}, 400, "bad_elo"),
              ({"fen": "nonsense", "level": 3}, 400, None),
              ({"moves": ["e2e5"], "level": 3}, 400, "bad_move")]
     wrong = []

@@ -20,11 +20,15 @@ int main(void)
         const char *name;
         void (*run)(void);
     } Suites[] = {
-        {"fen", suite_fen},           {"move", suite_move},     {"san", suite_san},
-        {"rules", suite_rules},       {"pgn", suite_pgn},       {"fuzz", suite_fuzz},
-        {"eval", suite_eval},         {"search", suite_search}, {"affective", suite_affective},
-        {"style", suite_style},       {"bayes", suite_bayes},   {"adaptive", suite_adaptive},
-        {"selfplay", suite_selfplay}, {"review", suite_review}, {"trainset", suite_trainset}, {"nnue", suite_nnue},
+        {"fen", suite_fen},           {"move", suite_move},
+        {"san", suite_san},           {"rules", suite_rules},
+        {"pgn", suite_pgn},           {"fuzz", suite_fuzz},
+        {"eval", suite_eval},         {"search", suite_search},
+        {"strength", suite_strength}, {"affective", suite_affective},
+        {"style", suite_style},       {"bayes", suite_bayes},
+        {"adaptive", suite_adaptive}, {"selfplay", suite_selfplay},
+        {"review", suite_review},     {"trainset", suite_trainset},
+        {"nnue", suite_nnue},
     };
     for (size_t i = 0; i < sizeof Suites / sizeof Suites[0]; i++)
         if (test_wanted(Suites[i].name))

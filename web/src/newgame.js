@@ -6,7 +6,7 @@ import { setGame } from './game.js';
 import { Line, positionFromFen, readPosition } from './line.js';
 import { S, persist, rebuild, requestRender } from './state.js';
 import { showError } from './toast.js';
-import { $, $$, el, store, temperamentGain } from './util.js';
+import { $, $$, el, levelRating, store, temperamentGain } from './util.js';
 
 export function openNewGame(positionText) {
   const d = $('#new-game-dialog');
@@ -17,7 +17,10 @@ export function openNewGame(positionText) {
     r.closest('label').title = r.disabled ? 'not available on this server yet' : '';
     r.checked = r.value === (saved.mode && modes.includes(saved.mode) ? saved.mode : 'classical');
   }
-  for (const r of $$('input[name=level]', d)) r.checked = r.value === String(saved.level || 3);
+  for (const r of $$('input[name=level]', d)) {
+    r.checked = r.value === String(saved.level || 3);
+    r.nextElementSibling.replaceChildren(r.value, el('small.elo', {}, levelRating(S.config, Number(r.value))));
+  }
   for (const r of $$('input[name=temperament]', d)) r.checked = r.value === (saved.temperament || 'neutral');
   for (const r of $$('input[name=target]', d)) r.checked = r.value === (saved.target || 'auto');
   const temperament = saved.temperament || 'neutral';

@@ -109,6 +109,7 @@ function renderInfo() {
       el('span.vs', {}, ' vs '),
       el(`span.side-dot.${engine}`),
       el('strong', {}, `feelfish level ${g.level}`),
+      el('span.elo', {}, g.elo ? ` ≈ ${g.elo}` : ' · full strength'),
     ),
     el('div.game-meta', {}, `${g.mode}${g.mode === 'affective' ? ` · ${g.temperament} · gain ${Number(g.gain).toFixed(2)}` : ''}${g.mode === 'bayesian' && g.target ? ` · target ${g.target}` : ''} · game ${g.id}`),
     el('div#game-status.game-status', { dataset: { thinking: S.pending || g.thinking ? 'yes' : 'no' } }, status),

@@ -57,6 +57,14 @@ export function formatNodes(n) {
   return `${n}`;
 }
 
+// What a level plays like, as /api/config says: "≈ 1600" (measured, docs/levels.md), "max" for the
+// engine's full strength, "" before the server has said.
+export function levelRating(config, level) {
+  const found = ((config && config.levels) || []).find((l) => l.level === level);
+  if (!found) return '';
+  return found.elo ? `≈ ${found.elo}` : 'max';
+}
+
 // The affective mode's gain (the emotion's hold) of a temperament when none is asked, as /api/config
 // lists them; null before the configuration has come.
 export function temperamentGain(config, name) {

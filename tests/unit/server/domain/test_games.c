@@ -1,12 +1,12 @@
-/* Games' levels (domain/games): each level's search limits, and which of a search's lines a weak
- * level may choose among (scores in the side to move's view, mates never "close"). */
+/* Games' levels (domain/games): each level's rating, the level nearest a rating, a rated move's
+ * search limits, and the line of the move a search played. */
 #include <stdlib.h>
 
 #include "../../../../server/domain/games.h"
 #include "../server_test.h"
 
 /* A result with the given line scores (best first), each line's first move distinct. */
-static const SearchResult *lines(int count, const int *scores)
+static SearchResult *lines(int count, const int *scores)
 {
     static SearchResult r;
     memset(&r, 0, sizeof r);
@@ -25,77 +25,53 @@ static const SearchResult *lines(int count, const int *scores)
 
 #define LINES(...) lines((int)(sizeof(int[]){__VA_ARGS__} / sizeof(int)), (int[]){__VA_ARGS__})
 
-static void test_level_limits(void)
+/* Levels 1-7 are rising ratings inside the range a request may ask; level 8 is full strength. */
+static void test_level_ratings(void)
+{
+    CHECK_INT(GamesLevelElo[GAMES_LEVEL_MAX], 0);
+    for (int level = 1; level < GAMES_LEVEL_MAX; level++) {
+        int elo = GamesLevelElo[level];
+        CHECK_MSG(elo >= STRENGTH_ELO_MIN && elo <= STRENGTH_ELO_MAX, "level %d: %d", level, elo);
+        CHECK_MSG(level == 1 || elo > GamesLevelElo[level - 1], "level %d: %d", level, elo);
+        CHECK_INT(games_level_of_elo(elo), level);
+        CHECK_INT(games_level_of_elo(elo + 10), level);
+    }
+    CHECK_INT(games_level_of_elo(1), 1);
+    CHECK_INT(games_level_of_elo(100000), GAMES_LEVEL_MAX - 1); /* a rating is never full strength */
+}
+
+/* A move at a rating: that rating, every level's move at most GAMES_MOVE_MS, one line asked. */
+static void test_rating_limits(void)
 {
     SearchLimits l;
-    games_level_limits(1, &l);
-    CHECK_INT(l.depth, 1);
-    CHECK_INT(l.multipv, 4);
-    CHECK_INT(l.movetime, 0);
-    CHECK(!l.infinite && !l.nodes && !l.use_clock);
-    games_level_limits(8, &l);
-    CHECK_INT(l.movetime, 1500);
-    CHECK_INT(l.depth, 0);
+    games_rating_limits(GamesLevelElo[1], &l);
+    CHECK_INT(l.elo, GamesLevelElo[1]);
+    CHECK_INT(l.movetime, GAMES_MOVE_MS);
     CHECK_INT(l.multipv, 1);
-    CHECK(!l.infinite && !l.nodes);
-    /* Every level's search ends by itself; a stronger level never looks at more lines. */
-    int previous_multipv = 99;
-    for (int level = 1; level <= GAMES_LEVEL_MAX; level++) {
-        games_level_limits(level, &l);
-        CHECK_MSG(l.depth > 0 || l.movetime > 0, "level %d has no limit", level);
-        CHECK_MSG(l.multipv >= 1 && l.multipv <= previous_multipv, "level %d: MultiPV %d", level, l.multipv);
-        previous_multipv = l.multipv;
-    }
+    CHECK(!l.infinite && !l.nodes && !l.depth && !l.use_clock);
+    games_rating_limits(0, &l);
+    CHECK_INT(l.elo, 0);
+    CHECK_INT(l.movetime, GAMES_MOVE_MS);
 }
 
-static void test_strongest_level_plays_the_best(void)
+/* The played move is the search's; its line is the one that begins with it, else the first. */
+static void test_played_line(void)
 {
-    CHECK_INT(games_close_lines(8, LINES(30, 30, 30, 30)), 1);
-    CHECK_INT(games_close_lines(8, LINES(30, 29)), 1);
-    CHECK_INT(games_close_lines(8, LINES(30)), 1);
-}
-
-static void test_close_lines_level_1(void)
-{
-    /* Within 250 cp of the best: all of them. */
-    CHECK_INT(games_close_lines(1, LINES(100, 20, -50, -150)), 4);
-    CHECK_INT(games_close_lines(1, LINES(0, -250)), 2); /* the margin itself is close */
-    CHECK_INT(games_close_lines(1, LINES(-300, -320, -400)), 3);
-    /* Beyond the margin: excluded. */
-    CHECK_INT(games_close_lines(1, LINES(100, 20, -151)), 2);
-    CHECK_INT(games_close_lines(1, LINES(100, -200)), 1);
-    CHECK_INT(games_close_lines(1, LINES(500, 200, 190)), 1);
-    /* A mate score is never close, on either side, even when it is within the margin arithmetically. */
-    CHECK_INT(games_close_lines(1, LINES(100, 60, VALUE_MATE - 3)), 2);
-    CHECK_INT(games_close_lines(1, LINES(100, VALUE_MATE - 9)), 1);
-    CHECK_INT(games_close_lines(1, LINES(100, 50, -(VALUE_MATE - 10))), 2);
-    CHECK_INT(games_close_lines(1, LINES(100, VALUE_MATE_IN_MAX_PLY)), 1);
-    CHECK_INT(games_close_lines(1, LINES(100, VALUE_MATE_IN_MAX_PLY - 1)), 2); /* the largest plain score */
-    /* The best line a mate: that one only. */
-    CHECK_INT(games_close_lines(1, LINES(VALUE_MATE - 5, VALUE_MATE - 7, 100)), 1);
-    CHECK_INT(games_close_lines(1, LINES(-(VALUE_MATE - 4), -(VALUE_MATE - 6))), 1);
-}
-
-static void test_close_lines_edges(void)
-{
-    /* One line, or none. */
-    CHECK_INT(games_close_lines(1, LINES(10)), 1);
-    CHECK_INT(games_close_lines(1, lines(0, NULL)), 0);
-    /* A level that plays the best only, whatever the margin would say. */
-    CHECK_INT(games_close_lines(6, LINES(10, 10)), 1);
-    /* Out of range: the best only. */
-    CHECK_INT(games_close_lines(0, LINES(10, 10)), 1);
-    CHECK_INT(games_close_lines(GAMES_LEVEL_MAX + 1, LINES(10, 10)), 1);
-    /* Margins shrink as the level rises: 200 cp is close at level 1 only. */
-    CHECK_INT(games_close_lines(1, LINES(200, 0)), 2);
-    CHECK_INT(games_close_lines(2, LINES(200, 0)), 1);
-    CHECK_INT(games_close_lines(2, LINES(150, 0)), 2);
+    Move m;
+    SearchResult *r = LINES(30, 20, 10);
+    CHECK(games_played_line(r, &m) == &r->line[0] && m == 1);
+    r->best = 3;
+    CHECK(games_played_line(r, &m) == &r->line[2] && m == 3);
+    r->best = 9; /* a move no reported line begins with */
+    CHECK(games_played_line(r, &m) == &r->line[0] && m == 9);
+    r->line[1].pv_length = 0;
+    r->best = 2;
+    CHECK(games_played_line(r, &m) == &r->line[0] && m == 2);
 }
 
 void suite_games(void)
 {
-    RUN(test_level_limits);
-    RUN(test_strongest_level_plays_the_best);
-    RUN(test_close_lines_level_1);
-    RUN(test_close_lines_edges);
+    RUN(test_level_ratings);
+    RUN(test_rating_limits);
+    RUN(test_played_line);
 }
