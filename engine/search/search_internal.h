@@ -73,6 +73,7 @@ struct Search {
     const SearchCallbacks *cb;
     TimeManager tm;
     uint64_t node_limit;
+    int report_lines;  /* lines reported: those asked (at most the root's), or every line a rating draws among */
     Strength strength; /* limits.elo's budget (nodes 0: full strength), counted once depth 1 is done */
     atomic_bool stop;
     atomic_bool prepared;  /* search_prepare() ran for the coming search_run() */

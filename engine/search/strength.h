@@ -1,8 +1,8 @@
-/* Playing below full strength, asked as a rating. UCI_Elo, a game's level or `elo`, POST /api/play's
+/* Playing below full strength, asked as a rating (one search thread; docs/levels.md). UCI_Elo, a game's level or `elo`, POST /api/play's
  * level and the bot's feelfish.elo all come here, so one rating means one way of playing.
  *
  * A rating becomes a node budget and a temperature. The search looks at the best STRENGTH_LINES
- * moves within the budget, then draws one: a move STRENGTH_LINES-deep behind the best by d engine
+ * moves within the budget, then draws one of them as it left them (docs/levels.md says which): a move STRENGTH_LINES-deep behind the best by d engine
  * units is drawn with weight exp(-d / T), where T grows with the number of legal moves (a person errs
  * more where there is more to choose from). A mate the search found is always played; a move it
  * sees losing to mate is drawn only when every move does. So a weak level misses what a short look

@@ -51,8 +51,7 @@ void search_check_time(SearchThread *t)
         atomic_store(&s->stop, true);
         return;
     }
-    if (s->strength.nodes && s->threads[0]->completed_depth > 0 &&
-        (s->thread_count == 1 ? nodes : search_total_nodes(s)) >= s->strength.nodes) {
+    if (s->strength.nodes && t->completed_depth > 0 && nodes >= s->strength.nodes) { /* (main thread only) */
         atomic_store(&s->stop, true);
         return;
     }
@@ -87,8 +86,7 @@ static void fill_info(const SearchThread *t, int line, int depth, SearchInfo *in
 void search_report(SearchThread *t, int depth)
 {
     Search *s = t->search;
-    int lines = t->multipv < s->limits.multipv || s->strength.nodes ? t->multipv : s->limits.multipv;
-    for (int i = 0; i < lines; i++) {
+    for (int i = 0; i < s->report_lines; i++) {
         SearchInfo info;
         fill_info(t, i, depth, &info);
         if (s->cb && s->cb->on_info)
@@ -214,16 +212,19 @@ void search_stop(Search *s) { atomic_store(&s->stop, true); }
 
 void search_ponderhit(Search *s) { atomic_store(&s->pondering, false); }
 
-/* A rating's choice among the best lines the search found (strength.h). */
-static Move strength_pick(const Search *s, const SearchThread *t, int legal)
+/* A rating's choice among the first STRENGTH_LINES root moves as the search left them (strength.h).
+ * A budget usually ends it inside an iteration, and a move that iteration has found worse than the
+ * best is out (-VALUE_INFINITE) until searched again as a line of its own: a rating stopped late in
+ * its last iteration draws among fewer moves. The table in strength.c was measured so. */
+static Move strength_pick(const Search *s, const SearchThread *t)
 {
     static _Atomic uint64_t seed = 0x2545F4914F6CDD1DULL;
     uint64_t r = atomic_fetch_add(&seed, 0x9E3779B97F4A7C15ULL) ^ (uint64_t)time_now_ms() * 0xD1B54A32D192ED03ULL;
     r ^= r >> 29, r *= 0xBF58476D1CE4E5B9ULL, r ^= r >> 32;
     int scores[STRENGTH_LINES], n = t->multipv < STRENGTH_LINES ? t->multipv : STRENGTH_LINES;
-    for (int i = 0; i < n; i++) /* (-VALUE_INFINITE: failed low in the iteration a budget stopped) */
+    for (int i = 0; i < n; i++)
         scores[i] = t->root[i].score;
-    return t->root[strength_choose(&s->strength, scores, n, legal, r)].move;
+    return t->root[strength_choose(&s->strength, scores, n, t->root_count, r)].move;
 }
 
 void search_prepare(Search *s, const SearchLimits *limits)
@@ -296,6 +297,7 @@ void search_run(Search *s, const Position *pos, const SearchLimits *limits, cons
         multipv = STRENGTH_LINES;
     if (multipv > count)
         multipv = count;
+    s->report_lines = multipv < s->limits.multipv || s->strength.nodes ? multipv : s->limits.multipv;
     for (int i = 0; i < s->thread_count; i++) {
         SearchThread *t = s->threads[i];
         position_copy(&t->pos, pos);
@@ -314,10 +316,14 @@ void search_run(Search *s, const Position *pos, const SearchLimits *limits, cons
         atomic_store(&t->nodes, 0);
     }
 
+    /* A rating's search is the main thread's alone: its budget and table are one thread's. */
+    int helpers = s->strength.nodes ? 0 : s->thread_count - 1;
     pthread_mutex_lock(&s->lock);
-    s->generation++;
-    s->running = s->thread_count - 1;
-    pthread_cond_broadcast(&s->cond);
+    if (helpers) {
+        s->generation++;
+        s->running = helpers;
+        pthread_cond_broadcast(&s->cond);
+    }
     pthread_mutex_unlock(&s->lock);
 
     search_iterate(main);
@@ -338,7 +344,7 @@ void search_run(Search *s, const Position *pos, const SearchLimits *limits, cons
      * Lazy SMP a helper may finish a depth first. A search stopped before depth 1 finished still
      * has a legal move to give (the main thread's first). */
     SearchThread *chosen = main;
-    for (int i = 1; i < s->thread_count; i++)
+    for (int i = 1; i <= helpers; i++)
         if (s->threads[i]->completed_depth > chosen->completed_depth)
             chosen = s->threads[i];
     if (chosen != main && chosen->completed_depth > 0) {
@@ -347,7 +353,7 @@ void search_run(Search *s, const Position *pos, const SearchLimits *limits, cons
         search_report(main, main->completed_depth);
     }
     RootMove *best = &main->root[0];
-    result->best = s->strength.nodes && main->completed_depth > 0 ? strength_pick(s, main, legal.count) : best->move;
+    result->best = s->strength.nodes && main->completed_depth > 0 ? strength_pick(s, main) : best->move;
     result->ponder = MOVE_NONE;
     for (int i = 0; i < count; i++)
         if (main->root[i].move == result->best && main->root[i].pv_length > 1)
@@ -358,8 +364,7 @@ void search_run(Search *s, const Position *pos, const SearchLimits *limits, cons
     result->depth = main->completed_depth;
     result->nodes = search_total_nodes(s);
     result->time_ms = time_now_ms() - start;
-    /* (a rating's search reports every line it chose among) */
-    result->lines = multipv < s->limits.multipv || s->strength.nodes ? multipv : s->limits.multipv;
+    result->lines = s->report_lines;
     for (int i = 0; i < result->lines; i++)
         fill_info(main, i, main->completed_depth > 0 ? main->completed_depth : 1, &result->line[i]);
 }

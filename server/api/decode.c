@@ -102,6 +102,15 @@ static bool decode_history(json_t *array, void **out, int *count, size_t size, s
 static bool decode_emotion_record(json_t *o, void *item) { return decode_emotion(o, &((GameEmotion *)item)->emotion); }
 static bool decode_choice_record(json_t *o, void *item) { return decode_choice(o, &((GameChoice *)item)->choice); }
 
+int decode_asked_number(const json_t *v, long lo, long hi)
+{
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+        return -1;
+    return (int)json_integer_value(v);
+}
+
 Game *decode_game(json_t *o)
 {
     Game *g = games_alloc();

@@ -238,22 +238,12 @@ void games_route_create(Request *r, const char *param)
     const char *texts[GAMES_MAX_MOVES / 2 + 1];
     GameSettings s = {.target = text_or_empty(body, "target"),
                       .default_target = text_or_empty(body, "defaultTarget"),
-                      .level = !level                   ? GAMES_LEVEL_MAX
-                               : json_is_integer(level) ? (int)json_integer_value(level)
-                                                        : 0,
+                      .level = decode_asked_number(level, 1, GAMES_LEVEL_MAX),
+                      .elo = decode_asked_number(elo, 1, 100000),
                       .gain = gain ? &gain_asked : NULL,
                       .moves = texts,
                       .owner = r->client,
                       .may_teach = r->scopes & SCOPE_LEARN};
-    if (level && json_is_integer(level) &&
-        (json_integer_value(level) < 1 || json_integer_value(level) > GAMES_LEVEL_MAX))
-        s.level = 0; /* out of range, whatever its size: the domain says so */
-    if (elo)
-        s.elo = !json_is_integer(elo) || json_integer_value(elo) < 1 || json_integer_value(elo) > 100000
-                    ? -1 /* (refused by the domain) */
-                    : (int)json_integer_value(elo);
-    if (level && elo && !e.status)
-        api_error_set(&e, 400, "level_and_elo", "elo", "give a level or an elo, not both");
     const char *const strings[] = {"mode", "color", "temperament", "fen"};
     const char **fields[] = {&s.mode, &s.color, &s.temperament, &s.fen};
     for (int i = 0; i < 4 && !e.status; i++) {

@@ -1,5 +1,5 @@
-/* POST /api/play: stateless play. A position and a level (1-8, Lichess's computer levels: limited
- * search, and below 6 a choice among the lines close to the best) or limits -> the engine's move,
+/* POST /api/play: stateless play. A position and a level (1-8: a rating each, docs/levels.md), a
+ * rating (elo) or limits -> the engine's move,
  * its SAN, the new FEN and the game's status after it. The search is an analysis job of the client
  * (quotas, fair queue); the request waits for it. Loop thread. */
 #include <stdint.h>
@@ -9,6 +9,7 @@
 #include "../../engine/engine.h"
 #include "../../engine/core/rules.h"
 #include "../domain/games.h"
+#include "decode.h"
 #include "job_wait.h"
 #include "reply.h"
 #include "request.h"
@@ -53,33 +54,30 @@ static void played(Request *r, Job *job, const JobEvent *ev, void *arg)
 }
 
 /* A level (1-8) or a rating asked: the rating to play at (0: full strength) and the level's number
- * (0 for a rating); false with the error answered. */
+ * (0 for a rating, or when neither is asked); false with the error answered. */
 static bool level_or_rating(Request *r, json_t *body, int *level, int *elo)
 {
     json_t *lvl = json_object_get(body, "level"), *rating = json_object_get(body, "elo");
+    int asked_level = decode_asked_number(lvl, 1, GAMES_LEVEL_MAX), asked_elo = decode_asked_number(rating, 1, 100000);
+    ApiError e;
     *level = *elo = 0;
-    if (!lvl && !rating)
+    json_object_del(body, "level");
+    json_object_del(body, "elo");
+    if (!asked_level && !asked_elo)
         return true;
-    if (lvl && rating)
-        api_reply_fail(r, 400, "level_and_elo", "elo", "give a level or an elo, not both");
-    else if (json_object_get(body, "limits") || json_object_get(body, "multiPv"))
-        api_reply_fail(r, 400, "level_and_limits", lvl ? "level" : "elo",
-                       "give a level (or an elo) or limits, not both");
-    else if (lvl && (!json_is_integer(lvl) || json_integer_value(lvl) < 1 || json_integer_value(lvl) > GAMES_LEVEL_MAX))
-        api_reply_fail(r, 400, "bad_level", "level", "level must be a whole number from 1 to %d", GAMES_LEVEL_MAX);
-    else if (rating && (!json_is_integer(rating) || json_integer_value(rating) < STRENGTH_ELO_MIN ||
-                        json_integer_value(rating) > STRENGTH_ELO_MAX))
-        api_reply_fail(r, 400, "bad_elo", "elo", "elo must be a whole number from %d to %d (or give a level)",
-                       STRENGTH_ELO_MIN, STRENGTH_ELO_MAX);
-    else {
-        *level = lvl ? (int)json_integer_value(lvl) : 0;
-        *elo = lvl ? GamesLevelElo[*level] : (int)json_integer_value(rating);
-        json_object_del(body, "level");
-        json_object_del(body, "elo");
-        json_object_set_new(body, "limits", json_pack("{s:i}", "movetime", GAMES_MOVE_MS));
-        return true;
+    if (!games_strength(&e, asked_level, asked_elo, level, elo)) {
+        api_reply_error(r, &e);
+        return false;
     }
-    return false;
+    if (json_object_get(body, "limits") || json_object_get(body, "multiPv")) {
+        api_reply_fail(r, 400, "level_and_limits", asked_level ? "level" : "elo",
+                       "give a level (or an elo) or limits, not both");
+        return false;
+    }
+    if (asked_elo)
+        *level = 0;
+    json_object_set_new(body, "limits", json_pack("{s:i}", "movetime", GAMES_MOVE_MS));
+    return true;
 }
 
 void play_route(Request *r, const char *param)

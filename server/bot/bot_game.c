@@ -432,8 +432,7 @@ static void on_line(json_t *e, void *user)
             ApiError err;
             GameSettings s = {.mode = B.cfg.feelfish.mode,
                               .color = bg->color == WHITE ? "black" : "white", /* the other side's */
-                              .level = GAMES_LEVEL_MAX,
-                              .elo = (int)B.cfg.feelfish.elo,
+                              .elo = (int)B.cfg.feelfish.elo, /* 0: level 8, full strength */
                               .temperament = B.cfg.feelfish.temperament,
                               .gain = B.cfg.feelfish.gain >= 0 ? &B.cfg.feelfish.gain : NULL,
                               .target = B.cfg.feelfish.target,

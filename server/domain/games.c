@@ -205,6 +205,23 @@ const SearchInfo *games_played_line(const SearchResult *r, Move *move)
     return &r->line[0];
 }
 
+bool games_strength(ApiError *e, int level, int elo, int *level_out, int *elo_out)
+{
+    if (level && elo)
+        api_error_set(e, 400, "level_and_elo", "elo", "give a level or an elo, not both");
+    else if (level < 0 || level > GAMES_LEVEL_MAX)
+        api_error_set(e, 400, "bad_level", "level", "level must be a whole number from 1 to %d", GAMES_LEVEL_MAX);
+    else if (elo && (elo < STRENGTH_ELO_MIN || elo > STRENGTH_ELO_MAX))
+        api_error_set(e, 400, "bad_elo", "elo", "elo must be a whole number from %d to %d (or give a level)",
+                      STRENGTH_ELO_MIN, STRENGTH_ELO_MAX);
+    else {
+        *level_out = elo ? games_level_of_elo(elo) : level;
+        *elo_out = elo ? elo : GamesLevelElo[level];
+        return true;
+    }
+    return false;
+}
+
 void games_rating_limits(int elo, SearchLimits *l)
 {
     search_limits_init(l);
@@ -390,11 +407,8 @@ Game *games_create(const GameSettings *s, ApiError *e)
                       "aggressive or conservative");
     else if (s->color && strcmp(s->color, "white") && strcmp(s->color, "black") && strcmp(s->color, "random"))
         api_error_set(e, 400, "bad_color", "color", "color must be white, black or random (yours)");
-    else if (s->level < 1 || s->level > GAMES_LEVEL_MAX)
-        api_error_set(e, 400, "bad_level", "level", "level must be a whole number from 1 to 8");
-    else if (s->elo && (s->elo < STRENGTH_ELO_MIN || s->elo > STRENGTH_ELO_MAX))
-        api_error_set(e, 400, "bad_elo", "elo", "elo must be a whole number from %d to %d (or give a level)",
-                      STRENGTH_ELO_MIN, STRENGTH_ELO_MAX);
+    else if (!games_strength(e, s->level ? s->level : s->elo ? 0 : GAMES_LEVEL_MAX, s->elo, &g->level, &g->elo))
+        ; /* e is set */
     else if (s->temperament && !temperament_find(s->temperament))
         api_error_set(e, 400, "bad_temperament", "temperament", "temperament must be one of " TEMPERAMENT_NAMES);
     else if (s->gain && !affective_gain_valid(*s->gain))
@@ -416,10 +430,8 @@ Game *games_create(const GameSettings *s, ApiError *e)
     g->human = s->color && !strcmp(s->color, "black")    ? BLACK
                : s->color && !strcmp(s->color, "random") ? (Color)(rand() & 1)
                                                          : WHITE;
-    g->level = s->elo ? games_level_of_elo(s->elo) : s->level;
-    g->elo = s->elo ? s->elo : GamesLevelElo[s->level];
-    g->temperament = temperament_at_gain(temperament_find(s->temperament ? s->temperament : "neutral"),
-                                         s->gain ? *s->gain : -1);
+    g->temperament =
+        temperament_at_gain(temperament_find(s->temperament ? s->temperament : "neutral"), s->gain ? *s->gain : -1);
     if (!s->target)
         g->auto_target = true; /* g->target: defaultTarget, or conservative (§6) */
     strcpy(g->status, "started");

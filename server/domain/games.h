@@ -81,8 +81,8 @@ struct Game {
 typedef struct {
     const char *mode;           /* classical, affective or bayesian */
     const char *color;          /* the human's: white, black or random */
-    int level;                  /* 1..8 */
-    int elo;                    /* a rating asked instead of the level (0: the level's) */
+    int level;                  /* 1..8; 0: none asked (level 8 unless elo is), -1: not a level */
+    int elo;                    /* a rating asked instead of a level (0: none, -1: not a rating) */
     const char *temperament;    /* affective */
     const double *gain;         /* affective: the emotion's hold asked (0..1); NULL: the temperament's */
     const char *target;         /* auto, aggressive or conservative; NULL: auto */
@@ -167,6 +167,10 @@ int games_in_memory(void);
  * nearest a rating (1..7). */
 extern const int GamesLevelElo[GAMES_LEVEL_MAX + 1];
 int games_level_of_elo(int elo);
+/* A level (1..8; 0: none given, -1: given but not a whole number) or a rating (0: none, -1: not a
+ * whole number) asked: the level and the rating to play at (a rating's level is the nearest one; 0
+ * and 0 is level 0, no strength asked), or false with e set: level_and_elo, bad_level, bad_elo. */
+bool games_strength(ApiError *e, int level, int elo, int *level_out, int *elo_out);
 /* The search of a move at a rating (0: full strength): the rating's budget, at most GAMES_MOVE_MS. */
 void games_rating_limits(int elo, SearchLimits *l);
 /* The move a search played (r->best) and its line (the first when it was not reported). r has at

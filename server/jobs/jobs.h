@@ -95,7 +95,7 @@ typedef struct {
 #define JOBS_QUICK_DEPTH 10
 #define JOBS_QUICK_NODES 2000000
 #define JOBS_QUICK_MS 1500   /* a game's engine move at any level is quick */
-#define JOBS_QUICK_MULTIPV 5 /* the most lines Lichess's analysis board shows; the weakest game levels search 4 */
+#define JOBS_QUICK_MULTIPV 5 /* the most lines Lichess's analysis board shows (a rated move asks 1) */
 bool job_is_quick(const Job *job);
 
 /* Starts the local backend (worker threads with their own Search each) on `loop`. */

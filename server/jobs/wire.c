@@ -6,7 +6,7 @@
 #include <string.h>
 
 #define WIRE_MAGIC 0x66664a42u /* "ffJB" */
-#define WIRE_VERSION 1u
+#define WIRE_VERSION 2u /* 2: SearchLimits.elo */
 
 /* The layout stamp: the version and the sizes of what is copied as it is in memory. */
 static uint64_t layout(void)

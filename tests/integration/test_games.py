@@ -162,7 +162,8 @@ def game_at_a_rating():
     s = suite.server()
     ratings = {lv["level"]: lv["elo"] for lv in s.request("GET", "/api/config")[1].get("levels", [])}
     asked = ratings[3] + 40
-    made = [s.request("POST", "/api/games", body) for body in ({"elo": asked, "color": "black"}, {"level": 5}, {})]
+    made = [s.request("POST", "/api/games", body) for body in ({"elo": asked, "color": "black"}, {"level": 5},
+                                                              {"elo": None})]
     wrong = [error_code(s.request("POST", "/api/games", {"elo": e})) for e in ("1500", 1500.5, True)]
     got = [r[1] if isinstance(r[1], dict) else {} for r in made]
     check("game_at_a_rating", [r[0] for r in made] == [200, 201, 201]

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """POST /api/play (stateless play at a level or limits) and POST /api/lab (the textbook algorithms
 side by side) through the real server. Prints 'play-lab: N passed, N failed'."""
+import json
 import os
 import sys
 
@@ -25,7 +26,7 @@ def play_weak_levels_vary():
         st, j, _ = suite.server().request("POST", "/api/play", {"moves": ["e2e4", "e7e5"], "level": 1})
         if st == 200:
             moves.add(j["move"])
-    check("play_weak_levels_vary", len(moves) >= 2, "level 1 played %s in 12 tries (it chooses among close lines)" % moves)
+    check("play_weak_levels_vary", len(moves) >= 2, "level 1 played %s in 12 tries (it draws among its best lines)" % moves)
 
 
 @suite.test("play_at_a_rating", "config_lists_level_ratings")
@@ -35,9 +36,14 @@ def play_at_a_rating():
     cfg = s.request("GET", "/api/config")[1]
     levels, rng = cfg.get("levels", []), cfg.get("elo", {})
     ratings = [lv.get("elo") for lv in levels]
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../server/api/openapi.json")) as f:
+        schemas = json.load(f)["components"]["schemas"]
+    described = {(schemas[n]["properties"]["elo"]["minimum"], schemas[n]["properties"]["elo"]["maximum"])
+                 for n in ("PlayRequest", "GameRequest")}
     check("config_lists_level_ratings", [lv.get("level") for lv in levels] == list(range(1, 9))
           and all(isinstance(r, int) for r in ratings[:7]) and ratings[:7] == sorted(ratings[:7])
-          and ratings[7] is None and rng.get("min", 0) <= ratings[0] and ratings[6] <= rng.get("max", 0), (levels, rng))
+          and ratings[7] is None and rng.get("min", 0) <= ratings[0] and ratings[6] <= rng.get("max", 0)
+          and described == {(rng.get("min"), rng.get("max"))}, (levels, rng, "the contract's range", described))
     moves, answers = set(), []
     for _ in range(10):
         st, j, _ = s.request("POST", "/api/play", {"moves": ["e2e4", "e7e5"], "elo": rng.get("min")})

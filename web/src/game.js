@@ -156,7 +156,10 @@ export async function takeback() {
     return;
   }
   const keep = S.line.length - 2;
-  const body = { mode: old.mode, color: old.color, level: old.level, fen: S.line.fen(keep) };
+  const levelElo = ((S.config && S.config.levels) || []).find((l) => l.level === old.level);
+  // a game asked at a rating of its own goes on at that rating, not at its nearest level's
+  const strength = old.elo && levelElo && old.elo !== levelElo.elo ? { elo: old.elo } : { level: old.level };
+  const body = { mode: old.mode, color: old.color, ...strength, fen: S.line.fen(keep) };
   if (old.mode === 'affective') Object.assign(body, { temperament: old.temperament, gain: old.gain });
   if (old.mode === 'bayesian' && old.target) {
     body.target = old.target;

@@ -40,6 +40,32 @@ static void test_level_ratings(void)
     CHECK_INT(games_level_of_elo(100000), GAMES_LEVEL_MAX - 1); /* a rating is never full strength */
 }
 
+/* What a request asks: a level, a rating, neither (level 0), or a refusal naming what to fix. */
+static void test_strength_asked(void)
+{
+    ApiError e;
+    int level = -9, elo = -9;
+    CHECK(games_strength(&e, 3, 0, &level, &elo) && level == 3 && elo == GamesLevelElo[3]);
+    CHECK(games_strength(&e, GAMES_LEVEL_MAX, 0, &level, &elo) && level == GAMES_LEVEL_MAX && elo == 0);
+    CHECK(games_strength(&e, 0, GamesLevelElo[5] + 20, &level, &elo) && level == 5 && elo == GamesLevelElo[5] + 20);
+    CHECK(games_strength(&e, 0, 0, &level, &elo) && level == 0 && elo == 0);
+    static const struct {
+        int level, elo;
+        const char *code;
+    } Refused[] = {{2, 1500, "level_and_elo"},
+                   {-1, 0, "bad_level"},
+                   {9, 0, "bad_level"},
+                   {0, -1, "bad_elo"},
+                   {0, STRENGTH_ELO_MIN - 1, "bad_elo"},
+                   {0, STRENGTH_ELO_MAX + 1, "bad_elo"}};
+    for (size_t i = 0; i < sizeof Refused / sizeof Refused[0]; i++) {
+        level = elo = -9;
+        CHECK_MSG(!games_strength(&e, Refused[i].level, Refused[i].elo, &level, &elo) && e.status == 400 &&
+                      !strcmp(e.code, Refused[i].code) && level == -9 && elo == -9,
+                  "level %d elo %d: %s", Refused[i].level, Refused[i].elo, e.code);
+    }
+}
+
 /* A move at a rating: that rating, every level's move at most GAMES_MOVE_MS, one line asked. */
 static void test_rating_limits(void)
 {
@@ -72,6 +98,7 @@ static void test_played_line(void)
 void suite_games(void)
 {
     RUN(test_level_ratings);
+    RUN(test_strength_asked);
     RUN(test_rating_limits);
     RUN(test_played_line);
 }
