@@ -248,7 +248,8 @@ void search_run(Search *s, const Position *pos, const SearchLimits *limits, cons
     if (s->limits.multipv > MAX_MULTIPV)
         s->limits.multipv = MAX_MULTIPV;
     s->eval = eval;
-    s->salt = eval->fingerprint;
+    /* (a rating's searches keep to their own table entries: a deeper search's would make it stronger) */
+    s->salt = eval->fingerprint ^ (Key)limits->elo * 0x9E3779B97F4A7C15ULL;
     s->cb = cb;
     s->node_limit = limits->nodes;
     bool infinite = limits->infinite;

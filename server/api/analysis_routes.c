@@ -88,6 +88,9 @@ static void answer_saved(Request *r, bool ok, void *arg)
     release_saving(s);
 }
 
+static void answer_cloud_eval(Request *r, Job *job, json_t *result);
+static void cloud_cache_put(Job *job);
+
 /* The end of a job: a finished result is answered once it is stored, anything else with a 503. */
 static void analysed(Request *r, Job *job, const JobEvent *final, void *arg)
 {
@@ -99,6 +102,8 @@ static void analysed(Request *r, Job *job, const JobEvent *final, void *arg)
             abort();
         *s = (Saving){job, how->shape};
         job_retain(job);
+        if (how->shape == answer_cloud_eval)
+            cloud_cache_put(job);
         saves_wait(r, job->id, answer_saved, s, release_saving);
         return;
     }
@@ -392,59 +397,77 @@ static json_t *cloud_answer(const char *fen, json_int_t nodes, int depth)
     return json_pack("{s:s, s:I, s:i, s:[]}", "fen", fen, "knodes", nodes / 1000, "depth", depth, "pvs");
 }
 
+/* A line's moves as one string ("e2e4 e7e5 ..."). */
+static void line_text(json_t *line, char *text, size_t size)
+{
+    size_t k;
+    json_t *m;
+    text[0] = 0;
+    json_array_foreach(json_object_get(line, "moves"), k, m)
+    {
+        if (k)
+            strncat(text, " ", size - strlen(text) - 1);
+        strncat(text, json_string_value(m), size - strlen(text) - 1);
+    }
+}
+
 static void answer_cloud_eval(Request *r, Job *job, json_t *result)
 {
+    (void)job;
     json_t *lines = json_object_get(result, "pvs"), *line;
     json_t *o = cloud_answer(json_string_value(json_object_get(result, "fen")),
                              json_integer_value(json_object_get(result, "nodes")),
                              (int)json_integer_value(json_object_get(result, "depth")));
-    ReviewPosition first = {0};
-    char first_moves[4096] = "";
     size_t i;
     json_array_foreach(lines, i, line)
     {
-        json_t *moves = json_object_get(line, "moves"), *pv = json_object();
-        char text[4096] = "";
-        size_t k;
-        json_t *m;
-        json_array_foreach(moves, k, m)
-        {
-            if (k)
-                strncat(text, " ", sizeof text - strlen(text) - 1);
-            strncat(text, json_string_value(m), sizeof text - strlen(text) - 1);
-        }
-        if (!i)
-            snprintf(first_moves, sizeof first_moves, "%s", text);
-        json_object_set_new(pv, "moves", json_string(text));
+        char text[4096];
+        line_text(line, text, sizeof text);
+        json_t *pv = json_pack("{s:s}", "moves", text);
         if (json_object_get(line, "mate"))
             json_object_set(pv, "mate", json_object_get(line, "mate"));
         else
             json_object_set(pv, "cp", json_object_get(line, "cp"));
         json_array_append_new(json_object_get(o, "pvs"), pv);
     }
-    /* The first line goes into the cache (the side to move's view, as the cache keeps it). */
-    json_t *best = json_array_get(lines, 0);
-    char fen[FEN_BUFFER_SIZE];
-    if (best && job->pos && fen_write(job->pos, fen)) {
-        int sign = job->pos->side == WHITE ? 1 : -1;
-        first.has = true;
-        first.is_mate = json_object_get(best, "mate") != NULL;
-        first.mate = first.is_mate ? sign * (int)json_integer_value(json_object_get(best, "mate")) : 0;
-        first.cp = first.is_mate ? 0 : sign * (int)json_integer_value(json_object_get(best, "cp"));
-        review_line_from_uci(&first, job->pos, first_moves);
-        json_t *how = cloud_how();
-        char *key = eval_cache_key(fen, how),
-             *value = eval_cache_value(&first, (int)json_integer_value(json_object_get(result, "depth")),
-                                       (uint64_t)json_integer_value(json_object_get(result, "nodes")));
-        json_decref(how);
-        if (key && value)
-            persist_cache_put(key, value);
-        else {
-            free(key);
-            free(value);
-        }
-    }
     api_reply_json(r, 200, o);
+}
+
+/* The cache keeps best effort: a put that could not be written still lets the answer go. */
+static void cache_written(bool ok, void *save)
+{
+    (void)ok;
+    saves_done(true, save);
+}
+
+/* cloud-eval's first line goes into the cache (the side to move's view, as the cache keeps it),
+ * tracked under the job's id, so the answer, which waits for the job's saves, leaves once it is
+ * written and the same question asked again finds it. */
+static void cloud_cache_put(Job *job)
+{
+    json_t *result = job->result, *best = json_array_get(json_object_get(result, "pvs"), 0);
+    char fen[FEN_BUFFER_SIZE], first_moves[4096];
+    if (!best || !job->pos || !fen_write(job->pos, fen))
+        return;
+    int sign = job->pos->side == WHITE ? 1 : -1;
+    ReviewPosition first = {0};
+    first.has = true;
+    first.is_mate = json_object_get(best, "mate") != NULL;
+    first.mate = first.is_mate ? sign * (int)json_integer_value(json_object_get(best, "mate")) : 0;
+    first.cp = first.is_mate ? 0 : sign * (int)json_integer_value(json_object_get(best, "cp"));
+    line_text(best, first_moves, sizeof first_moves);
+    review_line_from_uci(&first, job->pos, first_moves);
+    json_t *how = cloud_how();
+    char *key = eval_cache_key(fen, how),
+         *value = eval_cache_value(&first, (int)json_integer_value(json_object_get(result, "depth")),
+                                   (uint64_t)json_integer_value(json_object_get(result, "nodes")));
+    json_decref(how);
+    if (key && value)
+        persist_cache_put(key, value, cache_written, saves_begin(job->id));
+    else {
+        free(key);
+        free(value);
+    }
 }
 
 static Answer AsCloudEval = {answer_cloud_eval};

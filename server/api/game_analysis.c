@@ -333,7 +333,7 @@ static void on_job(Job *job, const JobEvent *ev, void *user)
         review_position_from_search(rp, job->pos, ev->result);
         char *key = cache_key(ga, s->index), *value = eval_cache_value(rp, ev->result->depth, ev->result->nodes);
         if (key && value)
-            persist_cache_put(key, value);
+            persist_cache_put(key, value, NULL, NULL);
         else {
             free(key);
             free(value);

@@ -313,7 +313,7 @@ static char *position_of(const char *key)
     return p > key && p[-1] == ' ' ? strndup(key, (size_t)(p - key)) : NULL;
 }
 
-void persist_cache_put(char *key, char *value)
+void persist_cache_put(char *key, char *value, StoreSaved saved, void *user)
 {
     char *position = shared_on() ? position_of(key) : NULL;
     if (position) {
@@ -321,7 +321,7 @@ void persist_cache_put(char *key, char *value)
         redis_link_command(shared_link(), NULL, NULL, "EXPIRE %s%s %d", EVAL_KEY, position, EVAL_KEEP_S);
     }
     free(position);
-    store_cache_put(key, value);
+    store_cache_put(key, value, saved, user);
 }
 
 typedef struct {

@@ -57,7 +57,7 @@ PersistLoad *persist_load_game(const char *id, long long known_version, PersistG
 /* The evaluation cache, shared (store_cache_get/put/scan's contract; a cluster looks in Redis for
  * what this front's own cache does not have). */
 bool persist_cache_get(char **keys, char **values, int n, void (*done)(void *arg), void *arg);
-void persist_cache_put(char *key, char *value);
+void persist_cache_put(char *key, char *value, StoreSaved saved, void *user);
 bool persist_cache_scan(StoreCacheScan *scan, void (*done)(void *arg), void *arg);
 
 #endif

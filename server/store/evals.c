@@ -76,7 +76,8 @@ static void cache_get_read(sqlite3 *db, void *arg)
 
 bool store_cache_get(char **keys, char **values, int n, void (*done)(void *arg), void *arg)
 {
-    return cache_read_start(cache_get_read, (CacheRead){.keys = keys, .values = values, .n = n, .done = done, .arg = arg});
+    return cache_read_start(cache_get_read,
+                            (CacheRead){.keys = keys, .values = values, .n = n, .done = done, .arg = arg});
 }
 
 /* The keys from prefix up to prefix with its last byte incremented: a range on the primary key. */
@@ -119,30 +120,37 @@ bool store_cache_scan(StoreCacheScan *scan, void (*done)(void *arg), void *arg)
 
 typedef struct {
     char *key, *value;
+    StoreSaved saved;
+    void *user;
+    bool ok;
 } CachePut;
 
 static void cache_write(sqlite3 *db, void *arg)
 {
     CachePut *p = arg;
-    store_cache_store(db, p->key, p->value);
+    p->ok = store_cache_store(db, p->key, p->value);
 }
 
 static void cache_put_done(void *arg)
 {
     CachePut *p = arg;
+    if (p->saved)
+        p->saved(p->ok, p->user);
     free(p->key);
     free(p->value);
     free(p);
 }
 
-void store_cache_put(char *key, char *value)
+void store_cache_put(char *key, char *value, StoreSaved saved, void *user)
 {
     CachePut *p = malloc(sizeof *p);
     if (!p) {
         free(key);
         free(value);
+        if (saved)
+            saved(false, user);
         return;
     }
-    *p = (CachePut){key, value};
+    *p = (CachePut){key, value, saved, user, false};
     store_write(cache_write, cache_put_done, p);
 }

@@ -10,9 +10,10 @@
 /* The evaluation cache: values (text) by key (a position, mode and limits; the caller makes
  * both). store_cache_get fills values[i] (malloc'd, or NULL when not cached) for keys[0..n-1], on
  * the thread pool, then calls done on the loop thread (NULL-safe as store_read: false when
- * storage is closed). store_cache_put queues one entry for writing (taken over). */
+ * storage is closed). store_cache_put queues one entry for writing (taken over); `saved` (may be
+ * NULL) is called on the loop thread once it is written, or could not be. */
 bool store_cache_get(char **keys, char **values, int n, void (*done)(void *arg), void *arg);
-void store_cache_put(char *key, char *value);
+void store_cache_put(char *key, char *value, StoreSaved saved, void *user);
 /* The same on a connection of the caller's (store_open_db: the command-line tools). lookup: the
  * value (malloc'd) or NULL; store: false if it could not be written. */
 char *store_cache_lookup(sqlite3 *db, const char *key);
