@@ -32,6 +32,7 @@ for spec in $ELOS; do
     score=$(awk '/^Results of/ { print $4, $5, $6 ",", $8; exit }' "$OUT/$name.txt")
     awk -v asked="$elo" -v step="$step" -v score="$score" '/^Elo difference:/ {
             d = $3; m = $5
-            if (d ~ /inf/ || m ~ /inf/) printf "%-8s %-8s %-22s %s\n", asked, step, score, "beyond the step (" d ")"
+            if (d ~ /inf/) printf "%-8s %-8s %-22s %s\n", asked, step, score, "beyond the step (" d ")"
+            else if (m ~ /inf/) printf "%-8s %-8s %-22s %s\n", asked, step, score, "too few games for an interval"
             else printf "%-8s %-8s %-22s %.0f +/- %.0f\n", asked, step, score, step + d, m }' "$OUT/$name.txt"
 done
