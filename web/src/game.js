@@ -21,7 +21,7 @@ import {
   requestRender,
 } from './state.js';
 import { showError, toast } from './toast.js';
-import { $, store } from './util.js';
+import { $, levelElo, store } from './util.js';
 
 export function setGame(g, jump = true) {
   const changed = !S.game || S.game.id !== g.id;
@@ -156,9 +156,8 @@ export async function takeback() {
     return;
   }
   const keep = S.line.length - 2;
-  const levelElo = ((S.config && S.config.levels) || []).find((l) => l.level === old.level);
   // a game asked at a rating of its own goes on at that rating, not at its nearest level's
-  const strength = old.elo && levelElo && old.elo !== levelElo.elo ? { elo: old.elo } : { level: old.level };
+  const strength = old.elo && old.elo !== levelElo(S.config, old.level) ? { elo: old.elo } : { level: old.level };
   const body = { mode: old.mode, color: old.color, ...strength, fen: S.line.fen(keep) };
   if (old.mode === 'affective') Object.assign(body, { temperament: old.temperament, gain: old.gain });
   if (old.mode === 'bayesian' && old.target) {

@@ -57,12 +57,17 @@ export function formatNodes(n) {
   return `${n}`;
 }
 
-// What a level plays like, as /api/config says: "≈ 1600" (measured, docs/levels.md), "max" for the
-// engine's full strength, "" before the server has said.
-export function levelRating(config, level) {
+// A level's rating as /api/config says (docs/levels.md): a number, null for the engine's full
+// strength, undefined before the server has said.
+export function levelElo(config, level) {
   const found = ((config && config.levels) || []).find((l) => l.level === level);
-  if (!found) return '';
-  return found.elo ? `≈ ${found.elo}` : 'max';
+  return found ? found.elo : undefined;
+}
+
+// What a level plays like: "≈ 1600", "max" for full strength, "" when not known.
+export function levelRating(config, level) {
+  const elo = levelElo(config, level);
+  return elo === undefined ? '' : elo ? `≈ ${elo}` : 'max';
 }
 
 // The affective mode's gain (the emotion's hold) of a temperament when none is asked, as /api/config
