@@ -15,6 +15,7 @@
 
 const int StyleSampleMoves[STYLE_SAMPLE_NB] = {15, 20};
 const int StyleFeatureValues[STYLE_FEATURE_NB] = {STYLE_FIRST_NB, STYLE_CASTLED_NB, 4, 4};
+const bool StyleFeatureDecides[STYLE_FEATURE_NB] = {false, true, true, true};
 const char *const StyleNames[STYLE_NB] = {"attacking", "positional", "mixed"};
 const char *const StyleFeatureNames[STYLE_FEATURE_NB] = {"first_move", "castling", "pieces", "pawns"};
 
@@ -182,6 +183,16 @@ double style_model_likelihood(const StyleModel *m, StyleFeature f, Style s, int 
     return (m->count[f][s][v] + 1.0) / ((double)m->prior[s] + StyleFeatureValues[f]);
 }
 
+double style_model_log_likelihood(const StyleModel *m, Style s, const StyleFeatures *samples, int n)
+{
+    double ll = 0;
+    for (int k = 0; k < n; k++)
+        for (int f = 0; f < STYLE_FEATURE_NB; f++)
+            if (StyleFeatureDecides[f])
+                ll += log(style_model_likelihood(m, (StyleFeature)f, s, samples[k].value[f]));
+    return ll;
+}
+
 Style style_model_classify(const StyleModel *m, const StyleFeatures *samples, int n, double posterior[STYLE_NB])
 {
     double prior[STYLE_NB];
@@ -195,10 +206,7 @@ Style style_model_classify_with_prior(const StyleModel *m, const double prior[ST
 {
     double lp[STYLE_NB], best = -INFINITY;
     for (int c = 0; c < STYLE_NB; c++) {
-        lp[c] = log(prior[c]);
-        for (int k = 0; k < n; k++)
-            for (int f = 0; f < STYLE_FEATURE_NB; f++)
-                lp[c] += log(style_model_likelihood(m, (StyleFeature)f, (Style)c, samples[k].value[f]));
+        lp[c] = log(prior[c]) + style_model_log_likelihood(m, (Style)c, samples, n);
         if (lp[c] > best)
             best = lp[c];
     }

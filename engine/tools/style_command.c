@@ -152,10 +152,7 @@ static void fit_decision(StyleModel *m, const TrainingSet *ts, const int *fold, 
         const GameSamples *gs = &ts->games[i];
         total[gs->style]++;
         for (int c = 0; c < STYLE_NB; c++) {
-            ll[i][c] = 0;
-            for (int k = 0; k < gs->count; k++)
-                for (int f = 0; f < STYLE_FEATURE_NB; f++)
-                    ll[i][c] += log(style_model_likelihood(m, (StyleFeature)f, (Style)c, gs->samples[k].value[f]));
+            ll[i][c] = style_model_log_likelihood(m, (Style)c, gs->samples, gs->count);
         }
     }
     const int U = STYLE_DECISION_UNITS;
@@ -329,6 +326,127 @@ static double one_vs_rest_auc(const GameSamples *games, double (*post)[STYLE_NB]
     return pos && neg ? (rank_sum - (double)pos * (double)(pos + 1) / 2) / ((double)pos * (double)neg) : 0.5;
 }
 
+/* Players the model never counts (their moves are in the collections only as the three players'
+ * opponents), named by their reputation as attacking or positional players, to see whether the
+ * classifier reads a style or only recognises Kasparov, Karpov and Anand. Alternatives of a name are
+ * separated by '|' (the PGNs spell a player several ways). */
+static const struct {
+    const char *names;
+    Style style;
+} HeldOut[] = {{"Shirov", STYLE_ATTACKING},     {"Topalov", STYLE_ATTACKING},
+               {"Morozevich", STYLE_ATTACKING}, {"Polgar, J|Polgar,J", STYLE_ATTACKING},
+               {"Kramnik", STYLE_POSITIONAL},   {"Andersson", STYLE_POSITIONAL},
+               {"Leko", STYLE_POSITIONAL},      {"Petrosian", STYLE_POSITIONAL},
+               {"Portisch", STYLE_POSITIONAL}};
+#define HELD_OUT_NB ((int)(sizeof HeldOut / sizeof HeldOut[0]))
+
+static bool held_out_matches(const char *tag, const char *names)
+{
+    char copy[64];
+    snprintf(copy, sizeof copy, "%s", names);
+    char *save = NULL;
+    for (char *n = strtok_r(copy, "|", &save); n; n = strtok_r(NULL, "|", &save))
+        if (style_name_matches(tag, n))
+            return true;
+    return false;
+}
+
+/* The held-out players' games in the collections, classified by the model trained on every training
+ * game: each player's mean posterior, and for the two groups the probability that a game of the
+ * attacking group reads more attacking than one of the positional group (and the converse). */
+static void held_out_report(const StyleModel *m, const char *dir, FILE *out)
+{
+    double sum[HELD_OUT_NB][STYLE_NB] = {{0}};
+    long games[HELD_OUT_NB] = {0};
+    GameSamples *group = NULL;
+    double(*post)[STYLE_NB] = NULL;
+    int n = 0, cap = 0;
+    Position *start = malloc(sizeof *start);
+    for (int k = 0; k < STYLE_NB; k++) {
+        char path[4096];
+        collection_path(dir, Collections[k].player, path, sizeof path);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        PgnReader *r = pgn_reader_open(f);
+        PgnGame g;
+        PgnResult res;
+        char err[512];
+        while ((res = pgn_read_game(r, &g, err, sizeof err)) != PGN_END) {
+            Move *moves = NULL;
+            for (int c = WHITE; res == PGN_GAME && c <= BLACK; c++) {
+                const char *tag = pgn_tag(&g, c == WHITE ? "White" : "Black");
+                int h = 0;
+                while (h < HELD_OUT_NB && !held_out_matches(tag, HeldOut[h].names))
+                    h++;
+                if (h == HELD_OUT_NB || (!moves && !game_moves(&g, start, &moves)))
+                    continue;
+                StyleFeatures buf[STYLE_SAMPLE_NB + 1];
+                int count = style_game_samples(start, moves, g.move_count, (Color)c, false, buf, NULL);
+                if (count <= 0)
+                    continue;
+                if (n == cap) {
+                    cap = cap ? 2 * cap : 256;
+                    group = realloc(group, sizeof *group * (size_t)cap);
+                    post = realloc(post, sizeof *post * (size_t)cap);
+                }
+                group[n] = (GameSamples){.style = HeldOut[h].style, .count = count};
+                memcpy(group[n].samples, buf, sizeof buf[0] * (size_t)count);
+                style_model_classify(m, buf, count, post[n]);
+                games[h]++;
+                for (int s = 0; s < STYLE_NB; s++)
+                    sum[h][s] += post[n][s];
+                n++;
+            }
+            free(moves);
+            pgn_game_free(&g);
+        }
+        pgn_reader_close(r);
+        fclose(f);
+    }
+    free(start);
+    fprintf(out, "\nheld-out players (never counted; their games against the three, the model trained on all):\n");
+    fprintf(out, "%-12s %-11s %6s %11s %11s %11s  (mean posterior of the games)\n", "player", "reputation", "games",
+            StyleNames[0], StyleNames[1], StyleNames[2]);
+    for (int h = 0; h < HELD_OUT_NB; h++) {
+        char name[24];
+        snprintf(name, sizeof name, "%s", HeldOut[h].names);
+        name[strcspn(name, "|")] = 0;
+        fprintf(out, "%-12s %-11s %6ld %11.3f %11.3f %11.3f\n", name, StyleNames[HeldOut[h].style], games[h],
+                games[h] ? sum[h][0] / (double)games[h] : 0, games[h] ? sum[h][1] / (double)games[h] : 0,
+                games[h] ? sum[h][2] / (double)games[h] : 0);
+    }
+    /* Pairs: each attacking player reads more attacking than each positional one, and the converse. */
+    int pairs = 0, both = 0;
+    for (int a = 0; a < HELD_OUT_NB; a++)
+        for (int p = 0; p < HELD_OUT_NB; p++)
+            if (HeldOut[a].style == STYLE_ATTACKING && HeldOut[p].style == STYLE_POSITIONAL && games[a] && games[p]) {
+                pairs++;
+                both += sum[a][0] / (double)games[a] > sum[p][0] / (double)games[p] &&
+                        sum[p][1] / (double)games[p] > sum[a][1] / (double)games[a];
+            }
+    fprintf(out,
+            "pairs (attacking player, positional player) where each reads as its own style more than the other "
+            "does: %d of %d\n",
+            both, pairs);
+    /* Over the games: the attacking group against the positional one (the mixed class is not held out). */
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (group[i].style != STYLE_MIXED) {
+            group[kept] = group[i];
+            memcpy(post[kept], post[i], sizeof post[i]);
+            kept++;
+        }
+    if (kept)
+        fprintf(out,
+                "by game, the attacking players' games against the positional players': AUC of the attacking "
+                "posterior %.3f, of the positional posterior %.3f (0.5 = chance)\n",
+                one_vs_rest_auc(group, post, kept, STYLE_ATTACKING),
+                one_vs_rest_auc(group, post, kept, STYLE_POSITIONAL));
+    free(group);
+    free(post);
+}
+
 int style_cv_command(int argc, char **argv, FILE *out)
 {
     const char *dir = default_data_dir();
@@ -416,6 +534,8 @@ int style_cv_command(int argc, char **argv, FILE *out)
     fprintf(out, "\n");
     fprintf(out, "\n");
     print_matrix("by sample (each position alone)", by_sample, out);
+    train(&m, &ts, NULL, -1);
+    held_out_report(&m, dir, out);
     free(game_post);
     free(order);
     free(fold);

@@ -149,9 +149,10 @@ done
 grep -q '^by game (.*): confusion matrix (rows: true class, columns: predicted)$' <<<"$cv" && ok style_cv_matrix \
     || fail style_cv_matrix "$(head -20 <<<"$cv")"
 grep -Eq '^accuracy: [0-9.]+% \([0-9]+/7748, ' <<<"$cv" && ok style_cv_accuracy || fail style_cv_accuracy "$(head -20 <<<"$cv")"
-# Better than chance, threshold-free: one-vs-rest AUC of attacking and positional above 0.6.
+# Better than chance, threshold-free: one-vs-rest AUC of attacking and positional above 0.55 (the
+# first move, a player's repertoire, does not decide: with it 0.66-0.73, but held-out players misread).
 auc=$(grep -m1 '^one class against the rest' <<<"$cv")
-awk '{ for (i = 1; i < NF; i++) if ($i == "attacking" || $i == "positional") { if ($(i + 1) < 0.6) bad = 1; n++ } }
+awk '{ for (i = 1; i < NF; i++) if ($i == "attacking" || $i == "positional") { if ($(i + 1) < 0.55) bad = 1; n++ } }
      END { exit !(n == 2 && !bad) }' <<<"$auc" && ok "style_cv_auc ($auc)" || fail style_cv_auc "$auc"
 # The must-show: attacking and positional each recognised better than chance, by game: the lower end
 # of the 95 % interval of their recall above the 33.3 % of a uniform guess.
@@ -161,6 +162,13 @@ for cls in attacking positional; do
     awk -v lo="$lo" 'BEGIN { exit !(lo > 33.3) }' && ok "style_cv_recall_above_chance_$cls ($row)" \
         || fail "style_cv_recall_above_chance_$cls" "$row"
 done
+# Players never counted (#28's must-show): every attacking one reads more attacking, and every
+# positional one more positional, than the other; over their games both AUCs above chance.
+grep -Eq '^pairs .*: ([0-9]+) of \1$' <<<"$cv" && ok style_held_out_pairs \
+    || fail style_held_out_pairs "$(sed -n '/^held-out/,$p' <<<"$cv")"
+held=$(grep '^by game, the attacking players' <<<"$cv")
+awk '{ for (i = 1; i < NF; i++) if ($i == "posterior") { if ($(i + 1) + 0 <= 0.55) bad = 1; n++ } } END { exit !(n == 2 && !bad) }' \
+    <<<"${held//,/ }" && ok "style_held_out_auc ($held)" || fail style_held_out_auc "$held"
 [ "$cv" = "$($FF style-cv --data "$DATA" 2>&1)" ] && ok style_cv_deterministic || fail style_cv_deterministic
 cat >"$TMP/style.pgn" <<'PGN'
 [White "Kasparov, Gary"]

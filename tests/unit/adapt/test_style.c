@@ -230,26 +230,34 @@ static void test_counts_and_smoothing(void)
     CHECK_NEAR(style_model_likelihood(&m, STYLE_F_CASTLING, STYLE_MIXED, STYLE_CASTLED_SAME), 1.0 / 3);
     CHECK_NEAR(style_model_likelihood(&m, STYLE_F_PAWNS, STYLE_POSITIONAL, 0), 2.0 / 5);
 
-    /* q1 = {e4 same 0 0}:
-     *   attacking  1/2 * 3/14 * 2/5 * 1/6 * 2/6 = 1/420
-     *   positional 1/3 * 1/13 * 2/4 * 2/5 * 2/5 = 2/975
-     *   mixed      1/6 * 1/12 * 1/3 * 1/4 * 1/4 = 1/3456 */
+    /* The first move is counted but does not decide (StyleFeatureDecides): only castling, pieces
+     * and pawns are multiplied in. q1 = {e4 same 0 0}:
+     *   attacking  1/2 * 2/5 * 1/6 * 2/6 = 1/90
+     *   positional 1/3 * 2/4 * 2/5 * 2/5 = 2/75
+     *   mixed      1/6 * 1/3 * 1/4 * 1/4 = 1/288 */
+    CHECK(!StyleFeatureDecides[STYLE_F_FIRST_MOVE] && StyleFeatureDecides[STYLE_F_CASTLING]);
     StyleFeatures q[2] = {{.value = {STYLE_FIRST_E4, STYLE_CASTLED_SAME, 0, 0}},
                           {.value = {STYLE_FIRST_D4, STYLE_CASTLED_OPPOSITE, 2, 1}}};
     double post[STYLE_NB];
-    double a = 1.0 / 420, p = 2.0 / 975, x = 1.0 / 3456;
-    CHECK_INT(style_model_classify(&m, q, 1, post), STYLE_ATTACKING);
+    double a = 1.0 / 90, p = 2.0 / 75, x = 1.0 / 288;
+    CHECK_INT(style_model_classify(&m, q, 1, post), STYLE_POSITIONAL);
     CHECK_NEAR(post[STYLE_ATTACKING], a / (a + p + x));
     CHECK_NEAR(post[STYLE_POSITIONAL], p / (a + p + x));
     CHECK_NEAR(post[STYLE_MIXED], x / (a + p + x));
-    /* q2 = {d4 opposite 2 1} alone: attacking 1/2 * 1/14 * 2/5 * 2/6 * 2/6 = 1/630, positional
-     * 1/3 * 2/13 * 1/4 * 1/5 * 1/5 = 1/1950, mixed 1/3456. Both samples together multiply the
-     * likelihoods, the prior counted once: attacking 1/2 * (1/210) * (1/315) = 1/132300, positional
-     * 1/3 * (2/325) * (1/650) = 1/316875, mixed 1/6 * (1/576)^2 = 1/1990656. */
-    a = 1.0 / 630, p = 1.0 / 1950;
+    /* Another first move changes nothing. */
+    StyleFeatures q1d4 = q[0];
+    q1d4.value[STYLE_F_FIRST_MOVE] = STYLE_FIRST_D4;
+    double again[STYLE_NB];
+    style_model_classify(&m, &q1d4, 1, again);
+    CHECK_NEAR(again[STYLE_POSITIONAL], post[STYLE_POSITIONAL]);
+    /* q2 = {d4 opposite 2 1} alone: attacking 1/2 * 2/5 * 2/6 * 2/6 = 1/45, positional
+     * 1/3 * 1/4 * 1/5 * 1/5 = 1/300, mixed 1/288. Both samples together multiply the
+     * likelihoods, the prior counted once: attacking 1/2 * (1/45) * (2/45) = 1/2025, positional
+     * 1/3 * (2/25) * (1/100) = 1/3750, mixed 1/6 * (1/48)^2 = 1/13824. */
+    a = 1.0 / 45, p = 1.0 / 300;
     CHECK_INT(style_model_classify(&m, q + 1, 1, post), STYLE_ATTACKING);
     CHECK_NEAR(post[STYLE_POSITIONAL], p / (a + p + x));
-    a = 1.0 / 132300, p = 1.0 / 316875, x = 1.0 / 1990656;
+    a = 1.0 / 2025, p = 1.0 / 3750, x = 1.0 / 13824;
     CHECK_INT(style_model_classify(&m, q, 2, post), STYLE_ATTACKING);
     CHECK_NEAR(post[STYLE_ATTACKING], a / (a + p + x));
     CHECK_NEAR(post[STYLE_POSITIONAL], p / (a + p + x));
@@ -263,9 +271,9 @@ static void test_counts_and_smoothing(void)
     style_model_classify(&empty, q, 2, post);
     CHECK_NEAR(post[STYLE_ATTACKING], 1.0 / 3);
     CHECK_NEAR(post[STYLE_MIXED], 1.0 / 3);
-    /* A given prior replaces the model's: uniform against q1 gives 1/210 : 2/325 : 1/576. */
+    /* A given prior replaces the model's: uniform against q1 gives 1/45 : 2/25 : 1/48. */
     const double uniform[STYLE_NB] = {1.0 / 3, 1.0 / 3, 1.0 / 3};
-    a = 1.0 / 210, p = 2.0 / 325, x = 1.0 / 576;
+    a = 1.0 / 45, p = 2.0 / 25, x = 1.0 / 48;
     CHECK_INT(style_model_classify_with_prior(&m, uniform, q, 1, post), STYLE_POSITIONAL);
     CHECK_NEAR(post[STYLE_POSITIONAL], p / (a + p + x));
 }
