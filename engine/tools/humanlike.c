@@ -4,15 +4,19 @@
  * split by the emotion the position evokes in the mover (the affective appraisal with the neutral
  * temperament and no mood: fear, neutral, relief), and how often each mode chooses differently from
  * classical, with the paired difference of its matching rate from the first mode's (points, 95 %:
- * the same positions, so the interval is McNemar's, tighter than the two rates' own). Positions are taken from the
- * games in turn (one game from each file round-robin, so every player counts), from ply --from-ply on, every --every
- * plies, until --positions. */
+ * the same positions, so the interval is McNemar's, tighter than the two rates' own). The mode
+ * `bayesian` is the Bayesian-adaptive evaluator as a game plays it against the mover's opponent:
+ * target auto (the opponent's style read from the game's moves so far by the style model, from its
+ * 10th move; before that the default, conservative), parameters chosen by the model in --bayes-db. Positions are taken
+ * from the games in turn (one game from each file round-robin, so every player counts), from ply --from-ply on, every
+ * --every plies, until --positions. */
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../adapt/adaptive.h"
 #include "../eval/affective.h"
 #include "../notation/fen.h"
 #include "../notation/move.h"
@@ -25,7 +29,7 @@
 
 typedef struct {
     char name[48];
-    bool affective;
+    bool affective, bayesian;
     Temperament temperament; /* affective: a copy, its gain possibly overridden */
 } Mode;
 
@@ -34,6 +38,13 @@ typedef struct {
     Move played;
     int label; /* 0 fear, 1 neutral, 2 relief */
     Move chosen[HUMANLIKE_MODES_MAX];
+    int game;                        /* the game's number (a mixed opponent's target is drawn per game) */
+    char start_fen[FEN_BUFFER_SIZE]; /* the game's start, and its moves up to the position */
+    Move *history;
+    int history_len;
+    int8_t style;   /* bayesian: the opponent's style read, or -1 */
+    int8_t target;  /* bayesian: the target chosen */
+    int8_t changed; /* bayesian: parameters away from the default */
 } Sample;
 
 typedef struct {
@@ -43,15 +54,21 @@ typedef struct {
     int mode_count;
     uint64_t nodes;
     atomic_int next, done;
+    BayesModel bayes; /* for the bayesian mode */
+    StyleModel style;
+    bool has_bayes, has_style;
 } Run;
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: feelfish humanlike FILE.pgn... [--positions N] [--nodes N] [--from-ply P] [--every K]\n"
-                    "                          [--modes MODE,...] [--threads T]\n"
-                    "  MODE: classical, affective (neutral), affective:TEMPERAMENT, affective:TEMPERAMENT@GAIN\n"
-                    "  (defaults: 2000 positions, 20000 nodes, from ply 16, every 7th, classical,affective,\n"
-                    "   affective:thesis; 2 threads)\n");
+    fprintf(stderr,
+            "usage: feelfish humanlike FILE.pgn... [--positions N] [--nodes N] [--from-ply P] [--every K]\n"
+            "                          [--modes MODE,...] [--threads T]\n"
+            "                          [--bayes-db FILE] [--style-model FILE]\n"
+            "  MODE: classical, affective (neutral), affective:TEMPERAMENT, affective:TEMPERAMENT@GAIN,\n"
+            "        bayesian (target from the opponent's style; model from --bayes-db, default data/feelfish.db)\n"
+            "  (defaults: 2000 positions, 20000 nodes, from ply 16, every 7th, classical,affective,\n"
+            "   affective:thesis; 2 threads)\n");
     return 2;
 }
 
@@ -61,6 +78,8 @@ static bool mode_parse(const char *spec, Mode *m)
     snprintf(m->name, sizeof m->name, "%s", spec);
     if (!strcmp(spec, "classical"))
         return true;
+    if (!strcmp(spec, "bayesian"))
+        return m->bayesian = true;
     if (strncmp(spec, "affective", 9) || (spec[9] && spec[9] != ':'))
         return false;
     m->affective = true;
@@ -105,7 +124,7 @@ static int collect(Run *run, char **files, int file_count, int want, int from_pl
         free(f), free(r), free(p);
         return -1;
     }
-    int open = 0;
+    int open = 0, games = 0;
     for (int i = 0; i < file_count; i++)
         if ((f[i] = fopen(files[i], "r")) && (r[i] = pgn_reader_open(f[i])))
             open++;
@@ -123,12 +142,18 @@ static int collect(Run *run, char **files, int file_count, int want, int from_pl
                 r[i] = NULL;
                 open--;
             } else if (res == PGN_GAME && fen_read(p, g.start_fen ? g.start_fen : FEN_STARTPOS, NULL, 0) == FEN_OK)
-                for (int k = 0; k < g.move_count && run->count < want; k++) {
+                for (int k = 0, game = games++; k < g.move_count && run->count < want; k++) {
                     if (k >= from_ply && (k - from_ply) % every == 0) {
                         Sample *s = &run->samples[run->count++];
                         fen_write(p, s->fen);
                         s->played = g.moves[k].move;
                         s->label = label_of(p);
+                        s->game = game;
+                        snprintf(s->start_fen, sizeof s->start_fen, "%s", g.start_fen ? g.start_fen : FEN_STARTPOS);
+                        s->history = malloc(sizeof *s->history * (size_t)(k + 1));
+                        for (int j = 0; s->history && j < k; j++)
+                            s->history[j] = g.moves[j].move;
+                        s->history_len = s->history ? k : 0;
                     }
                     position_make_move(p, g.moves[k].move);
                     if (p->stack_len > POSITION_STACK_SIZE / 2)
@@ -150,10 +175,10 @@ static void *worker(void *arg)
 {
     Run *run = arg;
     Search *search = search_new();
-    Position *p = malloc(sizeof *p);
-    if (!search || !p) {
+    Position *p = malloc(sizeof *p), *start = malloc(sizeof *start);
+    if (!search || !p || !start) {
         search_free(search);
-        free(p);
+        free(p), free(start);
         return NULL;
     }
     SearchLimits limits;
@@ -164,7 +189,17 @@ static void *worker(void *arg)
         fen_read(p, s->fen, NULL, 0);
         for (int m = 0; m < run->mode_count; m++) {
             Evaluator eval;
-            if (run->modes[m].affective) {
+            EvalParams storage;
+            if (run->modes[m].bayesian) {
+                fen_read(start, s->start_fen, NULL, 0);
+                MoveHistory h = {start, s->history, s->history_len};
+                BayesChoice choice;
+                adaptive_choose(&run->bayes, run->has_style ? &run->style : NULL, p, &h, TARGET_CONSERVATIVE, true,
+                                (uint64_t)s->game, &choice, &storage, &eval);
+                s->style = choice.has_style ? (int8_t)choice.style : -1;
+                s->target = (int8_t)choice.target;
+                s->changed = (int8_t)choice.changed;
+            } else if (run->modes[m].affective) {
                 Emotion e;
                 affective_emotion(p, NULL, &run->modes[m].temperament, &e);
                 affective_evaluator(&e, &eval);
@@ -180,7 +215,7 @@ static void *worker(void *arg)
             fprintf(stderr, "humanlike: %d/%d positions\n", done, run->count);
     }
     search_free(search);
-    free(p);
+    free(p), free(start);
     return NULL;
 }
 
@@ -208,7 +243,8 @@ int humanlike_command(int argc, char **argv, FILE *out)
     Run run = {0};
     char *files[64];
     int file_count = 0, want = 2000, from_ply = 16, every = 7, threads = 2;
-    const char *modes = "classical,affective,affective:thesis";
+    const char *modes = "classical,affective,affective:thesis", *bayes_db = "data/feelfish.db",
+               *style_path = "engine/style.model";
     run.nodes = 20000;
     for (int i = 0; i < argc; i++) {
         bool has = i + 1 < argc;
@@ -227,6 +263,10 @@ int humanlike_command(int argc, char **argv, FILE *out)
             threads = (int)v, i++;
         else if (!strcmp(argv[i], "--modes") && has)
             modes = argv[++i];
+        else if (!strcmp(argv[i], "--bayes-db") && has)
+            bayes_db = argv[++i];
+        else if (!strcmp(argv[i], "--style-model") && has)
+            style_path = argv[++i];
         else if (argv[i][0] != '-' && file_count < 64)
             files[file_count++] = argv[i];
         else {
@@ -243,6 +283,20 @@ int humanlike_command(int argc, char **argv, FILE *out)
         }
     if (!file_count || !run.mode_count)
         return usage();
+    bool wants_bayes = false;
+    for (int m = 0; m < run.mode_count; m++)
+        wants_bayes |= run.modes[m].bayesian;
+    if (wants_bayes) {
+        char err[512];
+        if (!bayes_model_init(&run.bayes) || !bayes_read_model(bayes_db, &run.bayes, err, sizeof err)) {
+            fprintf(stderr, "humanlike: the bayesian mode's model: %s\n", err);
+            return 1;
+        }
+        run.has_bayes = true;
+        run.has_style = style_model_load(&run.style, style_path, err, sizeof err);
+        if (!run.has_style)
+            fprintf(stderr, "humanlike: %s: the bayesian mode keeps its default target\n", err);
+    }
     if (collect(&run, files, file_count, want, from_ply, every) <= 0) {
         fprintf(stderr, "humanlike: no positions read\n");
         free(run.samples);
@@ -288,7 +342,26 @@ int humanlike_command(int argc, char **argv, FILE *out)
         fprintf(out, "  %5.1f%%  %+5.1f +/- %.1f\n", 100.0 * differ / run.count,
                 100.0 * (only_this - only_first) / run.count,
                 100.0 * 1.959964 * sqrt(only_this + only_first) / run.count);
+        if (run.modes[m].bayesian) {
+            int read[STYLE_NB] = {0}, targets[BAYES_TARGET_NB] = {0}, none = 0, moved = 0;
+            for (int i = 0; i < run.count; i++) {
+                const Sample *s = &run.samples[i];
+                s->style < 0 ? none++ : read[s->style]++;
+                targets[s->target]++;
+                moved += s->changed > 0;
+            }
+            fprintf(out,
+                    "  bayesian: model of %llu games; the opponent read as attacking %d, positional %d, mixed %d, "
+                    "not yet %d; target aggressive %d, conservative %d; parameters away from the default in %d "
+                    "positions\n",
+                    (unsigned long long)run.bayes.games, read[0], read[1], read[2], none, targets[TARGET_AGGRESSIVE],
+                    targets[TARGET_CONSERVATIVE], moved);
+        }
     }
+    for (int i = 0; i < run.count; i++)
+        free(run.samples[i].history);
     free(run.samples);
+    if (run.has_bayes)
+        bayes_model_free(&run.bayes);
     return 0;
 }

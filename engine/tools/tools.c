@@ -31,7 +31,8 @@ const Command EngineTools[] = {
     {"affective-ranges", NULL, "FILE.epd...", "each affective term's range over the positions (AffectiveRanges)",
      affective_ranges_command},
     {"humanlike", NULL,
-     "FILE.pgn... [--positions N] [--nodes N] [--from-ply P] [--every K] [--modes MODE,...] [--threads T]",
+     "FILE.pgn... [--positions N] [--nodes N] [--from-ply P] [--every K] [--modes MODE,...] [--threads T] "
+     "[--bayes-db FILE] [--style-model FILE]",
      "move matching: how often each mode plays the human's move, overall and by the mover's emotion",
      humanlike_command},
 };

@@ -5,7 +5,8 @@
 #     affective best move differs from the classical one (compare mode through the real server);
 #  3. strength: feelfish Mode=affective vs Mode=classical, GAMES (default 200) at 10 s + 0.1 s;
 #  4. move matching on the master games (feelfish humanlike, POSITIONS, default 2000, at 20k nodes):
-#     how often each temperament plays the human's move, by the mover's emotion (docs/affective.md).
+#     how often each temperament plays the human's move, by the mover's emotion (docs/affective.md),
+#     and the Bayesian mode with the opponent's style when BAYES_DB (default data/feelfish.db) exists.
 set -u
 cd "$(dirname "$0")/../.."
 FF=${FEELFISH:-$(pwd)/feelfish}
@@ -46,5 +47,8 @@ echo; echo "== 3. strength: affective vs classical, $GAMES games at $TC"
     --openings "$DATA/openings.epd" --pgn "${OUT:-build}/affective-vs-classical.pgn" --quiet 2>/dev/null
 
 echo; echo "== 4. move matching: ${POSITIONS:-2000} positions of the master games, 20000 nodes a move"
-"$FF" humanlike "$DATA"/pgn/*.pgn --positions "${POSITIONS:-2000}" --nodes 20000 --threads 2 \
-    --modes classical,affective,affective:calm,affective:anxious,affective:bold,affective:thesis 2>/dev/null
+BAYES_DB=${BAYES_DB:-data/feelfish.db}
+bayesian=""
+[ -f "$BAYES_DB" ] && bayesian=",bayesian"
+"$FF" humanlike "$DATA"/pgn/*.pgn --positions "${POSITIONS:-2000}" --nodes 20000 --threads 2 --bayes-db "$BAYES_DB" \
+    --modes "classical,affective,affective:calm,affective:anxious,affective:bold,affective:thesis$bayesian" 2>/dev/null

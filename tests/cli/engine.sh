@@ -124,6 +124,17 @@ c=$(awk '/^classical / { print $2, $3, $4 }' <<<"$out")
 z=$(awk '/^affective:neutral@0 / { print $4, $5, $6, $(NF-3), $(NF-2), $NF }' <<<"$out")
 grep -q '^humanlike: 40 positions from 2 files' <<<"$out" && grep -q '^affective:thesis (gain 1.00) ' <<<"$out" \
     && [ -n "$c" ] && [ "$z" = "$c 0.0% +0.0 0.0" ] && ok humanlike_rows || fail humanlike_rows "$out"
+# The Bayesian mode with the opponent's style: a model of two self-play games moves no parameter (the
+# evidence rule), so it plays as classical; the line under its row says what it read.
+$FF learn --games 2 --nodes 300 --concurrency 2 --db "$TMP/hl.db" >/dev/null 2>&1
+out=$($FF humanlike "$DATA/pgn/Kasparov.pgn" --positions 30 --nodes 2000 --threads 2 --modes classical,bayesian \
+      --bayes-db "$TMP/hl.db" 2>/dev/null)
+c=$(grep '^classical ' <<<"$out" | cut -c35-)
+b=$(grep '^bayesian ' <<<"$out" | cut -c35-)
+[ -n "$c" ] && [ "$b" = "$c" ] && grep -Eq '^  bayesian: model of 2 games; the opponent read as attacking [0-9]+, .*; target aggressive [0-9]+, conservative [0-9]+; parameters away from the default in 0 positions$' <<<"$out" \
+    && ok humanlike_bayesian || fail humanlike_bayesian "$out"
+run humanlike_bayesian_no_model 1 "the bayesian mode's model: .*none.db" $FF humanlike "$DATA/pgn/Kasparov.pgn" \
+    --positions 2 --modes bayesian --bayes-db "$TMP/none.db"
 run humanlike_bad_mode 2 "bad mode 'affective:wild'" $FF humanlike "$DATA/pgn/Kasparov.pgn" --modes classical,affective:wild
 # The affective evaluator's term ranges (engine/eval/affective.h) are what affective-ranges measures
 # with this engine's evaluation: a change of the evaluation (or its tuned vector) must update them.
