@@ -3,6 +3,7 @@
 
 #include "../base/log.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -201,12 +202,11 @@ json_t *encode_result(const Job *job, const SearchResult *r, const SearchResult 
 json_t *encode_game(const Game *g, GameView view)
 {
     static Position p;
-    json_t *o =
-        json_pack("{s:s, s:s, s:s, s:i, s:s, s:f, s:s, s:s, s:s, s:I, s:I, s:b}", "id", g->id, "mode", g->mode, "color",
-                  g->human == WHITE ? "white" : "black", "level", g->level, "temperament", g->temperament.name, "gain",
-                  g->temperament.gain,
-                  "initialFen", g->initial_fen, "status", g->status, "result", g->result, "createdMs",
-                  (json_int_t)g->created_ms, "updatedMs", (json_int_t)g->updated_ms, "thinking", g->thinking);
+    json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:s, s:f, s:s, s:s, s:s, s:I, s:I, s:b}", "id", g->id, "mode", g->mode,
+                          "color", g->human == WHITE ? "white" : "black", "level", g->level, "temperament",
+                          g->temperament.name, "gain", g->temperament.gain, "initialFen", g->initial_fen, "status",
+                          g->status, "result", g->result, "createdMs", (json_int_t)g->created_ms, "updatedMs",
+                          (json_int_t)g->updated_ms, "thinking", g->thinking);
     json_object_set_new(o, "elo", g->elo ? json_integer(g->elo) : json_null()); /* null: full strength */
     if (g->reason[0])
         json_object_set_new(o, "reason", json_string(g->reason));
@@ -289,6 +289,32 @@ json_t *encode_lab(LabAlgorithm a, const LabResult *r, int64_t time_ms)
     if (lab_makes_passes(a))
         json_object_set_new(o, "passes", json_integer(r->passes));
     return o;
+}
+
+json_t *encode_bayes_curve(const BayesModel *m, const BayesCurvePoint *changes, int nchanges,
+                           const BayesMatchPoint *matches, int nmatches)
+{
+    json_t *c = json_array(), *x = json_array();
+    for (int i = 0; i < nchanges; i++)
+        json_array_append_new(c, json_pack("{s:I, s:{s:i, s:i}}", "games", (json_int_t)changes[i].games,
+                                           "changedParams", BayesTargetNames[TARGET_AGGRESSIVE],
+                                           changes[i].changed[TARGET_AGGRESSIVE], BayesTargetNames[TARGET_CONSERVATIVE],
+                                           changes[i].changed[TARGET_CONSERVATIVE]));
+    for (int i = 0; i < nmatches; i++) {
+        const BayesMatchPoint *p = &matches[i];
+        long n = (long)p->wins + p->draws + p->losses;
+        json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:I}", "games", (json_int_t)p->games, "target",
+                              p->target, "rule", p->rule, "records", p->records, "control", p->control, "wins", p->wins,
+                              "draws", p->draws, "losses", p->losses, "at", (json_int_t)p->created_ms);
+        json_object_set_new(o, "score", n ? json_real((p->wins + 0.5 * p->draws) / (double)n) : json_null());
+        json_object_set_new(o, "elo", isfinite(p->elo) ? json_real(round(p->elo * 10) / 10) : json_null());
+        json_object_set_new(o, "eloMargin",
+                            isfinite(p->elo_margin) ? json_real(round(p->elo_margin * 10) / 10) : json_null());
+        json_array_append_new(x, o);
+    }
+    return json_pack("{s:I, s:I, s:s, s:o, s:o}", "games", (json_int_t)m->games, "gamesStored",
+                     (json_int_t)(nchanges ? changes[nchanges - 1].games : 0), "rule",
+                     m->evidence_z > 0 ? "evidence" : "argmax", "changes", c, "matches", x);
 }
 
 json_t *encode_bayes_model(const BayesModel *m, bool full)

@@ -14,6 +14,7 @@
 #include "../domain/games.h"
 #include "../domain/models.h"
 #include "../jobs/jobs.h"
+#include "../store/bayes_store.h"
 
 json_t *encode_error(const ApiError *e); /* {"code", "message", "field"?} */
 json_t *encode_emotion(const Emotion *e);
@@ -37,6 +38,11 @@ json_t *encode_game(const Game *g, GameView view);
  * {phase: {result: n}}, "levels": [...], "params": {name: {phase: {result: [n0..n4]}}}}; with
  * full false, params are summarised (per parameter: the selected levels per phase and target). */
 json_t *encode_bayes_model(const BayesModel *m, bool full);
+/* GET /api/bayes/curve: {games, gamesStored, rule, changes: [{games, changedParams: {aggressive,
+ * conservative}}], matches: [{games, target, rule, records, control, wins, draws, losses, score, elo,
+ * eloMargin, at}]}. */
+json_t *encode_bayes_curve(const BayesModel *m, const BayesCurvePoint *changes, int nchanges,
+                           const BayesMatchPoint *matches, int nmatches);
 /* The Lichess bot (GET /api/bot): {"running", "connected", "account", "url", "mode", "fatal"?,
  * "games": [{"id", "url", "game", "job"?, "opponent", "opponentBot", "color", "plies", "fen",
  * "status"}], "record": {"wins", "losses", "draws", "aborted"}, "counts": {"moves",

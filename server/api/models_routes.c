@@ -1,6 +1,10 @@
-/* The live models over REST: GET /api/bayes/model and POST /api/style. */
+/* The live models over REST: GET /api/bayes/model, GET /api/bayes/curve and POST /api/style. */
+#include <stdlib.h>
 #include <string.h>
 
+#include "../base/clock.h"
+#include "../store/bayes_store.h"
+#include "../store/store.h"
 #include "encode.h"
 #include "reply.h"
 #include "request.h"
@@ -17,6 +21,95 @@ void models_route_bayes(Request *r, const char *param)
     json_t *o = encode_bayes_model(models_bayes(), detail && !strcmp(detail, "counts"));
     json_object_set_new(o, "styleModel", json_boolean(models_style() != NULL));
     api_reply_json(r, 200, o);
+}
+
+/* GET /api/bayes/curve. The change curve replays every stored game's records on the thread pool, so
+ * one read runs at a time for everyone asking, and its answer serves again for CURVE_FRESH_MS while
+ * the model has learned nothing new. */
+#define CURVE_FRESH_MS 10000
+#define CURVE_WAITING_MAX 256
+
+typedef struct {
+    BayesCurvePoint changes[BAYES_CURVE_MAX];
+    BayesMatchPoint matches[BAYES_CURVE_MAX];
+    int nchanges, nmatches;
+} CurveRead;
+
+static struct {
+    bool reading;
+    Request *waiting[CURVE_WAITING_MAX];
+    int nwaiting;
+    char *body; /* the last answer */
+    uint64_t games, version;
+    int64_t at_ms;
+} Curve;
+
+static void curve_read(sqlite3 *db, void *arg)
+{
+    CurveRead *c = arg;
+    c->nchanges = bayes_store_change_curve(db, c->changes, BAYES_CURVE_MAX);
+    c->nmatches = bayes_store_matches(db, c->matches, BAYES_CURVE_MAX);
+}
+
+static void curve_reply(Request *r) { http_reply(r, 200, "application/json", Curve.body, strlen(Curve.body)); }
+
+static void curve_done(void *arg)
+{
+    CurveRead *c = arg;
+    const BayesModel *m = models_bayes();
+    json_t *o = encode_bayes_curve(m, c->changes, c->nchanges, c->matches, c->nmatches);
+    free(Curve.body);
+    Curve.body = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    Curve.games = m->games, Curve.version = m->version, Curve.at_ms = clock_wall_ms();
+    Curve.reading = false;
+    free(c);
+    for (int i = 0; i < Curve.nwaiting; i++) {
+        Request *r = Curve.waiting[i];
+        http_end_wait(r);
+        if (Curve.body)
+            curve_reply(r);
+        else
+            api_reply_fail(r, 503, "out_of_memory", NULL, "the server is out of memory");
+        http_resume(r);
+    }
+    Curve.nwaiting = 0;
+}
+
+static void curve_gone(Request *r)
+{
+    for (int i = 0; i < Curve.nwaiting; i++)
+        if (Curve.waiting[i] == r) {
+            Curve.waiting[i] = Curve.waiting[--Curve.nwaiting];
+            break;
+        }
+}
+
+void models_route_bayes_curve(Request *r, const char *param)
+{
+    (void)param;
+    const BayesModel *m = models_bayes();
+    if (Curve.body && Curve.games == m->games && Curve.version == m->version &&
+        clock_wall_ms() - Curve.at_ms < CURVE_FRESH_MS) {
+        curve_reply(r);
+        return;
+    }
+    if (Curve.nwaiting == CURVE_WAITING_MAX) {
+        api_reply_fail(r, 503, "overloaded", NULL,
+                       "too many requests are waiting for the learning curve: try again shortly");
+        return;
+    }
+    if (!Curve.reading) {
+        CurveRead *c = calloc(1, sizeof *c);
+        if (!c || !store_read(curve_read, curve_done, c)) {
+            free(c);
+            api_reply_fail(r, 503, "storage_unavailable", NULL, "the database cannot be read now: try again shortly");
+            return;
+        }
+        Curve.reading = true;
+    }
+    Curve.waiting[Curve.nwaiting++] = r;
+    http_suspend(r, &Curve, curve_gone);
 }
 
 static const char *const StyleKeys[] = {"pgn", "player", NULL};

@@ -51,6 +51,7 @@ void lab_routes_init(const ServerConfig *cfg);
 void lab_routes_stop(void); /* the loop is stopping: its deadline timer closes */
 /* models_routes.c */
 void models_route_bayes(Request *r, const char *param);
+void models_route_bayes_curve(Request *r, const char *param);
 void models_route_style(Request *r, const char *param);
 /* bot_routes.c */
 void bot_route_status(Request *r, const char *param);

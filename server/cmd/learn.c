@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../base/clock.h"
 #include "../base/config.h"
 #include "../../engine/engine.h"
 #include "../../engine/tools/match/match_config.h"
@@ -550,6 +551,23 @@ int bayes_experiment_command(int argc, char **argv, FILE *out)
         if (csv)
             fprintf(csv, "%d,%ld,%ld,%ld,%.4f,%.4f,%.1f,%.1f,%d,%d,%d\n", sizes[k], wdl[0], wdl[1], wdl[2], score,
                     1.96 * se, elo, margin, evals[TARGET_AGGRESSIVE], evals[TARGET_CONSERVATIVE], changed);
+        /* The point joins the database's learning curve (GET /api/bayes/curve, the page). */
+        BayesMatchPoint point = {.games = sizes[k],
+                                 .wins = (int)wdl[0],
+                                 .draws = (int)wdl[1],
+                                 .losses = (int)wdl[2],
+                                 .elo = elo,
+                                 .elo_margin = margin,
+                                 .created_ms = clock_wall_ms()};
+        snprintf(point.target, sizeof point.target, "%s", BayesTargetNames[target]);
+        snprintf(point.rule, sizeof point.rule, "%s", evidence_z > 0 ? "evidence" : "argmax");
+        snprintf(point.records, sizeof point.records, "%s", perturbed_only ? "perturbed" : "all");
+        if (c.play.base_ms)
+            snprintf(point.control, sizeof point.control, "%g+%g s", c.play.base_ms / 1000.0, c.play.inc_ms / 1000.0);
+        else
+            snprintf(point.control, sizeof point.control, "%llu nodes", (unsigned long long)c.play.nodes);
+        if (!bayes_store_add_match(db, &point, err, sizeof err))
+            fprintf(stderr, "bayes-experiment: the point was not stored: %s\n", err);
     }
     if (csv)
         fclose(csv);

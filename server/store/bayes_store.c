@@ -2,6 +2,7 @@
 #include "bayes_store.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -191,18 +192,12 @@ bool bayes_store_load(sqlite3 *db, BayesModel *m, char *err, size_t size)
     return true;
 }
 
-int bayes_store_load_selfplay_prefix(sqlite3 *db, int games, bool perturbed_only, BayesModel *m)
+/* Adds the records a prepared statement yields (game id, phase, result, levels; in game order) to m,
+ * skipping those of another parameter set. Before the first record of each new game, and once at the
+ * end, calls between(m, games added so far, arg) when given. Returns the games seen. */
+static int replay_records(sqlite3_stmt *st, BayesModel *m, void (*between)(const BayesModel *m, int games, void *arg),
+                          void *arg)
 {
-    bayes_model_clear(m);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT g.id, r.phase, r.result, r.levels FROM bayes_games g JOIN bayes_records r ON "
-                           "r.game_id = g.id WHERE g.selfplay_index IS NOT NULL AND g.selfplay_index < ? "
-                           "AND (? = 0 OR r.side = 'B') ORDER BY g.selfplay_index",
-                           -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_int(st, 1, games);
-    sqlite3_bind_int(st, 2, perturbed_only);
     sqlite3_int64 last = -1;
     int found = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -216,14 +211,156 @@ int bayes_store_load_selfplay_prefix(sqlite3 *db, int games, bool perturbed_only
         if (!ok)
             continue;
         if (sqlite3_column_int64(st, 0) != last) {
+            if (between && found)
+                between(m, found, arg);
             last = sqlite3_column_int64(st, 0);
             found++;
         }
         bayes_model_add(m, ph, r, levels);
     }
+    if (between && found)
+        between(m, found, arg);
+    return found;
+}
+
+int bayes_store_load_selfplay_prefix(sqlite3 *db, int games, bool perturbed_only, BayesModel *m)
+{
+    bayes_model_clear(m);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT g.id, r.phase, r.result, r.levels FROM bayes_games g JOIN bayes_records r ON "
+                           "r.game_id = g.id WHERE g.selfplay_index IS NOT NULL AND g.selfplay_index < ? "
+                           "AND (? = 0 OR r.side = 'B') ORDER BY g.selfplay_index",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int(st, 1, games);
+    sqlite3_bind_int(st, 2, perturbed_only);
+    int found = replay_records(st, m, NULL, NULL);
     sqlite3_finalize(st);
     m->games = (uint64_t)found;
     return found;
+}
+
+typedef struct {
+    BayesCurvePoint *out;
+    int max, n;
+    int next; /* the next checkpoint: 10, 20, 50, 100, 200, 500, ... */
+    uint8_t *levels;
+} CurveBuild;
+
+/* The checkpoint after x in the series 1, 2, 5, 10, 20, 50, ... */
+static int next_checkpoint(int x)
+{
+    int p = 1;
+    while (p <= x / 10)
+        p *= 10;
+    int lead = x / p;
+    return lead < 2 ? 2 * p : lead < 5 ? 5 * p : 10 * p;
+}
+
+static void curve_point(const BayesModel *m, int games, CurveBuild *b)
+{
+    if (b->n == b->max || (b->n && b->out[b->n - 1].games == games))
+        return;
+    BayesCurvePoint *p = &b->out[b->n++];
+    p->games = games;
+    for (int t = 0; t < BAYES_TARGET_NB; t++) {
+        p->changed[t] = 0;
+        for (int ph = 0; ph < BAYES_PHASE_NB; ph++)
+            p->changed[t] += bayes_select(m, (GamePhase)ph, (BayesTarget)t, b->levels);
+    }
+}
+
+static void curve_between(const BayesModel *m, int games, void *arg)
+{
+    CurveBuild *b = arg;
+    if (games < b->next)
+        return;
+    curve_point(m, games, b);
+    while (b->next <= games)
+        b->next = next_checkpoint(b->next);
+}
+
+int bayes_store_change_curve(sqlite3 *db, BayesCurvePoint *out, int max)
+{
+    BayesModel m;
+    CurveBuild b = {.out = out, .max = max, .next = 10, .levels = malloc((size_t)BayesParamCount)};
+    sqlite3_stmt *st = NULL;
+    if (!b.levels || !bayes_model_init(&m)) {
+        free(b.levels);
+        return 0;
+    }
+    if (sqlite3_prepare_v2(db,
+                           "SELECT g.id, r.phase, r.result, r.levels FROM bayes_games g JOIN bayes_records r ON "
+                           "r.game_id = g.id WHERE r.side != 'A' ORDER BY g.id",
+                           -1, &st, NULL) == SQLITE_OK) {
+        int games = replay_records(st, &m, curve_between, &b);
+        if (games)
+            curve_point(&m, games, &b); /* the whole store, whatever the checkpoint */
+    }
+    sqlite3_finalize(st);
+    bayes_model_free(&m);
+    free(b.levels);
+    return b.n;
+}
+
+bool bayes_store_add_match(sqlite3 *db, const BayesMatchPoint *p, char *err, size_t size)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db,
+                           "INSERT INTO bayes_matches (games, target, rule, records, control, wins, draws, losses, "
+                           "elo, elo_margin, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           -1, &st, NULL) != SQLITE_OK) {
+        snprintf(err, size, "%s", sqlite3_errmsg(db));
+        return false;
+    }
+    sqlite3_bind_int64(st, 1, p->games);
+    sqlite3_bind_text(st, 2, p->target, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, p->rule, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, p->records, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, p->control, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 6, p->wins);
+    sqlite3_bind_int(st, 7, p->draws);
+    sqlite3_bind_int(st, 8, p->losses);
+    if (isfinite(p->elo))
+        sqlite3_bind_double(st, 9, p->elo);
+    if (isfinite(p->elo_margin))
+        sqlite3_bind_double(st, 10, p->elo_margin);
+    sqlite3_bind_int64(st, 11, p->created_ms);
+    bool ok = sqlite3_step(st) == SQLITE_DONE;
+    if (!ok)
+        snprintf(err, size, "%s", sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return ok;
+}
+
+int bayes_store_matches(sqlite3 *db, BayesMatchPoint *out, int max)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT games, target, rule, records, control, wins, draws, losses, elo, elo_margin, "
+                           "created_ms FROM "
+                           "(SELECT * FROM bayes_matches ORDER BY id DESC LIMIT ?) ORDER BY id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int(st, 1, max);
+    int n = 0;
+    while (n < max && sqlite3_step(st) == SQLITE_ROW) {
+        BayesMatchPoint *p = &out[n++];
+        p->games = sqlite3_column_int64(st, 0);
+        snprintf(p->target, sizeof p->target, "%s", (const char *)sqlite3_column_text(st, 1));
+        snprintf(p->rule, sizeof p->rule, "%s", (const char *)sqlite3_column_text(st, 2));
+        snprintf(p->records, sizeof p->records, "%s", (const char *)sqlite3_column_text(st, 3));
+        snprintf(p->control, sizeof p->control, "%s", (const char *)sqlite3_column_text(st, 4));
+        p->wins = sqlite3_column_int(st, 5);
+        p->draws = sqlite3_column_int(st, 6);
+        p->losses = sqlite3_column_int(st, 7);
+        p->elo = sqlite3_column_type(st, 8) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 8);
+        p->elo_margin = sqlite3_column_type(st, 9) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 9);
+        p->created_ms = sqlite3_column_int64(st, 10);
+    }
+    sqlite3_finalize(st);
+    return n;
 }
 
 int bayes_store_selfplay_done(sqlite3 *db, int n, uint8_t *done)

@@ -49,6 +49,29 @@ bool bayes_store_load_file(const char *path, BayesModel *m, char *err, size_t er
  * experiments (with perturbed_only, the perturbed side's records alone); returns how many games it
  * found. */
 int bayes_store_load_selfplay_prefix(sqlite3 *db, int games, bool perturbed_only, BayesModel *m);
+/* The learning curve, as the stored games tell it (imports, which add counts without games, are not
+ * in it). A point: after how many games, how many parameters (over the three phases) each target
+ * moves from the default, replaying the counted records in the order the games were stored; points
+ * at 10, 20, 50, 100, 200, 500, ... games and at the total. Returns how many (at most max). */
+typedef struct {
+    int64_t games;
+    int changed[BAYES_TARGET_NB];
+} BayesCurvePoint;
+int bayes_store_change_curve(sqlite3 *db, BayesCurvePoint *out, int max);
+/* A measured point: the model learned from `games` games against the default (`feelfish
+ * bayes-experiment` writes one per size into the database it learns from). */
+typedef struct {
+    int64_t games;
+    char target[16], rule[16], records[16], control[32];
+    int wins, draws, losses;
+    double elo, elo_margin; /* match_stats_elo's; NAN where not finite (stored as NULL) */
+    int64_t created_ms;
+} BayesMatchPoint;
+bool bayes_store_add_match(sqlite3 *db, const BayesMatchPoint *p, char *err, size_t err_size);
+/* The newest max measured points, oldest first. Returns how many. */
+int bayes_store_matches(sqlite3 *db, BayesMatchPoint *out, int max);
+#define BAYES_CURVE_MAX 40
+
 /* Which self-play indices below n are stored (done[i] = 1). Returns how many. */
 int bayes_store_selfplay_done(sqlite3 *db, int n, uint8_t *done);
 /* Adds a whole model's counts (an import) in one transaction. */

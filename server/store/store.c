@@ -121,6 +121,14 @@ static const char *const Migrations[STORE_SCHEMA_VERSION] = {
     "DELETE FROM bayes_counts; DELETE FROM bayes_classes;"
     "DELETE FROM bayes_records; DELETE FROM bayes_games;"
     "DELETE FROM bayes_meta;",
+    /* 10: the learning curve's measured points (bayes-experiment: the learned model against the default). */
+    "CREATE TABLE IF NOT EXISTS bayes_matches ("
+    "  id INTEGER PRIMARY KEY,"
+    "  games INTEGER NOT NULL,"
+    "  target TEXT NOT NULL, rule TEXT NOT NULL, records TEXT NOT NULL, control TEXT NOT NULL,"
+    "  wins INTEGER NOT NULL, draws INTEGER NOT NULL, losses INTEGER NOT NULL,"
+    "  elo REAL, elo_margin REAL,"
+    "  created_ms INTEGER NOT NULL);",
 };
 
 bool store_exec(sqlite3 *db, const char *sql, char *err, size_t size)

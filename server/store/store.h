@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <uv.h>
 
-#define STORE_SCHEMA_VERSION 9
+#define STORE_SCHEMA_VERSION 10
 
 /* Opens (creating and migrating) a database file on the calling thread, for the command-line tools
  * that share the server's file (learn, bayes). NULL with a message in err on failure. */

@@ -66,12 +66,12 @@ echo 'not json' >"$TMP/bad2.json"
 run bayes_import_not_json 1 'bad2.json: ' $FF bayes import "$TMP/bad2.json" --db "$TMP/c.db"
 [ "$(games_in "$TMP/c.db")" = 0 ] && ok bayes_bad_import_changes_nothing || fail bayes_bad_import_changes_nothing
 run bayes_usage 2 'usage: feelfish bayes' $FF bayes frobnicate
-# A database of schema 8 holds a model of the old variables (one per weight): migrating to 9
+# A database of schema 8 holds a model of the old variables (one per weight): migrating (to 9, then 10)
 # clears it, and the tables stay usable (learn plays from game 0 again).
 cp "$TMP/b.db" "$TMP/old.db"
 python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("PRAGMA user_version = 8"); c.commit()' "$TMP/old.db"
 out=$($FF bayes show --db "$TMP/old.db" 2>&1)
-if grep -q 'migrated from schema version 8 to 9' <<<"$out" && [ "$(games_in "$TMP/old.db")" = 0 ]; then
+if grep -q 'migrated from schema version 8 to 10' <<<"$out" && [ "$(games_in "$TMP/old.db")" = 0 ]; then
     ok bayes_old_model_cleared
 else
     fail bayes_old_model_cleared "$(head -3 <<<"$out")"

@@ -2,12 +2,13 @@
 // Usage: node tests/e2e/run.mjs [name-filter]   (FEELFISH=path/to/binary to test another build)
 // Screenshots of each state go to build/e2e-screenshots/. The last line is "e2e: N passed, M failed".
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import {
+  FEELFISH,
   ROOT,
   Server,
   clickMove,
@@ -501,6 +502,37 @@ test('bayesian mode: the opponent model panel (conditional)', async ({ page: new
   const bars = await page.$$eval('#style-bars .style-p', (els) => els.map((e) => e.textContent));
   assert.equal(bars.length, 3);
   await screenshot(page, '24-bayesian-game');
+});
+
+// The opponent panel's learning curve (GET /api/bayes/curve) on a server whose database learned 12
+// self-play games (feelfish learn) and holds bayes-experiment's points at 0 and 10 games.
+test('bayesian mode: the model\'s learning curve', async ({ page: newPage }) => {
+  const dir = mkdtempSync(join(tmpdir(), 'feelfish-e2e-curve-'));
+  const db = join(dir, 'e2e.db');
+  for (const args of [
+    ['learn', '--games', '12', '--nodes', '300', '--concurrency', '2'],
+    ['bayes-experiment', '--sizes', '0,10', '--games', '2', '--nodes', '300'],
+  ]) {
+    const r = spawnSync(FEELFISH, [...args, '--db', db], { cwd: ROOT, encoding: 'utf8', timeout: 120000 });
+    assert.equal(r.status, 0, `feelfish ${args[0]}: ${r.stderr}`);
+  }
+  const server = await new Server({ dir }).start();
+  try {
+    const page = await newPage();
+    await openPage(page, server);
+    await page.selectOption('#ceval-mode', 'bayesian');
+    await page.waitForSelector('#opponent-panel:not([hidden])');
+    await page.waitForSelector('#learning-curve[data-points="2"]');
+    assert.equal(await page.$$eval('#learning-curve circle', (els) => els.length), 4, 'two points for each target');
+    assert.equal(await page.$$eval('#learning-curve polyline', (els) => els.length), 2);
+    const matches = await page.$$eval('#curve-matches li', (els) => els.map((e) => e.textContent));
+    assert.equal(matches.length, 2, `the measured points: ${matches}`);
+    assert.match(matches[1], /^after 10 games \(aggressive, 300 nodes\): \d+-\d+-\d+, /);
+    await screenshot(page, '25-bayesian-learning-curve');
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 // The bot's page against `serve --bot` playing a fake Lichess (tests/bot/fake_lichess.py, Stockfish

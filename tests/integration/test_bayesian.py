@@ -10,10 +10,12 @@ finishes a game runs its own server on a fresh database; the shared server only 
 stateless ones. Standard library only. Run it all, or some checks: test_bayesian.py [--list]
 [CHECK_NAME...]; prints 'bayesian: N passed, N failed'."""
 import os
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import DATA, Server, Suite, check, error_code  # noqa: E402
+from harness import DATA, FF, Server, Suite, check, error_code  # noqa: E402
 
 
 def fresh():
@@ -121,6 +123,49 @@ def model_export_has_counts():
 def model_bad_detail_400():
     res = suite.server().request("GET", "/api/bayes/model?detail=everything")
     check("model_bad_detail_400", res[0] == 400 and error_code(res) == "bad_detail", res[1])
+
+
+# ---- the learning curve ----
+
+@suite.test()
+def curve_empty_at_start():
+    with fresh() as s:
+        st, c, _ = s.request("GET", "/api/bayes/curve")
+    check("curve_empty_at_start", st == 200 and c["games"] == 0 and c["gamesStored"] == 0 and c["changes"] == []
+          and c["matches"] == [] and c["rule"] == "evidence", c)
+
+
+@suite.test()
+def curve_of_learned_games():
+    """12 self-play games (feelfish learn) and bayes-experiment's points at 0 and 10 games: the curve has
+    the checkpoint 10 and the total 12, and the two measured points as stored."""
+    db = os.path.join(tempfile.mkdtemp(prefix="feelfish-curve-"), "c.db")
+    for cmd in (["learn", "--games", "12", "--nodes", "300", "--concurrency", "2"],
+                ["bayes-experiment", "--sizes", "0,10", "--games", "2", "--nodes", "300"]):
+        subprocess.run([FF] + cmd + ["--db", db], check=True, capture_output=True, timeout=120)
+    with Server("--workers", "1", db=db) as s:
+        st, c, _ = s.request("GET", "/api/bayes/curve")
+        again = s.request("GET", "/api/bayes/curve")[1]
+    m = c.get("matches", []) if st == 200 else []
+    check("curve_of_learned_games", st == 200 and c["games"] == 12 and c["gamesStored"] == 12
+          and [p["games"] for p in c["changes"]] == [10, 12]
+          and all(set(p["changedParams"]) == {"aggressive", "conservative"} for p in c["changes"])
+          and [p["games"] for p in m] == [0, 10]
+          and all(p["wins"] + p["draws"] + p["losses"] == 2 and p["control"] == "300 nodes"
+                  and p["target"] == "aggressive" and p["rule"] == "evidence" and p["records"] == "all" for p in m)
+          and again == c, c)
+
+
+@suite.test()
+def curve_grows_with_a_finished_game():
+    """A finished game is learned: the curve's next answer replays it (no waiting for the cache)."""
+    s, _, _ = resigned_attacking_game()
+    try:
+        st, c, _ = s.request("GET", "/api/bayes/curve")
+    finally:
+        s.stop()
+    check("curve_grows_with_a_finished_game", st == 200 and c["games"] == 1 and c["gamesStored"] == 1
+          and [p["games"] for p in c["changes"]] == [1], c)
 
 
 # ---- analyses in bayesian mode ----

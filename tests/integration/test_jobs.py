@@ -103,7 +103,7 @@ def db_schema_wal():
     mode = con.execute("PRAGMA journal_mode").fetchone()[0]
     rows = con.execute("SELECT COUNT(*) FROM jobs WHERE status = 'done'").fetchone()[0]
     con.close()
-    check("db_schema_wal", version == 9 and mode == "wal" and rows >= 5, (version, mode, rows))
+    check("db_schema_wal", version == 10 and mode == "wal" and rows >= 5, (version, mode, rows))
 
 
 # ---- a full queue; SIGTERM with searches running (their own one-worker servers) ----

@@ -101,6 +101,7 @@ export const api = {
   /** @param {string} id */
   takeback: (id) => call('post', '/api/games/{id}/takeback', { id }, {}),
   openapi: () => call('get', '/api/openapi.json', undefined),
+  bayesCurve: () => call('get', '/api/bayes/curve', undefined),
   bot: () => call('get', '/api/bot', undefined),
   /** @param {LabRequest} body */
   lab: (body) => call('post', '/api/lab', undefined, body),

@@ -1,14 +1,7 @@
 // The affective panel: the relief <-> fear gauge with the emotion's label, desirability and arousal,
 // the active goal and the relevance factors, and a chart of the emotion over the game's moves
 // (the engine's appraisal before each of its moves in an affective game, or the analysis's).
-import { $, clamp, el, words } from './util.js';
-
-const SVG = 'http://www.w3.org/2000/svg';
-const svg = (tag, attrs = {}) => {
-  const n = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v);
-  return n;
-};
+import { $, clamp, el, svg, words } from './util.js';
 
 const fmt = (x) => (typeof x === 'number' ? (x >= 0 ? '+' : '') + x.toFixed(2) : '—');
 

@@ -23,6 +23,13 @@ export function el(tag, attrs, ...children) {
   return node;
 }
 
+// svg('polyline', {attrs}) -> an SVG element (the page's charts).
+export function svg(tag, attrs = {}) {
+  const n = document.createElementNS('http://www.w3.org/2000/svg', tag);
+  for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v);
+  return n;
+}
+
 export const clamp = (x, lo, hi) => Math.min(hi, Math.max(lo, x));
 
 // Lichess's Win% (the API's formula): cp from White's view -> 0..100 for White. `turn` settles
