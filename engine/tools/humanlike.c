@@ -38,18 +38,24 @@ typedef struct {
     Move played;
     int label; /* 0 fear, 1 neutral, 2 relief */
     Move chosen[HUMANLIKE_MODES_MAX];
-    int game;                        /* the game's number (a mixed opponent's target is drawn per game) */
-    char start_fen[FEN_BUFFER_SIZE]; /* the game's start, and its moves up to the position */
-    Move *history;
-    int history_len;
+    int game, ply;  /* the position is the game's (Run.games) after `ply` moves */
     int8_t style;   /* bayesian: the opponent's style read, or -1 */
     int8_t target;  /* bayesian: the target chosen */
     int8_t changed; /* bayesian: parameters away from the default */
 } Sample;
 
+/* A game positions were taken from: its start and moves (the Bayesian mode reads the opponent's style
+ * from them). */
+typedef struct {
+    char start_fen[FEN_BUFFER_SIZE];
+    Move *moves;
+} Game;
+
 typedef struct {
     Sample *samples;
     int count;
+    Game *games;
+    int game_count;
     Mode modes[HUMANLIKE_MODES_MAX];
     int mode_count;
     uint64_t nodes;
@@ -113,6 +119,25 @@ static int label_of(const Position *p)
     return !strcmp(l, "fear") ? 0 : !strcmp(l, "neutral") ? 1 : 2;
 }
 
+/* Keeps a game's start and moves (once, whatever number of its positions are sampled). */
+static bool keep_game(Run *run, const PgnGame *g)
+{
+    Game *grown = realloc(run->games, sizeof *grown * (size_t)(run->game_count + 1));
+    Move *moves = malloc(sizeof *moves * (size_t)(g->move_count + 1));
+    if (grown)
+        run->games = grown;
+    if (!grown || !moves) {
+        free(moves);
+        return false;
+    }
+    Game *k = &run->games[run->game_count++];
+    snprintf(k->start_fen, sizeof k->start_fen, "%s", g->start_fen ? g->start_fen : FEN_STARTPOS);
+    for (int i = 0; i < g->move_count; i++)
+        moves[i] = g->moves[i].move;
+    k->moves = moves;
+    return true;
+}
+
 /* Reads the games round-robin over the files and keeps the sampled positions. */
 static int collect(Run *run, char **files, int file_count, int want, int from_ply, int every)
 {
@@ -124,7 +149,7 @@ static int collect(Run *run, char **files, int file_count, int want, int from_pl
         free(f), free(r), free(p);
         return -1;
     }
-    int open = 0, games = 0;
+    int open = 0;
     for (int i = 0; i < file_count; i++)
         if ((f[i] = fopen(files[i], "r")) && (r[i] = pgn_reader_open(f[i])))
             open++;
@@ -142,18 +167,16 @@ static int collect(Run *run, char **files, int file_count, int want, int from_pl
                 r[i] = NULL;
                 open--;
             } else if (res == PGN_GAME && fen_read(p, g.start_fen ? g.start_fen : FEN_STARTPOS, NULL, 0) == FEN_OK)
-                for (int k = 0, game = games++; k < g.move_count && run->count < want; k++) {
+                for (int k = 0, kept = 0; k < g.move_count && run->count < want; k++) {
                     if (k >= from_ply && (k - from_ply) % every == 0) {
+                        if (!kept++ && !keep_game(run, &g))
+                            break;
                         Sample *s = &run->samples[run->count++];
                         fen_write(p, s->fen);
                         s->played = g.moves[k].move;
                         s->label = label_of(p);
-                        s->game = game;
-                        snprintf(s->start_fen, sizeof s->start_fen, "%s", g.start_fen ? g.start_fen : FEN_STARTPOS);
-                        s->history = malloc(sizeof *s->history * (size_t)(k + 1));
-                        for (int j = 0; s->history && j < k; j++)
-                            s->history[j] = g.moves[j].move;
-                        s->history_len = s->history ? k : 0;
+                        s->game = run->game_count - 1;
+                        s->ply = k;
                     }
                     position_make_move(p, g.moves[k].move);
                     if (p->stack_len > POSITION_STACK_SIZE / 2)
@@ -191,8 +214,9 @@ static void *worker(void *arg)
             Evaluator eval;
             EvalParams storage;
             if (run->modes[m].bayesian) {
-                fen_read(start, s->start_fen, NULL, 0);
-                MoveHistory h = {start, s->history, s->history_len};
+                const Game *g = &run->games[s->game];
+                fen_read(start, g->start_fen, NULL, 0);
+                MoveHistory h = {start, g->moves, s->ply};
                 BayesChoice choice;
                 adaptive_choose(&run->bayes, run->has_style ? &run->style : NULL, p, &h, TARGET_CONSERVATIVE, true,
                                 (uint64_t)s->game, &choice, &storage, &eval);
@@ -236,6 +260,16 @@ static void print_rate(FILE *out, int k, int n)
     double lo, hi;
     wilson(k, n, &lo, &hi);
     fprintf(out, "  %5.1f%% [%4.1f, %4.1f]", n ? 100.0 * k / n : 0.0, lo, hi);
+}
+
+static void run_free(Run *run)
+{
+    for (int i = 0; i < run->game_count; i++)
+        free(run->games[i].moves);
+    free(run->games);
+    free(run->samples);
+    if (run->has_bayes)
+        bayes_model_free(&run->bayes);
 }
 
 int humanlike_command(int argc, char **argv, FILE *out)
@@ -288,18 +322,23 @@ int humanlike_command(int argc, char **argv, FILE *out)
         wants_bayes |= run.modes[m].bayesian;
     if (wants_bayes) {
         char err[512];
-        if (!bayes_model_init(&run.bayes) || !bayes_read_model(bayes_db, &run.bayes, err, sizeof err)) {
-            fprintf(stderr, "humanlike: the bayesian mode's model: %s\n", err);
+        if (!bayes_model_init(&run.bayes)) {
+            fprintf(stderr, "humanlike: out of memory\n");
             return 1;
         }
         run.has_bayes = true;
+        if (!bayes_read_model(bayes_db, &run.bayes, err, sizeof err)) {
+            fprintf(stderr, "humanlike: the bayesian mode's model: %s\n", err);
+            run_free(&run);
+            return 1;
+        }
         run.has_style = style_model_load(&run.style, style_path, err, sizeof err);
         if (!run.has_style)
             fprintf(stderr, "humanlike: %s: the bayesian mode keeps its default target\n", err);
     }
     if (collect(&run, files, file_count, want, from_ply, every) <= 0) {
         fprintf(stderr, "humanlike: no positions read\n");
-        free(run.samples);
+        run_free(&run);
         return 1;
     }
     pthread_t tid[256];
@@ -358,10 +397,6 @@ int humanlike_command(int argc, char **argv, FILE *out)
                     targets[TARGET_CONSERVATIVE], moved);
         }
     }
-    for (int i = 0; i < run.count; i++)
-        free(run.samples[i].history);
-    free(run.samples);
-    if (run.has_bayes)
-        bayes_model_free(&run.bayes);
+    run_free(&run);
     return 0;
 }

@@ -70,9 +70,23 @@ static bool game_moves(const PgnGame *g, Position *start, Move **moves)
     return true;
 }
 
-static bool load_training(const char *dir, TrainingSet *ts)
+/* Appends a game's samples to a growing array. */
+static void push_game(GameSamples **games, int *count, int *cap, const GameSamples *gs)
 {
-    memset(ts, 0, sizeof *ts);
+    if (*count == *cap) {
+        *cap = *cap ? 2 * *cap : 1024;
+        *games = realloc(*games, sizeof **games * (size_t)*cap);
+    }
+    (*games)[(*count)++] = *gs;
+}
+
+/* Reads the three collections in turn and calls visit for every game: g is NULL for one that cannot be
+ * read or replayed, else the game, its start and its moves. False (with a message) if a collection
+ * cannot be opened. */
+typedef void (*GameVisit)(int collection, const PgnGame *g, const Position *start, const Move *moves, void *arg);
+
+static bool each_collection_game(const char *dir, GameVisit visit, void *arg)
+{
     Position *start = malloc(sizeof *start);
     for (int k = 0; k < STYLE_NB; k++) {
         char path[4096];
@@ -83,40 +97,16 @@ static bool load_training(const char *dir, TrainingSet *ts)
                     "style: cannot open %s/pgn/%s.pgn (nor %s): %s (give the shared data folder with --data DIR)\n",
                     dir, Collections[k].player, path, strerror(errno));
             free(start);
-            free(ts->games);
             return false;
         }
-        Style s = Collections[k].style;
         PgnReader *r = pgn_reader_open(f);
         PgnGame g;
         PgnResult res;
         char err[512];
         while ((res = pgn_read_game(r, &g, err, sizeof err)) != PGN_END) {
-            int c = res == PGN_GAME ? player_color(&g, Collections[k].player) : -1;
             Move *moves = NULL;
-            if (res != PGN_GAME || !game_moves(&g, start, &moves))
-                ts->bad[s]++;
-            else if (c == -1)
-                ts->unnamed[s]++;
-            else if (c == -2)
-                ts->both[s]++;
-            else {
-                ts->read[s]++;
-                GameSamples gs = {.style = s};
-                StyleFeatures buf[STYLE_SAMPLE_NB + 1];
-                gs.count = style_game_samples(start, moves, g.move_count, (Color)c, false, buf, NULL);
-                if (gs.count <= 0)
-                    ts->short_games[s]++;
-                else {
-                    memcpy(gs.samples, buf, sizeof gs.samples[0] * (size_t)gs.count);
-                    if (ts->count == ts->cap) {
-                        ts->cap = ts->cap ? 2 * ts->cap : 1024;
-                        ts->games = realloc(ts->games, sizeof *ts->games * (size_t)ts->cap);
-                    }
-                    ts->games[ts->count++] = gs;
-                    ts->samples[s] += gs.count;
-                }
-            }
+            bool ok = res == PGN_GAME && game_moves(&g, start, &moves);
+            visit(k, ok ? &g : NULL, start, moves, arg);
             free(moves);
             pgn_game_free(&g);
         }
@@ -125,6 +115,42 @@ static bool load_training(const char *dir, TrainingSet *ts)
     }
     free(start);
     return true;
+}
+
+/* A training game: the named player's samples, counted by class. */
+static void training_game(int k, const PgnGame *g, const Position *start, const Move *moves, void *arg)
+{
+    TrainingSet *ts = arg;
+    Style s = Collections[k].style;
+    int c = g ? player_color(g, Collections[k].player) : -1;
+    if (!g)
+        ts->bad[s]++;
+    else if (c == -1)
+        ts->unnamed[s]++;
+    else if (c == -2)
+        ts->both[s]++;
+    else {
+        ts->read[s]++;
+        GameSamples gs = {.style = s};
+        StyleFeatures buf[STYLE_SAMPLE_NB + 1];
+        gs.count = style_game_samples(start, moves, g->move_count, (Color)c, false, buf, NULL);
+        if (gs.count <= 0)
+            ts->short_games[s]++;
+        else {
+            memcpy(gs.samples, buf, sizeof gs.samples[0] * (size_t)gs.count);
+            push_game(&ts->games, &ts->count, &ts->cap, &gs);
+            ts->samples[s] += gs.count;
+        }
+    }
+}
+
+static bool load_training(const char *dir, TrainingSet *ts)
+{
+    memset(ts, 0, sizeof *ts);
+    if (each_collection_game(dir, training_game, ts))
+        return true;
+    free(ts->games);
+    return false;
 }
 
 static void print_training(const TrainingSet *ts, FILE *out)
@@ -354,97 +380,80 @@ static bool held_out_matches(const char *tag, const char *names)
 /* The held-out players' games in the collections, classified by the model trained on every training
  * game: each player's mean posterior, and for the two groups the probability that a game of the
  * attacking group reads more attacking than one of the positional group (and the converse). */
+typedef struct {
+    const StyleModel *m;
+    double sum[HELD_OUT_NB][STYLE_NB];
+    long games[HELD_OUT_NB];
+    GameSamples *group; /* each game's reputed class (its samples are not kept) */
+    double (*post)[STYLE_NB];
+    int n, cap;
+} HeldOutRead;
+
+static void held_out_game(int k, const PgnGame *g, const Position *start, const Move *moves, void *arg)
+{
+    (void)k;
+    HeldOutRead *h = arg;
+    for (int c = WHITE; g && c <= BLACK; c++) {
+        const char *tag = pgn_tag(g, c == WHITE ? "White" : "Black");
+        int p = 0;
+        while (p < HELD_OUT_NB && !held_out_matches(tag, HeldOut[p].names))
+            p++;
+        StyleFeatures buf[STYLE_SAMPLE_NB + 1];
+        int count = p < HELD_OUT_NB ? style_game_samples(start, moves, g->move_count, (Color)c, false, buf, NULL) : 0;
+        if (count <= 0)
+            continue;
+        GameSamples gs = {.style = HeldOut[p].style};
+        int cap = h->cap;
+        push_game(&h->group, &h->n, &h->cap, &gs);
+        if (h->cap != cap)
+            h->post = realloc(h->post, sizeof *h->post * (size_t)h->cap);
+        double *post = h->post[h->n - 1];
+        style_model_classify(h->m, buf, count, post);
+        h->games[p]++;
+        for (int s = 0; s < STYLE_NB; s++)
+            h->sum[p][s] += post[s];
+    }
+}
+
 static void held_out_report(const StyleModel *m, const char *dir, FILE *out)
 {
-    double sum[HELD_OUT_NB][STYLE_NB] = {{0}};
-    long games[HELD_OUT_NB] = {0};
-    GameSamples *group = NULL;
-    double(*post)[STYLE_NB] = NULL;
-    int n = 0, cap = 0;
-    Position *start = malloc(sizeof *start);
-    for (int k = 0; k < STYLE_NB; k++) {
-        char path[4096];
-        collection_path(dir, Collections[k].player, path, sizeof path);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            continue;
-        PgnReader *r = pgn_reader_open(f);
-        PgnGame g;
-        PgnResult res;
-        char err[512];
-        while ((res = pgn_read_game(r, &g, err, sizeof err)) != PGN_END) {
-            Move *moves = NULL;
-            for (int c = WHITE; res == PGN_GAME && c <= BLACK; c++) {
-                const char *tag = pgn_tag(&g, c == WHITE ? "White" : "Black");
-                int h = 0;
-                while (h < HELD_OUT_NB && !held_out_matches(tag, HeldOut[h].names))
-                    h++;
-                if (h == HELD_OUT_NB || (!moves && !game_moves(&g, start, &moves)))
-                    continue;
-                StyleFeatures buf[STYLE_SAMPLE_NB + 1];
-                int count = style_game_samples(start, moves, g.move_count, (Color)c, false, buf, NULL);
-                if (count <= 0)
-                    continue;
-                if (n == cap) {
-                    cap = cap ? 2 * cap : 256;
-                    group = realloc(group, sizeof *group * (size_t)cap);
-                    post = realloc(post, sizeof *post * (size_t)cap);
-                }
-                group[n] = (GameSamples){.style = HeldOut[h].style, .count = count};
-                memcpy(group[n].samples, buf, sizeof buf[0] * (size_t)count);
-                style_model_classify(m, buf, count, post[n]);
-                games[h]++;
-                for (int s = 0; s < STYLE_NB; s++)
-                    sum[h][s] += post[n][s];
-                n++;
-            }
-            free(moves);
-            pgn_game_free(&g);
-        }
-        pgn_reader_close(r);
-        fclose(f);
-    }
-    free(start);
+    HeldOutRead h = {.m = m};
+    each_collection_game(dir, held_out_game, &h);
     fprintf(out, "\nheld-out players (never counted; their games against the three, the model trained on all):\n");
     fprintf(out, "%-12s %-11s %6s %11s %11s %11s  (mean posterior of the games)\n", "player", "reputation", "games",
             StyleNames[0], StyleNames[1], StyleNames[2]);
-    for (int h = 0; h < HELD_OUT_NB; h++) {
+    double mean[HELD_OUT_NB][STYLE_NB] = {{0}};
+    for (int p = 0; p < HELD_OUT_NB; p++) {
+        for (int s = 0; h.games[p] && s < STYLE_NB; s++)
+            mean[p][s] = h.sum[p][s] / (double)h.games[p];
         char name[24];
-        snprintf(name, sizeof name, "%s", HeldOut[h].names);
+        snprintf(name, sizeof name, "%s", HeldOut[p].names);
         name[strcspn(name, "|")] = 0;
-        fprintf(out, "%-12s %-11s %6ld %11.3f %11.3f %11.3f\n", name, StyleNames[HeldOut[h].style], games[h],
-                games[h] ? sum[h][0] / (double)games[h] : 0, games[h] ? sum[h][1] / (double)games[h] : 0,
-                games[h] ? sum[h][2] / (double)games[h] : 0);
+        fprintf(out, "%-12s %-11s %6ld %11.3f %11.3f %11.3f\n", name, StyleNames[HeldOut[p].style], h.games[p],
+                mean[p][0], mean[p][1], mean[p][2]);
     }
     /* Pairs: each attacking player reads more attacking than each positional one, and the converse. */
     int pairs = 0, both = 0;
     for (int a = 0; a < HELD_OUT_NB; a++)
         for (int p = 0; p < HELD_OUT_NB; p++)
-            if (HeldOut[a].style == STYLE_ATTACKING && HeldOut[p].style == STYLE_POSITIONAL && games[a] && games[p]) {
+            if (HeldOut[a].style == STYLE_ATTACKING && HeldOut[p].style == STYLE_POSITIONAL && h.games[a] &&
+                h.games[p]) {
                 pairs++;
-                both += sum[a][0] / (double)games[a] > sum[p][0] / (double)games[p] &&
-                        sum[p][1] / (double)games[p] > sum[a][1] / (double)games[a];
+                both += mean[a][STYLE_ATTACKING] > mean[p][STYLE_ATTACKING] &&
+                        mean[p][STYLE_POSITIONAL] > mean[a][STYLE_POSITIONAL];
             }
     fprintf(out,
             "pairs (attacking player, positional player) where each reads as its own style more than the other "
             "does: %d of %d\n",
             both, pairs);
-    /* Over the games: the attacking group against the positional one (the mixed class is not held out). */
-    int kept = 0;
-    for (int i = 0; i < n; i++)
-        if (group[i].style != STYLE_MIXED) {
-            group[kept] = group[i];
-            memcpy(post[kept], post[i], sizeof post[i]);
-            kept++;
-        }
-    if (kept)
+    if (h.n)
         fprintf(out,
                 "by game, the attacking players' games against the positional players': AUC of the attacking "
                 "posterior %.3f, of the positional posterior %.3f (0.5 = chance)\n",
-                one_vs_rest_auc(group, post, kept, STYLE_ATTACKING),
-                one_vs_rest_auc(group, post, kept, STYLE_POSITIONAL));
-    free(group);
-    free(post);
+                one_vs_rest_auc(h.group, h.post, h.n, STYLE_ATTACKING),
+                one_vs_rest_auc(h.group, h.post, h.n, STYLE_POSITIONAL));
+    free(h.group);
+    free(h.post);
 }
 
 int style_cv_command(int argc, char **argv, FILE *out)

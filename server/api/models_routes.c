@@ -2,7 +2,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/clock.h"
 #include "../store/bayes_store.h"
 #include "../store/store.h"
 #include "encode.h"
@@ -24,15 +23,16 @@ void models_route_bayes(Request *r, const char *param)
 }
 
 /* GET /api/bayes/curve. The change curve replays every stored game's records on the thread pool, so
- * one read runs at a time for everyone asking, and its answer serves again for CURVE_FRESH_MS while
- * the model has learned nothing new. */
-#define CURVE_FRESH_MS 10000
+ * one read runs at a time for everyone asking, and the replay is skipped while the database holds the
+ * same games and measured points as the answer kept (its key: their newest row ids). */
 #define CURVE_WAITING_MAX 256
 
 typedef struct {
     BayesCurvePoint changes[BAYES_CURVE_MAX];
     BayesMatchPoint matches[BAYES_CURVE_MAX];
     int nchanges, nmatches;
+    BayesCurveKey key, kept; /* what the database holds now; what the kept answer was read from */
+    bool failed;             /* the database could not be read */
 } CurveRead;
 
 static struct {
@@ -40,13 +40,20 @@ static struct {
     Request *waiting[CURVE_WAITING_MAX];
     int nwaiting;
     char *body; /* the last answer */
-    uint64_t games, version;
-    int64_t at_ms;
+    BayesCurveKey key;
 } Curve;
+
+static bool same_key(const BayesCurveKey *a, const BayesCurveKey *b)
+{
+    return a->games == b->games && a->matches == b->matches;
+}
 
 static void curve_read(sqlite3 *db, void *arg)
 {
     CurveRead *c = arg;
+    c->failed = !bayes_store_curve_key(db, &c->key);
+    if (c->failed || same_key(&c->key, &c->kept))
+        return;
     c->nchanges = bayes_store_change_curve(db, c->changes, BAYES_CURVE_MAX);
     c->nmatches = bayes_store_matches(db, c->matches, BAYES_CURVE_MAX);
 }
@@ -56,18 +63,22 @@ static void curve_reply(Request *r) { http_reply(r, 200, "application/json", Cur
 static void curve_done(void *arg)
 {
     CurveRead *c = arg;
-    const BayesModel *m = models_bayes();
-    json_t *o = encode_bayes_curve(m, c->changes, c->nchanges, c->matches, c->nmatches);
-    free(Curve.body);
-    Curve.body = json_dumps(o, JSON_COMPACT);
-    json_decref(o);
-    Curve.games = m->games, Curve.version = m->version, Curve.at_ms = clock_wall_ms();
+    bool failed = c->failed;
+    if (!failed && (!Curve.body || !same_key(&c->key, &Curve.key))) {
+        json_t *o = encode_bayes_curve(models_bayes(), c->changes, c->nchanges, c->matches, c->nmatches);
+        free(Curve.body);
+        Curve.body = json_dumps(o, JSON_COMPACT);
+        json_decref(o);
+        Curve.key = c->key;
+    }
     Curve.reading = false;
     free(c);
     for (int i = 0; i < Curve.nwaiting; i++) {
         Request *r = Curve.waiting[i];
         http_end_wait(r);
-        if (Curve.body)
+        if (failed)
+            api_reply_fail(r, 503, "storage_unavailable", NULL, "the database cannot be read now: try again shortly");
+        else if (Curve.body)
             curve_reply(r);
         else
             api_reply_fail(r, 503, "out_of_memory", NULL, "the server is out of memory");
@@ -88,12 +99,6 @@ static void curve_gone(Request *r)
 void models_route_bayes_curve(Request *r, const char *param)
 {
     (void)param;
-    const BayesModel *m = models_bayes();
-    if (Curve.body && Curve.games == m->games && Curve.version == m->version &&
-        clock_wall_ms() - Curve.at_ms < CURVE_FRESH_MS) {
-        curve_reply(r);
-        return;
-    }
     if (Curve.nwaiting == CURVE_WAITING_MAX) {
         api_reply_fail(r, 503, "overloaded", NULL,
                        "too many requests are waiting for the learning curve: try again shortly");
@@ -101,6 +106,8 @@ void models_route_bayes_curve(Request *r, const char *param)
     }
     if (!Curve.reading) {
         CurveRead *c = calloc(1, sizeof *c);
+        if (c)
+            c->kept = Curve.key; /* {0, 0} before any answer: an empty database needs no replay either */
         if (!c || !store_read(curve_read, curve_done, c)) {
             free(c);
             api_reply_fail(r, 503, "storage_unavailable", NULL, "the database cannot be read now: try again shortly");

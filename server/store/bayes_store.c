@@ -193,8 +193,8 @@ bool bayes_store_load(sqlite3 *db, BayesModel *m, char *err, size_t size)
 }
 
 /* Adds the records a prepared statement yields (game id, phase, result, levels; in game order) to m,
- * skipping those of another parameter set. Before the first record of each new game, and once at the
- * end, calls between(m, games added so far, arg) when given. Returns the games seen. */
+ * skipping those of another parameter set. Before the first record of each game after the first, calls
+ * between(m, games added so far, arg) when given. Returns the games seen. */
 static int replay_records(sqlite3_stmt *st, BayesModel *m, void (*between)(const BayesModel *m, int games, void *arg),
                           void *arg)
 {
@@ -218,8 +218,6 @@ static int replay_records(sqlite3_stmt *st, BayesModel *m, void (*between)(const
         }
         bayes_model_add(m, ph, r, levels);
     }
-    if (between && found)
-        between(m, found, arg);
     return found;
 }
 
@@ -302,6 +300,21 @@ int bayes_store_change_curve(sqlite3 *db, BayesCurvePoint *out, int max)
     bayes_model_free(&m);
     free(b.levels);
     return b.n;
+}
+
+bool bayes_store_curve_key(sqlite3 *db, BayesCurveKey *key)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT (SELECT IFNULL(MAX(id), 0) FROM bayes_games), "
+                           "(SELECT IFNULL(MAX(id), 0) FROM bayes_matches)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return false;
+    bool ok = sqlite3_step(st) == SQLITE_ROW;
+    if (ok)
+        *key = (BayesCurveKey){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
+    sqlite3_finalize(st);
+    return ok;
 }
 
 bool bayes_store_add_match(sqlite3 *db, const BayesMatchPoint *p, char *err, size_t size)

@@ -71,6 +71,11 @@ bool bayes_store_add_match(sqlite3 *db, const BayesMatchPoint *p, char *err, siz
 /* The newest max measured points, oldest first. Returns how many. */
 int bayes_store_matches(sqlite3 *db, BayesMatchPoint *out, int max);
 #define BAYES_CURVE_MAX 40
+/* What the curve is read from: the newest stored game's and measured point's row ids (0: none). */
+typedef struct {
+    int64_t games, matches;
+} BayesCurveKey;
+bool bayes_store_curve_key(sqlite3 *db, BayesCurveKey *key);
 
 /* Which self-play indices below n are stored (done[i] = 1). Returns how many. */
 int bayes_store_selfplay_done(sqlite3 *db, int n, uint8_t *done);
