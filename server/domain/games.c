@@ -688,8 +688,17 @@ char *games_pgn(const Game *g)
         pgn_game_add_tag(&pg, "BlackTitle", g->black_title);
     if (g->external && g->time_control[0])
         pgn_game_add_tag(&pg, "TimeControl", g->time_control);
-    char level[64];
-    snprintf(level, sizeof level, "%s, level %d", g->mode, g->level);
+    /* The engine's side carries the rating it played at (none at full strength), as a rated
+     * player's would; the mode tag names the level and, where one was asked, the rating. */
+    char level[80], elo[16];
+    if (g->elo)
+        snprintf(level, sizeof level, "%s, level %d, rating %d", g->mode, g->level, g->elo);
+    else
+        snprintf(level, sizeof level, "%s, level %d", g->mode, g->level);
+    if (!g->external && g->elo) {
+        snprintf(elo, sizeof elo, "%d", g->elo);
+        pgn_game_add_tag(&pg, g->human == WHITE ? "BlackElo" : "WhiteElo", elo);
+    }
     pgn_game_add_tag(&pg, "FeelfishMode", level);
     if (strcmp(g->initial_fen, FEN_STARTPOS))
         pg.start_fen = strdup(g->initial_fen);

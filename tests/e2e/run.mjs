@@ -402,6 +402,11 @@ test('PGN copy and download', async ({ page: newPage, server }) => {
   const whole = await page.evaluate(() => navigator.clipboard.readText());
   assert.match(whole, /\n1\. d4 d5 \*\n$/);
   assert.doesNotMatch(whole, /\[FEN /);
+  // Both carry the engine's rating as the server writes it: its side's Elo and the mode tag.
+  const rating = copied.match(/\[BlackElo "(\d+)"\]/)?.[1];
+  assert.ok(rating && !/WhiteElo/.test(copied), copied);
+  assert.ok(copied.includes(`[FeelfishMode "classical, level 1, rating ${rating}"]`), copied);
+  assert.ok(whole.includes(`[BlackElo "${rating}"]`) && whole.includes(`[FeelfishMode "classical, level 1, rating ${rating}"]`), whole);
 });
 
 test('server errors are shown with their code and message', async ({ page: newPage, server }) => {

@@ -155,7 +155,7 @@ for _body, _code in [({"level": 9}, "bad_level"), ({"elo": 50}, "bad_elo"), ({"l
     suite.add("game_create_" + _code, game_create_refused, _body, _code)
 
 
-@suite.test()
+@suite.test("game_at_a_rating", "game_pgn_has_rating")
 def game_at_a_rating():
     """A game asked at a rating plays at it (its level is the nearest one); a level's game carries the
     level's rating, level 8 none (full strength)."""
@@ -166,6 +166,12 @@ def game_at_a_rating():
                                                               {"elo": None})]
     wrong = [error_code(s.request("POST", "/api/games", {"elo": e})) for e in ("1500", 1500.5, True)]
     got = [r[1] if isinstance(r[1], dict) else {} for r in made]
+    # The PGN: the engine's side carries its rating (White here: the person is Black), none at full strength.
+    pgns = [s.request("GET", "/api/games/%s/pgn" % g.get("id", "x"))[1] for g in (got[0], got[2])]
+    pgn_ok = ('[WhiteElo "%d"]' % asked in pgns[0] and "BlackElo" not in pgns[0]
+              and '[FeelfishMode "classical, level 3, rating %d"]' % asked in pgns[0]
+              and "Elo " not in pgns[1] and '[FeelfishMode "classical, level 8"]' in pgns[1])
+    check("game_pgn_has_rating", pgn_ok, pgns)
     check("game_at_a_rating", [r[0] for r in made] == [200, 201, 201]
           and (got[0].get("elo"), got[0].get("level"), len(got[0].get("moves", []))) == (asked, 3, 1)
           and (got[1].get("elo"), got[1].get("level")) == (ratings[5], 5)

@@ -29,7 +29,9 @@ async function pgnText() {
     ['Black', g ? (g.color === 'black' ? 'You' : 'feelfish') : '?'],
     ['Result', g ? g.result : '*'],
   ];
-  if (g) tags.push(['FeelfishMode', `${g.mode}, level ${g.level}`]);
+  // As the server's PGN: the engine's side carries the rating it plays at (none at full strength).
+  if (g?.elo) tags.push([g.color === 'white' ? 'BlackElo' : 'WhiteElo', String(g.elo)]);
+  if (g) tags.push(['FeelfishMode', `${g.mode}, level ${g.level}${g.elo ? `, rating ${g.elo}` : ''}`]);
   if (S.line.rootFen !== INITIAL_FEN && S.line.fen(0) !== INITIAL_FEN) tags.push(['SetUp', '1'], ['FEN', S.line.fen(0)]);
   const out = tags.map(([k, v]) => `[${k} "${String(v).replace(/["\\]/g, '\\$&')}"]`);
   const tokens = [];
