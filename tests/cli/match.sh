@@ -123,6 +123,28 @@ has clock_no_time_losses '^Time losses: sfA 0, sfB 0$'
 has clock_games '^Score of sfA vs sfB: [0-9] - [0-9] - [0-9]  \[[0-9.]+\]  2$'
 has clock_tag '^\[TimeControl "1\+0.01"\]$' "$(cat "$TMP/clock.pgn")"
 
+# --- Each engine its own limits: one at a fixed move time, the other on its own clock; an engine
+# that names none plays under the flags'. The go lines each is sent, the report and the PGN's tags.
+match own_limits 0 --engine "cmd=$FAKE,arg=log,arg=$TMP/goA,name=fakeA,movetime=40" \
+    --engine "cmd=$FAKE,arg=log,arg=$TMP/goB,name=fakeB,tc=1+0.01" --games 2 --max-moves 4 \
+    --openings "$TMP/two.epd" --pgn "$TMP/own.pgn"
+has own_limits_report '^Match fakeA vs fakeB, fakeA movetime 40 ms, fakeB tc 1\+0.01: 2 of 2 games played$'
+has own_limits_go_movetime '^go movetime 40$' "$(sort -u "$TMP/goA")"
+[ "$(sort -u "$TMP/goA" | wc -l)" = 1 ] && ok own_limits_only_movetime || fail own_limits_only_movetime "$(sort -u "$TMP/goA")"
+has own_limits_go_clock '^go wtime [0-9]+ btime [0-9]+ winc (0|10) binc (0|10)$' "$(cat "$TMP/goB")"
+grep -q movetime "$TMP/goB" && fail own_limits_clock_only "$(head -3 "$TMP/goB")" || ok own_limits_clock_only
+has own_limits_tags '^\[WhiteTimeControl "-"\]$' "$(sed -n '1,/^$/p' "$TMP/own.pgn")"
+has own_limits_tags_black '^\[BlackTimeControl "1\+0.01"\]$' "$(sed -n '1,/^$/p' "$TMP/own.pgn")"
+rm -f "$TMP/goA"
+match own_limits_beside_flags 0 --engine "cmd=$FAKE,arg=log,arg=$TMP/goA,name=fakeA,depth=3" --engine "$SFB" \
+    --nodes 200 --games 1 --max-moves 2
+has own_limits_beside_flags_report '^Match fakeA vs sfB, fakeA depth 3, sfB nodes 200: 1 of 1 games played$'
+[ "$(sort -u "$TMP/goA")" = "go depth 3" ] && ok own_limits_replace_flags || fail own_limits_replace_flags "$(sort -u "$TMP/goA")"
+match own_limits_clash 2 --engine "$SFA,tc=1,movetime=10" --engine "$SFB" --nodes 10
+has own_limits_clash_message '^match: --engine sfA: tc= and movetime= cannot be combined'
+match own_limits_bad 2 --engine "$SFA,nodes=lots" --engine "$SFB" --nodes 10
+has own_limits_bad_message "nodes='lots' is not a whole number"
+
 # --- Openings: a start offset, a seeded shuffle, and draw adjudication.
 match opening_start 0 --engine "$SFA" --engine "$SFB" --nodes 100 --games 1 --max-moves 3 --quiet \
     --openings "$DATA/openings.epd" --opening-start 5 --pgn "$TMP/start.pgn"

@@ -281,7 +281,14 @@ static void finish_pgn(const MatchState *st, PgnGame *g, int index, int white, c
         if (!g->start_fen)
             abort();
     }
-    pgn_game_add_tag(g, "TimeControl", c->has_tc ? c->tc_text : "-");
+    /* Each side's own clock where they differ (as cutechess writes them), else the one. */
+    const MatchLimits *lw = &c->limits[white], *lb = &c->limits[!white];
+    if (c->same_limits)
+        pgn_game_add_tag(g, "TimeControl", lw->has_tc ? lw->tc_text : "-");
+    else {
+        pgn_game_add_tag(g, "WhiteTimeControl", lw->has_tc ? lw->tc_text : "-");
+        pgn_game_add_tag(g, "BlackTimeControl", lb->has_tc ? lb->tc_text : "-");
+    }
     snprintf(buf, sizeof buf, "%d", g->move_count);
     pgn_game_add_tag(g, "PlyCount", buf);
     pgn_game_add_tag(g, "Termination", Termination[end->kind]);
@@ -304,7 +311,8 @@ static void play_game(MatchState *st, MatchSlot *s, int index, int white, GameEn
     text_add(&cmd, strcmp(fen, FEN_STARTPOS) ? "position fen " : "position startpos");
     if (strcmp(fen, FEN_STARTPOS))
         text_add(&cmd, fen);
-    int64_t clock_us[COLOR_NB] = {c->base_ms * 1000, c->base_ms * 1000};
+    const MatchLimits *side_limits[COLOR_NB] = {&c->limits[white], &c->limits[!white]};
+    int64_t clock_us[COLOR_NB] = {side_limits[WHITE]->base_ms * 1000, side_limits[BLACK]->base_ms * 1000};
     const int64_t margin_us = (int64_t)c->time_margin_ms * 1000;
     for (;;) {
         GameStatus status = position_status(pos);
@@ -323,22 +331,23 @@ static void play_game(MatchState *st, MatchSlot *s, int index, int white, GameEn
         Color side = pos->side;
         int k = side == WHITE ? white : !white;
         MatchEngine *e = &s->eng[k];
+        const MatchLimits *l = side_limits[side];
         char go[200];
         int at = snprintf(go, sizeof go, "go");
-        if (c->has_tc)
+        if (l->has_tc) /* (the other side's clock as it stands, whatever limits it plays under) */
             at += snprintf(go + at, sizeof go - (size_t)at, " wtime %lld btime %lld winc %lld binc %lld",
                            (long long)(clock_us[WHITE] / 1000), (long long)(clock_us[BLACK] / 1000),
-                           (long long)c->inc_ms, (long long)c->inc_ms);
-        if (c->movetime_ms)
-            at += snprintf(go + at, sizeof go - (size_t)at, " movetime %lld", (long long)c->movetime_ms);
-        if (c->nodes)
-            at += snprintf(go + at, sizeof go - (size_t)at, " nodes %ld", c->nodes);
-        if (c->depth)
-            snprintf(go + at, sizeof go - (size_t)at, " depth %d", c->depth);
+                           (long long)side_limits[WHITE]->inc_ms, (long long)side_limits[BLACK]->inc_ms);
+        if (l->movetime_ms)
+            at += snprintf(go + at, sizeof go - (size_t)at, " movetime %lld", (long long)l->movetime_ms);
+        if (l->nodes)
+            at += snprintf(go + at, sizeof go - (size_t)at, " nodes %ld", l->nodes);
+        if (l->depth)
+            snprintf(go + at, sizeof go - (size_t)at, " depth %d", l->depth);
         /* The clock (or a fixed move time) bounds the wait; nodes and depth get the hard timeout. */
-        bool timed = c->has_tc || c->movetime_ms;
-        int64_t limit_us = c->has_tc        ? clock_us[side] + margin_us
-                           : c->movetime_ms ? c->movetime_ms * 1000 + margin_us
+        bool timed = l->has_tc || l->movetime_ms;
+        int64_t limit_us = l->has_tc        ? clock_us[side] + margin_us
+                           : l->movetime_ms ? l->movetime_ms * 1000 + margin_us
                                             : (int64_t)c->move_timeout_ms * 1000;
         SearchInfo info = {0};
         char text[16] = "";
@@ -383,8 +392,8 @@ static void play_game(MatchState *st, MatchSlot *s, int index, int white, GameEn
                     fen_write(pos, f));
             break;
         }
-        if (c->has_tc)
-            clock_us[side] = (clock_us[side] > elapsed_us ? clock_us[side] - elapsed_us : 0) + c->inc_ms * 1000;
+        if (l->has_tc)
+            clock_us[side] = (clock_us[side] > elapsed_us ? clock_us[side] - elapsed_us : 0) + l->inc_ms * 1000;
         PgnMove *pm = pgn_game_add_move(g);
         pm->move = m;
         san_write(pos, m, pm->san);

@@ -22,7 +22,8 @@ void match_config_usage(FILE *f)
                "  --engine cmd=PATH[,name=NAME][,arg=ARG]...[,option.NAME=VALUE]...\n"
                "                         an engine (give two); option names may hold spaces;\n"
                "                         option.NAME without '=' presses a button option\n"
-               "limits (at least one; --nodes and --depth may be combined with --tc):\n"
+               "limits (at least one; --nodes and --depth may be combined with --tc; an engine's own\n"
+               "tc=, movetime=, nodes= or depth= in its --engine replace them for it):\n"
                "  --tc BASE[+INC]        clock per game and increment per move, in seconds (10+0.1)\n"
                "  --movetime MS          time per move (overstepping it by the margin loses)\n"
                "  --nodes N              go nodes N\n"
@@ -145,7 +146,7 @@ bool match_engine_config_parse(MatchEngineConfig *e, const char *spec, char *err
     return ok;
 }
 
-static bool parse_tc(MatchConfig *c, const char *s, char *err, size_t size)
+static bool parse_tc(MatchLimits *c, const char *s, char *err, size_t size)
 {
     char base_text[32] = "", *plus = strchr(s, '+');
     double base, inc = 0;
@@ -247,16 +248,78 @@ static const struct {
                {"--concurrency", 1, MAX_CONCURRENCY}, {"--opening-start", 0, MAX_GAMES}, {"--max-moves", 1, 100000}};
 static const char *const Valued[] = {"--engine", "--tc", "--openings", "--random-openings", "--sprt", "--pgn"};
 
-/* Stores a checked whole-number flag. */
-static void set_number(MatchConfig *c, const char *name, long v)
+/* Stores a checked limit (--movetime, --nodes, --depth) in l; false for another flag. */
+static bool set_limit(MatchLimits *l, const char *name, long v)
 {
     if (!strcmp(name, "--movetime"))
-        c->movetime_ms = v;
+        l->movetime_ms = v;
     else if (!strcmp(name, "--nodes"))
-        c->nodes = v;
+        l->nodes = v;
     else if (!strcmp(name, "--depth"))
-        c->depth = (int)v;
-    else if (!strcmp(name, "--time-margin"))
+        l->depth = (int)v;
+    else
+        return false;
+    return true;
+}
+
+/* Checks a set of limits and writes its text; engine: the engine whose own they are, NULL: the flags'. */
+static bool limits_finish(MatchLimits *l, const char *engine, char *err, size_t size)
+{
+    if (!l->has_tc && !l->nodes && !l->depth && !l->movetime_ms)
+        return fail(err, size, "no limit: give --tc, --movetime, --nodes or --depth");
+    if (l->has_tc && l->movetime_ms)
+        return engine ? fail(err, size, "--engine %s: tc= and movetime= cannot be combined", engine)
+                      : fail(err, size, "--tc and --movetime cannot be combined");
+    int at = 0;
+    if (l->has_tc)
+        at += snprintf(l->text + at, sizeof l->text - (size_t)at, "tc %s ", l->tc_text);
+    if (l->movetime_ms)
+        at += snprintf(l->text + at, sizeof l->text - (size_t)at, "movetime %lld ms ", (long long)l->movetime_ms);
+    if (l->nodes)
+        at += snprintf(l->text + at, sizeof l->text - (size_t)at, "nodes %ld ", l->nodes);
+    if (l->depth)
+        at += snprintf(l->text + at, sizeof l->text - (size_t)at, "depth %d ", l->depth);
+    l->text[at - 1] = 0;
+    return true;
+}
+
+/* An engine's own limits out of its --engine description: the items tc=, movetime=, nodes= and
+ * depth= go to *own (*has_own set), the rest is left in rest for match_engine_config_parse. */
+static bool engine_limits(const char *spec, MatchLimits *own, bool *has_own, char *rest, char *err, size_t size)
+{
+    char *copy = dup_or_die(spec), *save = NULL;
+    bool ok = true;
+    *rest = 0;
+    for (char *item = strtok_r(copy, ",", &save); ok && item; item = strtok_r(NULL, ",", &save)) {
+        const char *eq = strchr(item, '=');
+        char flag[24];
+        snprintf(flag, sizeof flag, "--%.*s", eq ? (int)(eq - item) : 0, item);
+        if (eq && !strcmp(flag, "--tc")) {
+            ok = parse_tc(own, eq + 1, err, size);
+        } else if (eq && (!strcmp(flag, "--movetime") || !strcmp(flag, "--nodes") || !strcmp(flag, "--depth"))) {
+            long v, max = !strcmp(flag, "--depth") ? 200 : !strcmp(flag, "--nodes") ? 1000000000000L : 86400000;
+            if (!parse_long(eq + 1, 1, max, &v))
+                ok = fail(err, size, "--engine: %s='%s' is not a whole number from 1 to %ld", flag + 2, eq + 1, max);
+            else
+                set_limit(own, flag, v);
+        } else {
+            strcat(strcat(rest, *rest ? "," : ""), item);
+            continue;
+        }
+        *has_own = true;
+    }
+    free(copy);
+    return ok;
+}
+
+static const char *engine_label(const MatchEngineConfig *e) { return e->name ? e->name : e->cmd; }
+
+/* Stores a checked whole-number flag. */
+static void set_number(MatchConfig *c, MatchLimits *common, const char *name, long v)
+{
+    if (set_limit(common, name, v))
+        return;
+    if (!strcmp(name, "--time-margin"))
         c->time_margin_ms = (int)v;
     else if (!strcmp(name, "--move-timeout"))
         c->move_timeout_ms = (int)v;
@@ -279,6 +342,8 @@ bool match_config_parse(MatchConfig *c, int argc, char **argv, char *err, size_t
     c->move_timeout_ms = 60000;
     const char *openings = NULL, *seed_text = NULL;
     int engines = 0;
+    MatchLimits common = {0};
+    bool own[2] = {false, false};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -310,14 +375,19 @@ bool match_config_parse(MatchConfig *c, int argc, char **argv, char *err, size_t
             if (!parse_long(val, Numbers[number].min, Numbers[number].max, &v))
                 return fail(err, size, "%s: '%s' is not a whole number from %ld to %ld", name, val, Numbers[number].min,
                             Numbers[number].max);
-            set_number(c, name, v);
+            set_number(c, &common, name, v);
         } else if (!strcmp(name, "--engine")) {
             if (engines == 2)
                 return fail(err, size, "--engine: only two engines play a match");
-            if (!match_engine_config_parse(&c->engines[engines++], val, err, size))
+            char *rest = dup_or_die(val); /* (no longer than the description) */
+            bool ok = engine_limits(val, &c->limits[engines], &own[engines], rest, err, size) &&
+                      match_engine_config_parse(&c->engines[engines], rest, err, size);
+            free(rest);
+            engines++;
+            if (!ok)
                 return false;
         } else if (!strcmp(name, "--tc")) {
-            if (!parse_tc(c, val, err, size))
+            if (!parse_tc(&common, val, err, size))
                 return false;
         } else if (!strcmp(name, "--random-openings")) {
             char *end;
@@ -341,21 +411,19 @@ bool match_config_parse(MatchConfig *c, int argc, char **argv, char *err, size_t
     if (engines != 2)
         return fail(err, size, "a match needs two engines: --engine cmd=PATH ... twice (got %s)",
                     engines ? "one" : "none");
-    if (!c->has_tc && !c->nodes && !c->depth && !c->movetime_ms)
-        return fail(err, size, "no limit: give --tc, --movetime, --nodes or --depth");
-    if (c->has_tc && c->movetime_ms)
-        return fail(err, size, "--tc and --movetime cannot be combined");
-    int at = 0;
-    if (c->has_tc)
-        at += snprintf(c->limit_text + at, sizeof c->limit_text - (size_t)at, "tc %s ", c->tc_text);
-    if (c->movetime_ms)
-        at += snprintf(c->limit_text + at, sizeof c->limit_text - (size_t)at, "movetime %lld ms ",
-                       (long long)c->movetime_ms);
-    if (c->nodes)
-        at += snprintf(c->limit_text + at, sizeof c->limit_text - (size_t)at, "nodes %ld ", c->nodes);
-    if (c->depth)
-        at += snprintf(c->limit_text + at, sizeof c->limit_text - (size_t)at, "depth %d ", c->depth);
-    c->limit_text[at - 1] = 0;
+    for (int k = 0; k < 2; k++) {
+        if (!own[k])
+            c->limits[k] = common;
+        if (!limits_finish(&c->limits[k], own[k] ? engine_label(&c->engines[k]) : NULL, err, size))
+            return false;
+    }
+    c->same_limits = !strcmp(c->limits[0].text, c->limits[1].text);
+    if (c->same_limits)
+        snprintf(c->limit_text, sizeof c->limit_text, "%s", c->limits[0].text);
+    else
+        for (int k = 0, at = 0; k < 2; k++)
+            at += snprintf(c->limit_text + at, sizeof c->limit_text - (size_t)at, "%s%s %s", k ? ", " : "",
+                           engine_label(&c->engines[k]), c->limits[k].text);
     if (c->concurrency > c->games)
         c->concurrency = c->games;
     if (!openings) {

@@ -9,15 +9,25 @@
 #include "match_engine.h"
 #include "match_stats.h"
 
+/* How an engine is asked for its moves: a clock, a fixed time a move, nodes, a depth (any of them
+ * together but a clock and a move time). */
 typedef struct {
-    MatchEngineConfig engines[2];
-    bool has_tc; /* --tc: a clock with base and increment */
+    bool has_tc; /* a clock with base and increment */
     int64_t base_ms, inc_ms;
     char tc_text[48];    /* the TimeControl tag: "10+0.1" */
     long nodes;          /* 0: none */
     int depth;           /* 0: none */
     int64_t movetime_ms; /* 0: none */
-    char limit_text[96]; /* for reports: "tc 10+0.1", "nodes 2000" */
+    char text[96];       /* for reports: "tc 10+0.1", "nodes 2000" */
+} MatchLimits;
+
+typedef struct {
+    MatchEngineConfig engines[2];
+    /* Each engine's limits: --tc, --movetime, --nodes and --depth for both, unless an engine names
+     * its own (tc=, movetime=, nodes=, depth= in its --engine), which then replace them for it. */
+    MatchLimits limits[2];
+    bool same_limits;     /* both engines play under the same limits */
+    char limit_text[200]; /* for reports: "tc 10+0.1", or each engine's: "a movetime 1500 ms, b tc 3+0.03" */
     int time_margin_ms;
     int move_timeout_ms; /* hard limit per move when no clock bounds it */
     char **openings;     /* normal-form FENs; NULL: the standard start only */
