@@ -5,6 +5,7 @@
 
 #include "search.h"
 
+// clang-format off
 /* Measured rows, weakest first: the rating each (budget, temperature) scored against Stockfish's
  * UCI_Elo ladder (docs/levels.md says how; `make bench-levels` measures it again). */
 static const struct {
@@ -13,14 +14,15 @@ static const struct {
     int temperature;
 } Rows[] = {
     {STRENGTH_ELO_MIN, 100, 90},
-    {1200, 185, 77},
-    {1350, 470, 58},
-    {1500, 1200, 43},
-    {1700, 4200, 27},
-    {1900, 14500, 17},
-    {2100, 50000, 9},
-    {STRENGTH_ELO_MAX, 176000, 3},
+    {1200, 560, 77},
+    {1350, 3600, 43},
+    {1500, 6600, 35},
+    {1700, 12400, 27},
+    {1900, 43000, 17},
+    {2100, 148000, 9},
+    {STRENGTH_ELO_MAX, 513000, 3},
 };
+// clang-format on
 #define ROWS ((int)(sizeof Rows / sizeof Rows[0]))
 
 void strength_of(int elo, Strength *s)

@@ -6,7 +6,9 @@
  * units is drawn with weight exp(-d / T), where T grows with the number of legal moves (a person errs
  * more where there is more to choose from). A mate the search found is always played; a move it
  * sees losing to mate is drawn only when every move does. So a weak level misses what a short look
- * misses and prefers a nearly-as-good move to a blunder, rather than playing a random one.
+ * misses and prefers a nearly-as-good move to a blunder, rather than playing a random one. Each
+ * move is searched from nothing (its own table key, empty histories): what was searched before, by
+ * this game or another client, neither strengthens it nor narrows what it draws among.
  *
  * The table behind it is measured (docs/levels.md): each row's rating is what that budget and
  * temperature scored against Stockfish 15.1's UCI_Elo ladder; ratings between rows are

@@ -212,19 +212,33 @@ void search_stop(Search *s) { atomic_store(&s->stop, true); }
 
 void search_ponderhit(Search *s) { atomic_store(&s->pondering, false); }
 
-/* A rating's choice among the first STRENGTH_LINES root moves as the search left them (strength.h).
- * A budget usually ends it inside an iteration, and a move that iteration has found worse than the
- * best is out (-VALUE_INFINITE) until searched again as a line of its own: a rating stopped late in
- * its last iteration draws among fewer moves. The table in strength.c was measured so. */
-static Move strength_pick(const Search *s, const SearchThread *t)
+static uint64_t fresh_random(void)
 {
     static _Atomic uint64_t seed = 0x2545F4914F6CDD1DULL;
     uint64_t r = atomic_fetch_add(&seed, 0x9E3779B97F4A7C15ULL) ^ (uint64_t)time_now_ms() * 0xD1B54A32D192ED03ULL;
     r ^= r >> 29, r *= 0xBF58476D1CE4E5B9ULL, r ^= r >> 32;
-    int scores[STRENGTH_LINES], n = t->multipv < STRENGTH_LINES ? t->multipv : STRENGTH_LINES;
-    for (int i = 0; i < n; i++)
-        scores[i] = t->root[i].score;
-    return t->root[strength_choose(&s->strength, scores, n, t->root_count, r)].move;
+    return r;
+}
+
+/* A rating's choice among the best STRENGTH_LINES moves of its last completed iteration (strength.h).
+ * A budget usually ends the search inside an iteration, and the moves that iteration reached have
+ * scores a ply deeper than the rest (the first one, with empty histories, often a poor deeper line):
+ * drawing among those mixed scores would favour whichever move was searched first. */
+static Move strength_pick(const Search *s, const SearchThread *t)
+{
+    bool partial = t->root_depth > t->completed_depth; /* stopped inside an iteration */
+    int scores[STRENGTH_LINES], index[STRENGTH_LINES], n = 0;
+    for (int i = 0; i < t->root_count; i++) {
+        int v = partial ? t->root[i].previous_score : t->root[i].score;
+        int k = n < STRENGTH_LINES ? n++ : STRENGTH_LINES;
+        if (k == STRENGTH_LINES && v <= scores[k - 1])
+            continue;
+        for (; k > 0 && scores[k - 1] < v; k--) /* (kept sorted, best first; ties keep the search's order) */
+            if (k < STRENGTH_LINES)
+                scores[k] = scores[k - 1], index[k] = index[k - 1];
+        scores[k] = v, index[k] = i;
+    }
+    return t->root[index[strength_choose(&s->strength, scores, n, t->root_count, fresh_random())]].move;
 }
 
 void search_prepare(Search *s, const SearchLimits *limits)
@@ -248,14 +262,20 @@ void search_run(Search *s, const Position *pos, const SearchLimits *limits, cons
     if (s->limits.multipv > MAX_MULTIPV)
         s->limits.multipv = MAX_MULTIPV;
     s->eval = eval;
-    /* (a rating's searches keep to their own table entries: a deeper search's would make it stronger) */
-    s->salt = eval->fingerprint ^ (Key)limits->elo * 0x9E3779B97F4A7C15ULL;
+    s->salt = eval->fingerprint;
     s->cb = cb;
     s->node_limit = limits->nodes;
     bool infinite = limits->infinite;
     s->strength = (Strength){0};
-    if (limits->elo)
+    if (limits->elo) {
+        /* A rating's move is searched from nothing, whatever was searched before (strength.h): a
+         * table key of its own for this search and empty histories. Another client's analysis, or the
+         * same level asked the same position again, would otherwise make it stronger or narrow the
+         * moves it draws among. */
         strength_of(limits->elo, &s->strength);
+        s->salt ^= fresh_random() | 1;
+        search_thread_reset(s->threads[0]);
+    }
     timeman_init(&s->tm, &s->limits, pos->side, pos->game_ply, s->move_overhead, start);
     if (infinite)
         s->tm.optimum = s->tm.maximum = 0;

@@ -22,11 +22,11 @@ def play_level_move():
 @suite.test()
 def play_weak_levels_vary():
     moves = set()
-    for _ in range(12):
+    for _ in range(16):  # one after another on the same workers: each rated move is searched from nothing
         st, j, _ = suite.server().request("POST", "/api/play", {"moves": ["e2e4", "e7e5"], "level": 1})
         if st == 200:
             moves.add(j["move"])
-    check("play_weak_levels_vary", len(moves) >= 2, "level 1 played %s in 12 tries (it draws among its best lines)" % moves)
+    check("play_weak_levels_vary", len(moves) >= 3, "level 1 played %s in 16 tries (it draws among its best lines)" % moves)
 
 
 @suite.test("play_at_a_rating", "config_lists_level_ratings")

@@ -78,8 +78,34 @@ static void test_strength_choice(void)
               weak_best[0]);
 }
 
-/* A rated search: legal moves, several of them over repeated searches at the lowest rating, the
- * mate in one always, within its budget; without a rating, the search is as before. */
+/* How many different moves (*distinct_out) n rated searches of p play, one after another on the same table (as a
+ * server's worker runs them), each checked legal, with the lines it drew among, within its budget. */
+static void distinct_moves(Search *s, const Position *p, const SearchLimits *l, const Evaluator *e, int n,
+                           int *distinct_out)
+{
+    Move moves[64];
+    int distinct = 0;
+    *distinct_out = 0;
+    Strength st;
+    strength_of(l->elo, &st);
+    for (int k = 0; k < n && k < 64; k++) {
+        SearchResult r;
+        search_run(s, p, l, e, NULL, &r);
+        CHECK(movegen_is_legal(p, r.best));
+        CHECK_MSG(r.lines == STRENGTH_LINES, "%d lines reported", r.lines);
+        CHECK_MSG(r.nodes < st.nodes + 5000, "%llu nodes for a budget of %llu", (unsigned long long)r.nodes,
+                  (unsigned long long)st.nodes);
+        bool again = false;
+        for (int i = 0; i < distinct; i++)
+            again |= moves[i] == r.best;
+        if (!again)
+            *distinct_out = ++distinct, moves[distinct - 1] = r.best;
+    }
+}
+
+/* A rated search: legal moves, several of them over repeated searches at the lowest rating and at
+ * level 1's (each searched from nothing, whatever the one before left), the mate in one always,
+ * within its budget. */
 static void test_rated_search(void)
 {
     static Position p;
@@ -93,25 +119,17 @@ static void test_rated_search(void)
     search_limits_init(&l);
     l.elo = STRENGTH_ELO_MIN;
     CHECK(fen_read(&p, FEN_STARTPOS, NULL, 0) == FEN_OK);
-    Move moves[40];
-    int distinct = 0;
-    Strength st;
-    strength_of(l.elo, &st);
-    for (int k = 0; k < 40; k++) {
-        SearchResult r;
-        search_clear(s);
-        search_run(s, &p, &l, &e, NULL, &r);
-        CHECK(movegen_is_legal(&p, r.best));
-        CHECK_MSG(r.lines == STRENGTH_LINES, "%d lines reported", r.lines);
-        CHECK_MSG(r.nodes < st.nodes + 5000, "%llu nodes for a budget of %llu", (unsigned long long)r.nodes,
-                  (unsigned long long)st.nodes);
-        bool again = false;
-        for (int i = 0; i < distinct; i++)
-            again |= moves[i] == r.best;
-        if (!again)
-            moves[distinct++] = r.best;
-    }
+    int distinct;
+    distinct_moves(s, &p, &l, &e, 40, &distinct);
     CHECK_MSG(distinct >= 3, "%d different first moves in 40 searches", distinct);
+    /* Level 1 after 1.e4 e5: its budget ends inside an iteration, and it draws among the last
+     * completed iteration's lines, not the one move the unfinished one reached first (which, with a
+     * poor deeper score, it drew nearly every time). */
+    CHECK(fen_read(&p, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2", NULL, 0) == FEN_OK);
+    l.elo = 1200;
+    distinct_moves(s, &p, &l, &e, 40, &distinct);
+    CHECK_MSG(distinct >= 4, "level 1: %d different moves after 1.e4 e5 in 40 searches", distinct);
+    l.elo = STRENGTH_ELO_MIN;
     CHECK(fen_read(&p, "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4", NULL, 0) == FEN_OK);
     for (int k = 0; k < 20; k++) {
         SearchResult r;
