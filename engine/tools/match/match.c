@@ -266,7 +266,7 @@ static void finish_pgn(const MatchState *st, PgnGame *g, int index, int white, c
                        const GameEnd *end)
 {
     const MatchConfig *c = st->cfg;
-    char buf[160];
+    char buf[256];
     snprintf(buf, sizeof buf, "feelfish match (%s)", c->limit_text);
     pgn_game_add_tag(g, "Event", buf);
     pgn_game_add_tag(g, "Site", "?");

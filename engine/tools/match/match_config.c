@@ -270,16 +270,18 @@ static bool limits_finish(MatchLimits *l, const char *engine, char *err, size_t 
     if (l->has_tc && l->movetime_ms)
         return engine ? fail(err, size, "--engine %s: tc= and movetime= cannot be combined", engine)
                       : fail(err, size, "--tc and --movetime cannot be combined");
+    char text[sizeof l->text]; /* (written apart from l: gcc cannot tell its fields apart) */
     int at = 0;
     if (l->has_tc)
-        at += snprintf(l->text + at, sizeof l->text - (size_t)at, "tc %s ", l->tc_text);
+        at += snprintf(text + at, sizeof text - (size_t)at, "tc %s ", l->tc_text);
     if (l->movetime_ms)
-        at += snprintf(l->text + at, sizeof l->text - (size_t)at, "movetime %lld ms ", (long long)l->movetime_ms);
+        at += snprintf(text + at, sizeof text - (size_t)at, "movetime %lld ms ", (long long)l->movetime_ms);
     if (l->nodes)
-        at += snprintf(l->text + at, sizeof l->text - (size_t)at, "nodes %ld ", l->nodes);
+        at += snprintf(text + at, sizeof text - (size_t)at, "nodes %ld ", l->nodes);
     if (l->depth)
-        at += snprintf(l->text + at, sizeof l->text - (size_t)at, "depth %d ", l->depth);
-    l->text[at - 1] = 0;
+        at += snprintf(text + at, sizeof text - (size_t)at, "depth %d ", l->depth);
+    text[at - 1] = 0;
+    memcpy(l->text, text, sizeof text);
     return true;
 }
 
