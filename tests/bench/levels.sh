@@ -4,11 +4,14 @@
 # openings.epd with both colours) against Stockfish 15.1 with UCI_LimitStrength at the nearest step of
 # its UCI_Elo ladder (1320-3190; a rating below 1320 meets 1320), feelfish on a clock its budget fits
 # in (3+0.03 up to 1900, 5+0.05 to 2100, 15+0.15 above: a rating's nodes must not be cut by the clock;
-# TC sets feelfish's for every rating), Stockfish on SF_TC (default 3+0.03: its limited play picks its move at a fixed
-# depth and thinks on to the clock for nothing, so a longer one only slows the games). Each line:
+# TC sets feelfish's for every rating), Stockfish on SF_TC (default 3+0.03 up to the step 2500: its
+# limited play picks its move at depth 1 + its skill level, about 7 at 2300, and thinks on to the clock
+# for nothing, so a longer one only slows the games; above 2500 the pick depth nears 20, which
+# 3+0.03 does not reach, so there Stockfish plays under feelfish's own limits). Each line:
 # the rating asked, the step, the score, and the measured rating = step + Elo difference with its 95 %
 # interval. An entry RATING@STEP names the step; full@STEP is level 8 (full strength, FULL_MS a move,
-# default 1500 as in a game: about 2 minutes a game, so `ELOS=full@3000 GAMES=30` takes half an hour). Stockfish's ladder was calibrated at 60 s + 0.6 s against CCRL 40/4 engines; its limited
+# default 1500 as in a game; Stockfish then gets 1.5 s a move too: about 3.5 minutes a game, so
+# `ELOS=full@3000 GAMES=30` takes about an hour). Stockfish's ladder was calibrated at 60 s + 0.6 s against CCRL 40/4 engines; its limited
 # play chooses its move at a fixed depth, so a faster control changes it little.
 # About 4 s a game: ~3 minutes a rating on two cores. `make bench-levels`, or directly (FEELFISH=path
 # for another binary, OUT for the PGNs and each match's output).
@@ -19,7 +22,7 @@ SF=${STOCKFISH:-/usr/games/stockfish}
 DATA=${FEELFISH_DATA:-../shared/data}
 GAMES=${GAMES:-60}
 TC=${TC:-}
-SF_TC=${SF_TC:-3+0.03}
+SF_TC=${SF_TC:-}
 OUT=${OUT:-build/levels}
 ELOS=${ELOS:-"1200 1350 1500 1700 1900 2100 2300"}
 FULL_MS=${FULL_MS:-1500}
@@ -38,8 +41,11 @@ for spec in $ELOS; do
         limits="tc=${TC:-$([ "$elo" -le 1900 ] && echo 3+0.03 || { [ "$elo" -le 2100 ] && echo 5+0.05 || echo 15+0.15; })}"
         limits="$limits,option.UCI_LimitStrength=true,option.UCI_Elo=$elo" seed=$elo
     fi
+    sf_limits=${limits%%,option.*}
+    [ "$step" -le 2500 ] && sf_limits=tc=3+0.03
+    [ -n "$SF_TC" ] && sf_limits=tc=$SF_TC
     "$FF" match --engine "cmd=$FF,name=ff$elo,$limits,option.Hash=16" \
-        --engine "cmd=$SF,name=sf$step,tc=$SF_TC,option.UCI_LimitStrength=true,option.UCI_Elo=$step,option.Threads=1,option.Hash=16" \
+        --engine "cmd=$SF,name=sf$step,$sf_limits,option.UCI_LimitStrength=true,option.UCI_Elo=$step,option.Threads=1,option.Hash=16" \
         --games "$GAMES" --concurrency 2 --openings "$DATA/openings.epd" --random-openings "$seed" \
         --pgn "$OUT/$name.pgn" --quiet >"$OUT/$name.txt" 2>&1
     score=$(awk '/^Results of/ { print $4, $5, $6 ",", $8; exit }' "$OUT/$name.txt")
