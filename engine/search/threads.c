@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "../core/movegen.h"
+#include "../core/random.h"
 #include "search_internal.h"
 
 int64_t time_now_ms(void)
@@ -212,12 +213,12 @@ void search_stop(Search *s) { atomic_store(&s->stop, true); }
 
 void search_ponderhit(Search *s) { atomic_store(&s->pondering, false); }
 
+/* A number nobody can predict or repeat: a count shared by every search, and the clock, mixed. */
 static uint64_t fresh_random(void)
 {
-    static _Atomic uint64_t seed = 0x2545F4914F6CDD1DULL;
-    uint64_t r = atomic_fetch_add(&seed, 0x9E3779B97F4A7C15ULL) ^ (uint64_t)time_now_ms() * 0xD1B54A32D192ED03ULL;
-    r ^= r >> 29, r *= 0xBF58476D1CE4E5B9ULL, r ^= r >> 32;
-    return r;
+    static _Atomic uint64_t count = 0;
+    uint64_t state = atomic_fetch_add(&count, 1) ^ (uint64_t)time_now_ms() << 24;
+    return splitmix64(&state);
 }
 
 /* A rating's choice among the best STRENGTH_LINES moves of its last completed iteration (strength.h).

@@ -36,16 +36,16 @@ for spec in $ELOS; do
     name="ff$elo-sf$step"
     rm -f "$OUT/$name.pgn"
     if [ "$elo" = full ]; then # level 8: full strength, a fixed time a move as a game gives it
-        limits="movetime=$FULL_MS" seed=8
+        clock="movetime=$FULL_MS" strength="" seed=8
     else
-        limits="tc=${TC:-$([ "$elo" -le 1900 ] && echo 3+0.03 || { [ "$elo" -le 2100 ] && echo 5+0.05 || echo 15+0.15; })}"
-        limits="$limits,option.UCI_LimitStrength=true,option.UCI_Elo=$elo" seed=$elo
+        clock="tc=${TC:-$([ "$elo" -le 1900 ] && echo 3+0.03 || { [ "$elo" -le 2100 ] && echo 5+0.05 || echo 15+0.15; })}"
+        strength="option.UCI_LimitStrength=true,option.UCI_Elo=$elo," seed=$elo
     fi
-    sf_limits=${limits%%,option.*}
-    [ "$step" -le 2500 ] && sf_limits=tc=3+0.03
-    [ -n "$SF_TC" ] && sf_limits=tc=$SF_TC
-    "$FF" match --engine "cmd=$FF,name=ff$elo,$limits,option.Hash=16" \
-        --engine "cmd=$SF,name=sf$step,$sf_limits,option.UCI_LimitStrength=true,option.UCI_Elo=$step,option.Threads=1,option.Hash=16" \
+    sf_clock=$clock # (above 2500; below it Stockfish's pick depth is reached at 3+0.03)
+    [ "$step" -le 2500 ] && sf_clock=tc=3+0.03
+    [ -n "$SF_TC" ] && sf_clock=tc=$SF_TC
+    "$FF" match --engine "cmd=$FF,name=ff$elo,$clock,${strength}option.Hash=16" \
+        --engine "cmd=$SF,name=sf$step,$sf_clock,option.UCI_LimitStrength=true,option.UCI_Elo=$step,option.Threads=1,option.Hash=16" \
         --games "$GAMES" --concurrency 2 --openings "$DATA/openings.epd" --random-openings "$seed" \
         --pgn "$OUT/$name.pgn" --quiet >"$OUT/$name.txt" 2>&1
     score=$(awk '/^Results of/ { print $4, $5, $6 ",", $8; exit }' "$OUT/$name.txt")

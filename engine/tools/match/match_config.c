@@ -239,14 +239,31 @@ bool openings_load(const char *path, char ***list, int *list_count, char *err, s
     return ok;
 }
 
-/* Flags with a whole-number value and its range; the rest of the valued flags after them. */
+/* Flags with a whole-number value and its range (limit: an engine may name it for itself, without
+ * the dashes); the rest of the valued flags after them. */
 static const struct {
     const char *name;
     long min, max;
-} Numbers[] = {{"--movetime", 1, 86400000},           {"--nodes", 1, 1000000000000L},    {"--depth", 1, 200},
-               {"--time-margin", 0, 3600000},         {"--move-timeout", 1, 86400000},   {"--games", 1, MAX_GAMES},
-               {"--concurrency", 1, MAX_CONCURRENCY}, {"--opening-start", 0, MAX_GAMES}, {"--max-moves", 1, 100000}};
+    bool limit;
+} Numbers[] = {{"--movetime", 1, 86400000, true},
+               {"--nodes", 1, 1000000000000L, true},
+               {"--depth", 1, 200, true},
+               {"--time-margin", 0, 3600000, false},
+               {"--move-timeout", 1, 86400000, false},
+               {"--games", 1, MAX_GAMES, false},
+               {"--concurrency", 1, MAX_CONCURRENCY, false},
+               {"--opening-start", 0, MAX_GAMES, false},
+               {"--max-moves", 1, 100000, false}};
 static const char *const Valued[] = {"--engine", "--tc", "--openings", "--random-openings", "--sprt", "--pgn"};
+
+/* The index in Numbers of a whole-number flag, -1 for another. */
+static int number_flag(const char *name)
+{
+    for (int k = 0; k < (int)(sizeof Numbers / sizeof *Numbers); k++)
+        if (!strcmp(name, Numbers[k].name))
+            return k;
+    return -1;
+}
 
 /* Stores a checked limit (--movetime, --nodes, --depth) in l; false for another flag. */
 static bool set_limit(MatchLimits *l, const char *name, long v)
@@ -296,12 +313,14 @@ static bool engine_limits(const char *spec, MatchLimits *own, bool *has_own, cha
         const char *eq = strchr(item, '=');
         char flag[24];
         snprintf(flag, sizeof flag, "--%.*s", eq ? (int)(eq - item) : 0, item);
+        int number = eq ? number_flag(flag) : -1;
+        long v;
         if (eq && !strcmp(flag, "--tc")) {
             ok = parse_tc(own, eq + 1, err, size);
-        } else if (eq && (!strcmp(flag, "--movetime") || !strcmp(flag, "--nodes") || !strcmp(flag, "--depth"))) {
-            long v, max = !strcmp(flag, "--depth") ? 200 : !strcmp(flag, "--nodes") ? 1000000000000L : 86400000;
-            if (!parse_long(eq + 1, 1, max, &v))
-                ok = fail(err, size, "--engine: %s='%s' is not a whole number from 1 to %ld", flag + 2, eq + 1, max);
+        } else if (number >= 0 && Numbers[number].limit) {
+            if (!parse_long(eq + 1, Numbers[number].min, Numbers[number].max, &v))
+                ok = fail(err, size, "--engine: %s='%s' is not a whole number from %ld to %ld", flag + 2, eq + 1,
+                          Numbers[number].min, Numbers[number].max);
             else
                 set_limit(own, flag, v);
         } else {
@@ -360,10 +379,8 @@ bool match_config_parse(MatchConfig *c, int argc, char **argv, char *err, size_t
         const char *eq = strchr(a, '=');
         size_t n = eq ? (size_t)(eq - a) : strlen(a);
         snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), a);
-        int number = -1;
+        int number = number_flag(name);
         bool known = false;
-        for (int k = 0; k < (int)(sizeof Numbers / sizeof *Numbers); k++)
-            number = strcmp(name, Numbers[k].name) ? number : k;
         for (size_t k = 0; k < sizeof Valued / sizeof *Valued; k++)
             known |= !strcmp(name, Valued[k]);
         if (!known && number < 0)
