@@ -161,8 +161,10 @@ static bool apply_style_path(Uci *u, const char *v, long n, char *why, size_t si
 static bool apply_temperament(Uci *u, const char *v, long n, char *why, size_t size)
 {
     (void)n, (void)why, (void)size;
-    u->temperament = temperament_find(v);
-    return u->temperament != NULL;
+    const Temperament *t = temperament_find(v);
+    if (t) /* (a refused value leaves the temperament as it was) */
+        u->temperament = t;
+    return t != NULL;
 }
 static bool apply_gain(Uci *u, const char *v, long n, char *why, size_t size)
 {
@@ -244,7 +246,7 @@ static void list_options(Uci *u)
 }
 
 /* Validates value for option o; on success sets *number (spin, check). */
-static bool option_value(const Option *o, const char *value, long *number, char *why, size_t size)
+static bool option_value(const Option *o, char *value, long *number, char *why, size_t size)
 {
     *number = 0;
     switch (o->type) {
@@ -273,11 +275,14 @@ static bool option_value(const Option *o, const char *value, long *number, char 
         return true;
     }
     case OPT_COMBO: {
+        /* Any case is accepted and given to the option in the spelling it lists (same length). */
         char copy[256];
         snprintf(copy, sizeof copy, "%s", o->vars);
         for (char *save, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save))
-            if (!strcasecmp(t, value))
+            if (!strcasecmp(t, value)) {
+                memcpy(value, t, strlen(t));
                 return true;
+            }
         snprintf(why, size, "%s takes one of: %s", o->name, o->vars);
         return false;
     }
@@ -303,7 +308,7 @@ static void set_option(Uci *u, char *args)
         name++;
     for (char *e = name + strlen(name); e > name && e[-1] == ' ';)
         *--e = 0;
-    const char *v = value ? value : "";
+    char none[] = "", *v = value ? value : none;
     while (*v == ' ')
         v++;
     for (int i = 0; i < OPTION_COUNT; i++) {

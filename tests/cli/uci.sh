@@ -191,6 +191,12 @@ send "setoption name AffectiveGain value 30"; depth8 affective ""
 send "setoption name Temperament value thesis"; depth8 affective ""
 [ "$GAIN_SEEN" = '"gain": 0.3000' ] && ok affective_gain_over_temperament || fail affective_gain_over_temperament "$GAIN_SEEN"
 send "setoption name AffectiveGain value 101"; check affective_gain_range 'info string AffectiveGain takes a whole number from 0 to 100' 5
+# A combo's value in any case is taken in its listed spelling; a refused one leaves the option as it
+# was (the fuzzer found "bOld" accepted by the check and then refused by the temperament, which left
+# none and crashed the next affective search).
+send "setoption name Temperament value bOld"
+send "setoption name Temperament value nope"; check combo_refused 'info string Temperament takes one of: neutral calm anxious bold thesis' 5
+send "position startpos"; send "go depth 2"; check combo_any_case_then_search '^bestmove' 10
 send "setoption name Temperament value neutral"
 send "setoption name AffectiveGain value 5"
 send "setoption name Mode value classical"
