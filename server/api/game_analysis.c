@@ -438,97 +438,24 @@ void game_analysis_retry(void)
 
 /* ---- a new analysis ---- */
 
-/* The game from the request: "pgn" (its first game), or "fen" and "moves" (UCI, an array or one
- * string); the first MAX_PLIES moves kept. False with e set. */
-static bool read_game(json_t *body, PgnGame *g, Position *start, ApiError *e)
-{
-    memset(g, 0, sizeof *g);
-    json_t *pgn = json_object_get(body, "pgn"), *fen = json_object_get(body, "fen"),
-           *moves = json_object_get(body, "moves");
-    char err[300];
-    if (pgn) {
-        if (!json_is_string(pgn) || fen || moves) {
-            api_error_set(e, 400, json_is_string(pgn) ? "position_ambiguous" : "bad_type", "pgn",
-                          json_is_string(pgn) ? "give 'pgn', or 'fen' and 'moves', not both"
-                                              : "'pgn' must be a string");
-            return false;
-        }
-        PgnGame full = {0};
-        PgnReader *rd = pgn_reader_open_string(json_string_value(pgn));
-        PgnResult res = rd ? pgn_read_game(rd, &full, err, sizeof err) : PGN_END;
-        if (rd)
-            pgn_reader_close(rd);
-        if (res != PGN_GAME || !pgn_start_position(&full, start, err, sizeof err)) {
-            api_error_set(e, 400, "bad_pgn", "pgn", "%s", res == PGN_END ? "the PGN has no game" : err);
-            pgn_game_free(&full);
-            return false;
-        }
-        for (int i = 0; i < full.tag_count; i++)
-            pgn_game_add_tag(g, full.tags[i].name, full.tags[i].value);
-        g->start_fen = full.start_fen ? strdup(full.start_fen) : NULL;
-        snprintf(g->result, sizeof g->result, "%s", full.result);
-        for (int i = 0; i < full.move_count && i < MAX_PLIES; i++) {
-            PgnMove *m = pgn_game_add_move(g);
-            m->move = full.moves[i].move;
-            snprintf(m->san, sizeof m->san, "%s", full.moves[i].san);
-        }
-        pgn_game_free(&full);
-    } else {
-        if (!request_read_fen(e, fen, start))
-            return false;
-        if (!moves || (!json_is_array(moves) && !json_is_string(moves))) {
-            api_error_set(e, 400, moves ? "bad_type" : "game_missing", "moves",
-                          "give the game: 'pgn', or 'moves' (UCI, an array or a space-separated string) with an "
-                          "optional 'fen'");
-            return false;
-        }
-        if (fen)
-            g->start_fen = strdup(json_string_value(fen));
-        snprintf(g->result, sizeof g->result, "*");
-        static Position p;
-        position_copy(&p, start);
-        char *text = json_is_string(moves) ? strdup(json_string_value(moves)) : NULL;
-        char *save = NULL, *tok = text ? strtok_r(text, " ", &save) : NULL;
-        for (size_t i = 0;; i++) {
-            const char *uci = text ? tok : json_string_value(json_array_get(moves, i));
-            if (text ? !tok : i >= json_array_size(moves))
-                break;
-            Move m = uci ? move_from_uci(&p, uci) : MOVE_NONE;
-            if (!m) {
-                api_error_set(e, 400, "bad_move", "moves", "move %zu '%.12s' is not a legal move in UCI notation here",
-                              i + 1, uci ? uci : "?");
-                free(text);
-                pgn_game_free(g);
-                return false;
-            }
-            if (g->move_count < MAX_PLIES) {
-                PgnMove *pm = pgn_game_add_move(g);
-                pm->move = m;
-                san_write(&p, m, pm->san);
-            }
-            if (p.stack_len > POSITION_STACK_SIZE / 2)
-                position_trim_history(&p);
-            position_make_move(&p, m);
-            if (text)
-                tok = strtok_r(NULL, " ", &save);
-        }
-        free(text);
-    }
-    return true;
-}
-
 /* A new analysis from a request body, inserted (not started); NULL with e set. */
 static GameAnalysis *build(json_t *body, const char *owner, const char *id, ApiError *e)
 {
     if (!request_check_keys(e, body, TopKeys, ""))
         return NULL;
+    if (!json_object_get(body, "pgn") && !json_object_get(body, "moves")) {
+        api_error_set(e, 400, "game_missing", "moves",
+                      "give the game: 'pgn', or 'moves' (UCI, an array or a space-separated string) with an "
+                      "optional 'fen'");
+        return NULL;
+    }
     GameAnalysis *ga = calloc(1, sizeof *ga);
     if (!ga || !(ga->start = malloc(sizeof *ga->start))) {
         free(ga);
         api_error_set(e, 503, "out_of_memory", NULL, "the server is out of memory");
         return NULL;
     }
-    if (!read_game(body, &ga->game, ga->start, e)) {
+    if (!request_read_game(e, body, MAX_PLIES, &ga->game, ga->start)) {
         free(ga->start);
         free(ga);
         return NULL;

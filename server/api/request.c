@@ -1,6 +1,6 @@
-/* Analysis requests, shared by REST and WebSocket: a request's JSON validated into a job (with
- * ApiError): position (fen + moves, moves, or pgn), mode and its settings, limits held to the
- * server's caps. */
+/* Requests shared by REST and WebSocket: the position or game a request names (fen + moves, moves,
+ * or pgn), and an analysis request's JSON validated into a job (with ApiError): position, mode and
+ * its settings, limits held to the server's caps. */
 #include "request.h"
 
 #include <ctype.h>
@@ -79,9 +79,6 @@ bool request_check_keys(ApiError *r, json_t *obj, const char *const *allowed, co
     return true;
 }
 
-/* The position of a request: exactly one of fen (+ moves), moves alone, or pgn. With `start` and
- * `played` (room for 2000), also the start position and the moves played from it (the game so far,
- * which the Bayesian mode's style recognition reads). */
 bool request_read_fen(ApiError *e, json_t *fen, Position *p)
 {
     char msg[200];
@@ -97,6 +94,101 @@ bool request_read_fen(ApiError *e, json_t *fen, Position *p)
     return true;
 }
 
+/* The first game of a request's "pgn" (a string) into g (cleared first; pgn_game_free it) and its
+ * start position into start; false with e set (bad_type, bad_pgn) and g empty. */
+static bool read_pgn(ApiError *e, json_t *pgn, PgnGame *g, Position *start)
+{
+    memset(g, 0, sizeof *g);
+    if (!json_is_string(pgn)) {
+        api_error_set(e, 400, "bad_type", "pgn", "'pgn' must be a string");
+        return false;
+    }
+    char err[300] = "the PGN has no game";
+    PgnReader *rd = pgn_reader_open_string(json_string_value(pgn));
+    if (!rd) {
+        api_error_set(e, 503, "overloaded", NULL, "out of memory");
+        return false;
+    }
+    PgnResult res = pgn_read_game(rd, g, err, sizeof err);
+    pgn_reader_close(rd);
+    /* pgn_read_game has read the FEN tag already: the start position cannot fail after it */
+    if (res != PGN_GAME || !pgn_start_position(g, start, err, sizeof err)) {
+        api_error_set(e, 400, "bad_pgn", "pgn", "%s", res == PGN_END ? "the PGN has no game" : err);
+        pgn_game_free(g);
+        return false;
+    }
+    return true;
+}
+
+/* The forms a request's "moves" may take: always a JSON array of UCI moves, of at most `max`;
+ * with `text`, also one space-separated string (then of any length: the body's size bounds it). */
+typedef struct {
+    size_t max;
+    bool text;
+} MovesForm;
+/* Called with each move of a request, and the position it is played from, before it is played
+ * (which it leaves as it found it). */
+typedef void (*MoveSeen)(Position *p, Move m, void *user);
+
+/* Plays a request's "moves" on p, each one shown to `seen` (may be NULL) first; false with e set
+ * (bad_type, or bad_move naming moves[i], counted from 0) and p part-way. */
+static bool play_moves(ApiError *e, json_t *moves, const MovesForm *form, Position *p, MoveSeen seen, void *user)
+{
+    bool text = form->text && json_is_string(moves);
+    if (!text && (!json_is_array(moves) || json_array_size(moves) > form->max)) {
+        if (form->text)
+            api_error_set(e, 400, "bad_type", "moves",
+                          "'moves' must be UCI moves: an array of strings or one space-separated string");
+        else
+            api_error_set(e, 400, "bad_type", "moves", "'moves' must be an array of UCI moves (at most %zu)",
+                          form->max);
+        return false;
+    }
+    char *copy = text ? strdup(json_string_value(moves)) : NULL, *save = NULL;
+    if (text && !copy) {
+        api_error_set(e, 503, "overloaded", NULL, "out of memory");
+        return false;
+    }
+    const char *uci = text ? strtok_r(copy, " \t\r\n", &save) : NULL;
+    for (size_t i = 0; text ? uci != NULL : i < json_array_size(moves); i++) {
+        if (!text)
+            uci = json_string_value(json_array_get(moves, i));
+        Move m = uci ? move_from_uci(p, uci) : MOVE_NONE;
+        if (!m) {
+            api_error_set(e, 400, "bad_move", "moves", "moves[%zu] '%.12s' is not a legal move in UCI notation here", i,
+                          uci ? uci : "?");
+            free(copy);
+            return false;
+        }
+        if (seen)
+            seen(p, m, user);
+        if (p->stack_len > POSITION_STACK_SIZE / 2)
+            position_trim_history(p);
+        position_make_move(p, m);
+        if (text)
+            uci = strtok_r(NULL, " \t\r\n", &save);
+    }
+    free(copy);
+    return true;
+}
+
+/* Where a single-position request records the game so far (play_moves' MoveSeen). */
+typedef struct {
+    Move *played;
+    int *count;
+} Played;
+
+static void record_played(Position *p, Move m, void *user)
+{
+    (void)p;
+    Played *pl = user;
+    if (pl->played)
+        pl->played[(*pl->count)++] = m;
+}
+
+/* The position of a request: exactly one of fen (+ moves), moves alone, or pgn. With `start` and
+ * `played` (room for MAX_REQUEST_MOVES), also the start position and the moves played from it (the
+ * game so far, which the Bayesian mode's style recognition reads). */
 static bool parse_position(ApiError *r, json_t *body, Position *p, Position *start, Move *played, int *count)
 {
     *count = 0;
@@ -107,38 +199,26 @@ static bool parse_position(ApiError *r, json_t *body, Position *p, Position *sta
                       "give either 'fen' (with optional 'moves') or 'pgn', not both");
         return false;
     }
-    char msg[256];
     if (pgn) {
-        if (!json_is_string(pgn)) {
-            api_error_set(r, 400, "bad_type", "pgn", "'pgn' must be a string");
+        PgnGame g;
+        if (!read_pgn(r, pgn, &g, p))
+            return false;
+        if (moves) {
+            pgn_game_free(&g);
+            api_error_set(r, 400, "position_ambiguous", "moves", "'moves' goes with 'fen' or alone, not with 'pgn'");
             return false;
         }
-        PgnReader *rd = pgn_reader_open_string(json_string_value(pgn));
-        PgnGame g;
-        char err[300];
-        PgnResult res = pgn_read_game(rd, &g, err, sizeof err);
-        bool ok = res == PGN_GAME && pgn_start_position(&g, p, msg, sizeof msg);
-        if (ok && start && g.move_count <= 2000) {
+        if (start && g.move_count <= MAX_REQUEST_MOVES) {
             position_copy_root(start, p);
             for (int i = 0; i < g.move_count; i++)
                 played[(*count)++] = g.moves[i].move;
         }
-        if (ok)
-            for (int i = 0; i < g.move_count; i++) {
-                if (p->stack_len > POSITION_STACK_SIZE / 2)
-                    position_trim_history(p);
-                position_make_move(p, g.moves[i].move);
-            }
+        for (int i = 0; i < g.move_count; i++) {
+            if (p->stack_len > POSITION_STACK_SIZE / 2)
+                position_trim_history(p);
+            position_make_move(p, g.moves[i].move);
+        }
         pgn_game_free(&g);
-        pgn_reader_close(rd);
-        if (!ok) {
-            api_error_set(r, 400, "bad_pgn", "pgn", "%s", res == PGN_END ? "the PGN has no game" : err);
-            return false;
-        }
-        if (moves) {
-            api_error_set(r, 400, "position_ambiguous", "moves", "'moves' goes with 'fen' or alone, not with 'pgn'");
-            return false;
-        }
         return true;
     }
     if (!request_read_fen(r, fen, p))
@@ -149,31 +229,70 @@ static bool parse_position(ApiError *r, json_t *body, Position *p, Position *sta
     }
     if (start)
         position_copy_root(start, p);
-    if (moves) {
-        if (!json_is_array(moves) || json_array_size(moves) > 2000) {
-            api_error_set(r, 400, "bad_type", "moves", "'moves' must be an array of UCI moves (at most 2000)");
+    static const MovesForm Form = {.max = MAX_REQUEST_MOVES};
+    Played pl = {start ? played : NULL, count};
+    return !moves || play_moves(r, moves, &Form, p, record_played, &pl);
+}
+
+/* A game's moves kept, with their SAN, while there is room (play_moves' MoveSeen). */
+typedef struct {
+    PgnGame *game;
+    int max_plies;
+} KeptGame;
+
+static void keep_move(Position *p, Move m, void *user)
+{
+    KeptGame *k = user;
+    PgnGame *g = k->game;
+    if (g->move_count < k->max_plies) {
+        PgnMove *pm = pgn_game_add_move(g);
+        pm->move = m;
+        san_write(p, m, pm->san);
+    }
+}
+
+bool request_read_game(ApiError *e, json_t *body, int max_plies, PgnGame *g, Position *start)
+{
+    memset(g, 0, sizeof *g);
+    json_t *pgn = json_object_get(body, "pgn"), *fen = json_object_get(body, "fen"),
+           *moves = json_object_get(body, "moves");
+    if (pgn) {
+        if (json_is_string(pgn) && (fen || moves)) {
+            api_error_set(e, 400, "position_ambiguous", "pgn", "give 'pgn', or 'fen' and 'moves', not both");
             return false;
         }
-        size_t i;
-        json_t *m;
-        json_array_foreach(moves, i, m)
-        {
-            Move mv = json_is_string(m) ? move_from_uci(p, json_string_value(m)) : MOVE_NONE;
-            if (!mv) {
-                char shown[16] = "?";
-                if (json_is_string(m))
-                    snprintf(shown, sizeof shown, "%s", json_string_value(m));
-                api_error_set(r, 400, "bad_move", "moves", "moves[%zu] '%s' is not a legal move in UCI notation here",
-                              i, shown);
-                return false;
-            }
-            if (p->stack_len > POSITION_STACK_SIZE / 2)
-                position_trim_history(p);
-            position_make_move(p, mv);
-            if (start)
-                played[(*count)++] = mv;
+        if (!read_pgn(e, pgn, g, start))
+            return false;
+        /* Its tags, start and moves are kept, the first max_plies of them; its own comments,
+         * glyphs and variations are not (the annotated PGN has the analysis's). */
+        free(g->comment);
+        g->comment = NULL;
+        for (int i = 0; i < g->move_count; i++) {
+            PgnMove *m = &g->moves[i];
+            free(m->comment);
+            free(m->variations);
+            PgnMove bare = {.move = m->move};
+            memcpy(bare.san, m->san, sizeof bare.san);
+            *m = bare;
         }
+        if (g->move_count > max_plies)
+            g->move_count = max_plies;
+        g->line = 0;
+        return true;
     }
+    if (!request_read_fen(e, fen, start))
+        return false;
+    static Position p;
+    position_copy(&p, start);
+    static const MovesForm Form = {.max = SIZE_MAX, .text = true};
+    KeptGame kept = {g, max_plies};
+    if (moves && !play_moves(e, moves, &Form, &p, keep_move, &kept)) {
+        pgn_game_free(g);
+        return false;
+    }
+    if (fen)
+        g->start_fen = strdup(json_string_value(fen));
+    snprintf(g->result, sizeof g->result, "*");
     return true;
 }
 
@@ -332,7 +451,7 @@ Job *request_analysis(ApiError *r, json_t *body, bool stream)
     }
     bool bayesian = !strcmp(mode_name, "bayesian");
     Position *p = malloc(sizeof *p), *start = bayesian ? malloc(sizeof *start) : NULL;
-    Move *moves = bayesian ? malloc(2001 * sizeof *moves) : NULL;
+    Move *moves = bayesian ? malloc(MAX_REQUEST_MOVES * sizeof *moves) : NULL;
     if (!p || (bayesian && (!start || !moves))) {
         free(p);
         free(start);

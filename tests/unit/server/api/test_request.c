@@ -304,6 +304,57 @@ static void test_positions_rejected(void)
                    "bad_move", "moves")); /* UCI only */
 }
 
+/* The game of a request, as whole-game analysis reads it (request_read_game): a PGN without its
+ * comments, or moves as an array or one string, the first max_plies kept with their SAN. */
+static bool read_game_text(const char *text, int max_plies, PgnGame *g, Position *start)
+{
+    json_t *body = json_loads(text, 0, NULL);
+    memset(&err, 0, sizeof err);
+    bool ok = body && request_read_game(&err, body, max_plies, g, start);
+    json_decref(body);
+    return ok;
+}
+
+static void test_read_game(void)
+{
+    PgnGame g;
+    static Position start;
+    CHECK(read_game_text("{\"moves\": \" e2e4\\te7e5\\n g1f3  b8c6 \"}", 300, &g, &start));
+    CHECK_INT(g.move_count, 4);
+    CHECK_STR(g.moves[2].san, "Nf3");
+    CHECK_STR(g.result, "*");
+    CHECK(g.start_fen == NULL);
+    pgn_game_free(&g);
+    CHECK(read_game_text("{\"fen\": \"" KIWIPETE "\", \"moves\": [\"e1g1\", \"e8c8\", \"d5e6\"]}", 2, &g, &start));
+    CHECK_INT(g.move_count, 2); /* the first two kept; the third still checked */
+    CHECK_STR(g.moves[0].san, "O-O");
+    CHECK_STR(g.start_fen, KIWIPETE);
+    pgn_game_free(&g);
+    CHECK(read_game_text("{\"pgn\": \"[White \\\"A\\\"]\\n\\n{start} 1. e4 $1 {best} (1. d4) e5 2. Nf3 1-0\"}", 2, &g,
+                         &start));
+    CHECK_INT(g.move_count, 2);
+    CHECK_STR(pgn_tag(&g, "White"), "A");
+    CHECK(g.comment == NULL && g.moves[0].comment == NULL && g.moves[0].variations == NULL);
+    CHECK_INT(g.moves[0].nag_count, 0);
+    CHECK_STR(g.moves[1].san, "e5");
+    CHECK_STR(g.result, "1-0");
+    pgn_game_free(&g);
+    CHECK(!read_game_text("{\"moves\": \"e2e4 e7e5 e1e3\"}", 300, &g, &start));
+    CHECK_STR(err.code, "bad_move");
+    CHECK_MSG(strstr(err.message, "moves[2] 'e1e3'"), "%s", err.message);
+    CHECK(read_game_text("{\"fen\": \"" KIWIPETE "\"}", 300, &g, &start)); /* no moves: none */
+    CHECK_INT(g.move_count, 0);
+    pgn_game_free(&g);
+    CHECK(!read_game_text("{\"moves\": 5}", 300, &g, &start));
+    CHECK_STR(err.code, "bad_type");
+    CHECK(!read_game_text("{\"pgn\": \"1. e4 *\", \"moves\": \"e7e5\"}", 300, &g, &start));
+    CHECK_STR(err.code, "position_ambiguous");
+    CHECK(!read_game_text("{\"pgn\": 1}", 300, &g, &start));
+    CHECK_STR(err.code, "bad_type");
+    CHECK(!read_game_text("{\"pgn\": \"1. e4 e5 2. Ke3 *\"}", 300, &g, &start));
+    CHECK_STR(err.code, "bad_pgn");
+}
+
 /* A bad FEN is rejected with the FEN reader's own code, on the field "fen". */
 static void test_fen_errors(void)
 {
@@ -353,5 +404,6 @@ void suite_request(void)
     RUN(test_limits);
     RUN(test_modes);
     RUN(test_positions_rejected);
+    RUN(test_read_game);
     RUN(test_fen_errors);
 }
