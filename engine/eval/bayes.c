@@ -116,6 +116,16 @@ void bayes_apply(const uint8_t *levels, EvalParams *out)
 
 static size_t counts_size(void) { return (size_t)BayesParamCount * BAYES_PHASE_NB * BAYES_RESULT_NB * BAYES_LEVELS; }
 
+const char *bayes_rule_name(double evidence_z) { return evidence_z > 0 ? "evidence" : "argmax"; }
+
+bool bayes_rule_parse(const char *name, double *evidence_z)
+{
+    if (strcmp(name, "evidence") && strcmp(name, "argmax"))
+        return false;
+    *evidence_z = strcmp(name, "argmax") ? BAYES_EVIDENCE_Z : 0;
+    return true;
+}
+
 bool bayes_model_init(BayesModel *m)
 {
     memset(m, 0, sizeof *m);

@@ -73,6 +73,9 @@ typedef struct {
  * the default level's by this many standard errors (with 15 variables x 4 other levels x 3 phases,
  * 2 would let about five noise winners through a model of nothing). */
 #define BAYES_EVIDENCE_Z 3.0
+/* The selection rules by name: "evidence" (BAYES_EVIDENCE_Z) and "argmax" (the spec's, 0). */
+const char *bayes_rule_name(double evidence_z);
+bool bayes_rule_parse(const char *name, double *evidence_z); /* false: neither name */
 
 bool bayes_model_init(BayesModel *m); /* empty; false when out of memory */
 void bayes_model_free(BayesModel *m);

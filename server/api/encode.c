@@ -313,8 +313,8 @@ json_t *encode_bayes_curve(const BayesModel *m, const BayesCurvePoint *changes, 
         json_array_append_new(x, o);
     }
     return json_pack("{s:I, s:I, s:s, s:o, s:o}", "games", (json_int_t)m->games, "gamesStored",
-                     (json_int_t)(nchanges ? changes[nchanges - 1].games : 0), "rule",
-                     m->evidence_z > 0 ? "evidence" : "argmax", "changes", c, "matches", x);
+                     (json_int_t)(nchanges ? changes[nchanges - 1].games : 0), "rule", bayes_rule_name(m->evidence_z),
+                     "changes", c, "matches", x);
 }
 
 json_t *encode_bayes_model(const BayesModel *m, bool full)

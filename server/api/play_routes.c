@@ -76,7 +76,9 @@ static bool level_or_rating(Request *r, json_t *body, int *level, int *elo)
     }
     if (asked_elo)
         *level = 0;
-    json_object_set_new(body, "limits", json_pack("{s:i}", "movetime", GAMES_MOVE_MS));
+    SearchLimits l; /* a game's move at that strength: its move time (the rating goes to request_start) */
+    games_rating_limits(*elo, &l);
+    json_object_set_new(body, "limits", json_pack("{s:I}", "movetime", (json_int_t)l.movetime));
     return true;
 }
 

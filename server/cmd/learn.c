@@ -442,11 +442,10 @@ int bayes_experiment_command(int argc, char **argv, FILE *out)
             perturbed_only = !strcmp(v, "perturbed");
         } else if (!strcmp(argv[i], "--rule") && v) {
             i++;
-            if (strcmp(v, "evidence") && strcmp(v, "argmax")) {
+            if (!bayes_rule_parse(v, &evidence_z)) {
                 fprintf(stderr, "--rule: '%s' is not evidence or argmax (the spec's)\n", v);
                 return 2;
             }
-            evidence_z = !strcmp(v, "argmax") ? 0 : BAYES_EVIDENCE_Z;
         } else if (!strcmp(argv[i], "--csv") && v)
             csv_path = argv[++i];
         else if (!strcmp(argv[i], "--games") && v) {
@@ -503,12 +502,13 @@ int bayes_experiment_command(int argc, char **argv, FILE *out)
     fen_read(p, KNIGHT_TWO_PAWNS_FEN, msg, sizeof msg);
     Evaluator classical;
     evaluator_classical(&classical);
-    fprintf(out,
-            "Learned (%s, %s records, %s) vs fixed default, %d games per size, %s; position %s (default eval %+d cp, "
-            "%s)\n",
-            BayesTargetNames[target], perturbed_only ? "perturbed side's" : "all",
-            evidence_z > 0 ? "rule evidence" : "rule argmax", games, c.play.base_ms ? "clock" : "nodes per move",
-            KNIGHT_TWO_PAWNS_FEN, evaluate(p, &classical), GamePhaseNames[bayes_phase(p)]);
+    fprintf(
+        out,
+        "Learned (%s, %s records, rule %s) vs fixed default, %d games per size, %s; position %s (default eval %+d cp, "
+        "%s)\n",
+        BayesTargetNames[target], perturbed_only ? "perturbed side's" : "all", bayes_rule_name(evidence_z), games,
+        c.play.base_ms ? "clock" : "nodes per move", KNIGHT_TWO_PAWNS_FEN, evaluate(p, &classical),
+        GamePhaseNames[bayes_phase(p)]);
     fprintf(out, "%8s %6s %6s %6s %8s %16s %10s %10s %8s\n", "games", "wins", "draws", "losses", "score", "elo",
             "eval aggr", "eval cons", "changed");
     BayesModel m;
@@ -560,7 +560,7 @@ int bayes_experiment_command(int argc, char **argv, FILE *out)
                                  .elo_margin = margin,
                                  .created_ms = clock_wall_ms()};
         snprintf(point.target, sizeof point.target, "%s", BayesTargetNames[target]);
-        snprintf(point.rule, sizeof point.rule, "%s", evidence_z > 0 ? "evidence" : "argmax");
+        snprintf(point.rule, sizeof point.rule, "%s", bayes_rule_name(evidence_z));
         snprintf(point.records, sizeof point.records, "%s", perturbed_only ? "perturbed" : "all");
         if (c.play.base_ms)
             snprintf(point.control, sizeof point.control, "%g+%g s", c.play.base_ms / 1000.0, c.play.inc_ms / 1000.0);
