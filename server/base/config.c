@@ -18,11 +18,12 @@ const Setting Settings[] = {
      "WebSocket port (0: any free port)", false},
     {"--workers", "FEELFISH_WORKERS", "workers", SETTING_NUMBER, "0", 0, 256, F(workers),
      "search workers (0: one per core)", false},
-    {"--quick-workers", "FEELFISH_QUICK_WORKERS", "quickWorkers", SETTING_NUMBER, "1", 0, 64, F(quick_workers),
+    {"--quick-workers", "FEELFISH_QUICK_WORKERS", "quickWorkers", SETTING_NUMBER, "2", 0, 64, F(quick_workers),
      "workers beyond --workers for quick searches only (depth <= 10, nodes <= 2M or movetime <= 1.5 s, so a "
      "game's engine move; up to 5 lines) of clients with nothing running, when every other worker is busy; "
      "they run at a higher priority, so a short analysis shares the cores with long searches instead of "
-     "waiting for them (0: none)",
+     "waiting for them; of two or more, the last free one is kept for depth- or node-bounded searches, so an "
+     "analysis never waits behind a game move (0: none)",
      false},
     {"--hash", "FEELFISH_HASH_MB", "hashMb", SETTING_NUMBER, "64", 1, 32768, F(hash_mb),
      "transposition table per worker, MB", false},

@@ -30,7 +30,7 @@ harness.judge_frames(False)  # the client's time would be counted in the latenci
 
 # docs/operations.md's settings for a server that hostile clients reach (its Security section).
 HOSTILE_FLAGS = ["--rate", "20", "--rate-burst", "40", "--client-jobs-max", "1", "--client-infinite-max", "1",
-                 "--max-movetime", "5000", "--job-timeout", "60000", "--quick-workers", "1"]
+                 "--max-movetime", "5000", "--job-timeout", "60000"]
 SMOKE = os.environ.get("FLOOD_SMOKE") == "1"
 SECONDS = 4 if SMOKE else float(os.environ.get("FLOOD_SECONDS", "60"))
 FLOODERS = 6 if SMOKE else 25

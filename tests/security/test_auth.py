@@ -516,7 +516,7 @@ def job_status(s, jid, source):
             "quick_lane_own_job_after_the_long_one", "quick_lane_off_waits")
 def quick_lane():
     """One regular worker held by client A's long search: B's short analysis is answered at once by
-    the quick lane (the default, one quick worker); A's own short job waits its turn behind A's long one;
+    the quick lane (the default, two quick workers); A's own short job waits its turn behind A's long one;
     with --quick-workers 0, B's waits too."""
     s = Server("--workers", "1")
     a, b = "127.0.0.2", "127.0.0.3"
@@ -530,7 +530,7 @@ def quick_lane():
           and got_b.get("bestMove") and took < 5, (st, running, brief((st_b, got_b)), took))
     st_h, health, _ = req(s, "GET", "/api/health")
     check("quick_lane_health", st_h == 200 and health["workers"]["total"] == 1
-          and health["workers"]["quick"] == {"busy": 0, "total": 1} and health["workers"]["busy"] == 1, health)
+          and health["workers"]["quick"] == {"busy": 0, "total": 2} and health["workers"]["busy"] == 1, health)
     st_q, own, _ = req(s, "POST", "/api/jobs", QUICK, source=a)
     time.sleep(1.0)
     waiting = job_status(s, own["id"], a)
@@ -547,6 +547,49 @@ def quick_lane():
     time.sleep(1.0)
     waiting = job_status(s, other["id"], b)
     check("quick_lane_off_waits", st_b == 202 and waiting == "queued", (st_b, waiting))
+    req(s, "DELETE", "/api/jobs/" + long_job["id"], source=a)
+    s.stop()
+
+
+TIMED = {"fen": FEN, "limits": {"movetime": 1500}}  # quick, but runs its whole time (a level-8 move)
+
+
+@suite.test("quick_lane_timed_job_taken", "quick_lane_last_worker_kept", "quick_lane_last_worker_analysis",
+            "quick_lane_kept_job_runs_later", "quick_lane_of_one_takes_timed")
+def quick_lane_last_worker():
+    """The regular worker held by A: B's 1.5 s timed job takes a quick worker; C's takes none (the last
+    free one is kept for bounded searches) while D's depth-5 analysis is answered at once; C's runs
+    when a quick worker is free again. A lane of one quick worker takes a timed job as before."""
+    s = Server("--workers", "1")
+    a, b, c, d = "127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"
+    st, long_job, _ = req(s, "POST", "/api/jobs", LONG, source=a)
+    poll(lambda: job_status(s, long_job["id"], a), lambda v: v == "running", tries=50)
+    _, jb, _ = req(s, "POST", "/api/jobs", TIMED, source=b)
+    running_b = poll(lambda: job_status(s, jb["id"], b), lambda v: v == "running", tries=20, delay=0.02)
+    check("quick_lane_timed_job_taken", running_b == "running", running_b)
+    _, jc, _ = req(s, "POST", "/api/jobs", TIMED, source=c)
+    time.sleep(0.2)
+    waiting_c = job_status(s, jc["id"], c)
+    t0 = time.time()
+    st_d, got_d, _ = req(s, "POST", "/api/analyse", QUICK, source=d)
+    took = time.time() - t0
+    still_b = job_status(s, jb["id"], b)
+    print("    D's depth-5 analysis beside a long search and a timed one: %d in %.3f s (B %s)" % (st_d, took, still_b))
+    check("quick_lane_last_worker_kept", waiting_c == "queued", waiting_c)
+    check("quick_lane_last_worker_analysis", st_d == 200 and got_d.get("bestMove") and still_b == "running",
+          (st_d, took, still_b))
+    done_c = poll(lambda: job_status(s, jc["id"], c), lambda v: v == "done", tries=100)
+    check("quick_lane_kept_job_runs_later", done_c == "done" and job_status(s, long_job["id"], a) == "running",
+          done_c)
+    req(s, "DELETE", "/api/jobs/" + long_job["id"], source=a)
+    s.stop()
+
+    s = Server("--workers", "1", "--quick-workers", "1")
+    st, long_job, _ = req(s, "POST", "/api/jobs", LONG, source=a)
+    poll(lambda: job_status(s, long_job["id"], a), lambda v: v == "running", tries=50)
+    _, jb, _ = req(s, "POST", "/api/jobs", TIMED, source=b)
+    running_b = poll(lambda: job_status(s, jb["id"], b), lambda v: v in ("running", "done"), tries=20, delay=0.02)
+    check("quick_lane_of_one_takes_timed", running_b in ("running", "done"), running_b)
     req(s, "DELETE", "/api/jobs/" + long_job["id"], source=a)
     s.stop()
 
