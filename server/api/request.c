@@ -103,7 +103,7 @@ static bool read_pgn(ApiError *e, json_t *pgn, PgnGame *g, Position *start)
         api_error_set(e, 400, "bad_type", "pgn", "'pgn' must be a string");
         return false;
     }
-    char err[300] = "the PGN has no game";
+    char err[300] = "";
     PgnReader *rd = pgn_reader_open_string(json_string_value(pgn));
     if (!rd) {
         api_error_set(e, 503, "overloaded", NULL, "out of memory");
@@ -120,28 +120,23 @@ static bool read_pgn(ApiError *e, json_t *pgn, PgnGame *g, Position *start)
     return true;
 }
 
-/* The forms a request's "moves" may take: always a JSON array of UCI moves, of at most `max`;
- * with `text`, also one space-separated string (then of any length: the body's size bounds it). */
-typedef struct {
-    size_t max;
-    bool text;
-} MovesForm;
 /* Called with each move of a request, and the position it is played from, before it is played
  * (which it leaves as it found it). */
 typedef void (*MoveSeen)(Position *p, Move m, void *user);
 
-/* Plays a request's "moves" on p, each one shown to `seen` (may be NULL) first; false with e set
- * (bad_type, or bad_move naming moves[i], counted from 0) and p part-way. */
-static bool play_moves(ApiError *e, json_t *moves, const MovesForm *form, Position *p, MoveSeen seen, void *user)
+/* Plays a request's "moves" on p, each one shown to `seen` (may be NULL) first: a JSON array of UCI
+ * moves, of at most `max`, or where `text_ok` also one space-separated string (of any length: the
+ * body's size bounds it). False with e set (bad_type, or bad_move naming moves[i], counted from 0)
+ * and p part-way. */
+static bool play_moves(ApiError *e, json_t *moves, size_t max, bool text_ok, Position *p, MoveSeen seen, void *user)
 {
-    bool text = form->text && json_is_string(moves);
-    if (!text && (!json_is_array(moves) || json_array_size(moves) > form->max)) {
-        if (form->text)
+    bool text = text_ok && json_is_string(moves);
+    if (!text && (!json_is_array(moves) || json_array_size(moves) > max)) {
+        if (text_ok)
             api_error_set(e, 400, "bad_type", "moves",
                           "'moves' must be UCI moves: an array of strings or one space-separated string");
         else
-            api_error_set(e, 400, "bad_type", "moves", "'moves' must be an array of UCI moves (at most %zu)",
-                          form->max);
+            api_error_set(e, 400, "bad_type", "moves", "'moves' must be an array of UCI moves (at most %zu)", max);
         return false;
     }
     char *copy = text ? strdup(json_string_value(moves)) : NULL, *save = NULL;
@@ -229,9 +224,8 @@ static bool parse_position(ApiError *r, json_t *body, Position *p, Position *sta
     }
     if (start)
         position_copy_root(start, p);
-    static const MovesForm Form = {.max = MAX_REQUEST_MOVES};
     Played pl = {start ? played : NULL, count};
-    return !moves || play_moves(r, moves, &Form, p, record_played, &pl);
+    return !moves || play_moves(r, moves, MAX_REQUEST_MOVES, false, p, record_played, &pl);
 }
 
 /* A game's moves kept, with their SAN, while there is room (play_moves' MoveSeen). */
@@ -284,9 +278,8 @@ bool request_read_game(ApiError *e, json_t *body, int max_plies, PgnGame *g, Pos
         return false;
     static Position p;
     position_copy(&p, start);
-    static const MovesForm Form = {.max = SIZE_MAX, .text = true};
     KeptGame kept = {g, max_plies};
-    if (moves && !play_moves(e, moves, &Form, &p, keep_move, &kept)) {
+    if (moves && !play_moves(e, moves, SIZE_MAX, true, &p, keep_move, &kept)) {
         pgn_game_free(g);
         return false;
     }

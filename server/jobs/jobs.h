@@ -97,6 +97,10 @@ typedef struct {
 #define JOBS_QUICK_MS 1500   /* a game's engine move at any level is quick */
 #define JOBS_QUICK_MULTIPV 5 /* the most lines Lichess's analysis board shows (a rated move asks 1) */
 bool job_is_quick(const Job *job);
+/* A quick job that ends by its work (depth or nodes within those bounds, or a rating's node budget),
+ * not by running its whole movetime (a full-strength game move): the last free quick worker of two
+ * or more takes only these, so an analysis never waits behind a game move. */
+bool job_is_short(const Job *job);
 
 /* Starts the local backend (worker threads with their own Search each) on `loop`. */
 bool jobs_start(uv_loop_t *loop, const JobsSettings *settings, const JobHooks *hooks);

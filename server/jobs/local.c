@@ -196,18 +196,6 @@ static void charge(const Job *job, int64_t ran_ms, int64_t now)
  * waits its turn in the regular lane, so one client can hold at most one quick worker at a time. */
 static bool quick_lane(const Worker *w) { return w - P.workers >= P.regular; }
 
-/* A short job: a quick one bounded by depth or nodes (an analysis, a rated move's node budget),
- * not one that runs for its whole movetime (a full-strength game move, JOBS_QUICK_MS). With two
- * quick workers or more, the last free one takes only a short job: an analysis then never waits
- * behind a game move (under a flood of level-8 moves from many addresses, a depth-8 analysis
- * waited up to 2 s for the one quick worker, p99 over 1 s). */
-static bool job_is_short(const Job *job)
-{
-    const SearchLimits *l = &job->limits;
-    return l->elo > 0 || (l->depth > 0 && l->depth <= JOBS_QUICK_DEPTH) ||
-           (l->nodes > 0 && l->nodes <= JOBS_QUICK_NODES);
-}
-
 static bool client_running(const Job *job)
 {
     for (int w = 0; w < P.worker_count; w++)
@@ -226,7 +214,9 @@ static bool may_take(const Worker *w, const Job *job)
     if (P.regular_busy < P.regular || !job_is_quick(job) || client_running(job))
         return false;
     int quick = P.worker_count - P.regular, quick_busy = P.busy - P.regular_busy;
-    return quick < 2 || quick_busy < quick - 1 || job_is_short(job); /* the last free one: a short job */
+    /* Of two or more, the last free one takes a short job only (job_is_short): under a flood of
+     * level-8 moves from many addresses, a depth-8 analysis waited up to 2 s for a lane of one. */
+    return quick < 2 || quick_busy < quick - 1 || job_is_short(job);
 }
 
 static bool has_work(const Worker *w)

@@ -65,13 +65,21 @@ static void count_job(Job *job, int delta)
     }
 }
 
+/* Whether a search ends by its work within the quick bounds, whatever its movetime. */
+static bool work_bounded(const SearchLimits *l)
+{
+    return l->elo > 0 || (l->depth > 0 && l->depth <= JOBS_QUICK_DEPTH) ||
+           (l->nodes > 0 && l->nodes <= JOBS_QUICK_NODES);
+}
+
 bool job_is_quick(const Job *job)
 {
     const SearchLimits *l = &job->limits;
-    bool bounded = (l->depth > 0 && l->depth <= JOBS_QUICK_DEPTH) || (l->nodes > 0 && l->nodes <= JOBS_QUICK_NODES) ||
-                   (l->movetime > 0 && l->movetime <= JOBS_QUICK_MS);
+    bool bounded = work_bounded(l) || (l->movetime > 0 && l->movetime <= JOBS_QUICK_MS);
     return bounded && !l->infinite && l->multipv <= JOBS_QUICK_MULTIPV && !job->compare && !job->background;
 }
+
+bool job_is_short(const Job *job) { return job_is_quick(job) && work_bounded(&job->limits); }
 
 int jobs_client_count(const char *client, int *infinite)
 {
