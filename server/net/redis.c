@@ -34,7 +34,7 @@ struct RedisLink {
     RedisReady on_ready;
     void *user;
     redisAsyncContext *ac; /* NULL while down */
-    bool ready;            /* connected and the database selected */
+    bool ready;            /* connected, the database selected, and Redis serving (not loading) */
     bool closing;
     bool was_down;       /* said once per outage */
     bool probing;        /* a PING (or the SELECT) awaits its answer */
@@ -73,8 +73,9 @@ bool redis_url_parse(const char *url, RedisAddress *out, char *err, size_t err_s
     memset(out, 0, sizeof *out);
     out->port = 6379;
     if (url && !strncmp(url, "rediss://", 9)) {
-        snprintf(err, err_size, "rediss:// (TLS) is not supported yet: reach the TLS Redis through a local tunnel "
-                                "(stunnel, spiped) and give its redis://127.0.0.1:PORT");
+        snprintf(err, err_size,
+                 "rediss:// (TLS) is not supported yet: reach the TLS Redis through a local tunnel "
+                 "(stunnel, spiped) and give its redis://127.0.0.1:PORT");
         return false;
     }
     if (!url || strncmp(url, "redis://", 8)) {
@@ -88,8 +89,9 @@ bool redis_url_parse(const char *url, RedisAddress *out, char *err, size_t err_s
             !percent_decode(colon ? colon + 1 : h, colon ? (size_t)(at - colon - 1) : (size_t)(at - h), out->password,
                             sizeof out->password) ||
             !out->password[0]) {
-            snprintf(err, err_size, "the Redis URL's credentials are not [USER]:PASSWORD@ (percent-encoded, a password "
-                                    "of at most 255 characters)");
+            snprintf(err, err_size,
+                     "the Redis URL's credentials are not [USER]:PASSWORD@ (percent-encoded, a password "
+                     "of at most 255 characters)");
             return false;
         }
         h = at + 1;
@@ -254,17 +256,22 @@ static void on_pong(redisAsyncContext *ac, void *r, void *priv)
         l->probing = false;
 }
 
-static void on_selected(redisAsyncContext *ac, void *r, void *priv)
+/* Ready once a PING is answered: a Redis still loading its data answers SELECT, and -LOADING to
+ * nearly everything else, so a command sent then would fail. While it loads the tick asks again
+ * (every TICK_MS) and held commands keep waiting, up to their own limits. */
+static void on_serving(redisAsyncContext *ac, void *r, void *priv)
 {
     RedisLink *l = priv;
     redisReply *reply = r;
     if (!reply || l->ac != ac)
         return;
     l->probing = false;
-    if (reply->type == REDIS_REPLY_ERROR) { /* (a database the server does not have) */
-        char why[160];
-        snprintf(why, sizeof why, "SELECT %d: %.120s", l->addr.db, reply->str);
-        drop(l, why);
+    if (reply->type == REDIS_REPLY_ERROR) {
+        if (strncmp(reply->str, "LOADING", 7)) {
+            char why[160];
+            snprintf(why, sizeof why, "PING: %.120s", reply->str);
+            drop(l, why);
+        }
         return;
     }
     l->ready = true;
@@ -280,6 +287,22 @@ static void on_selected(redisAsyncContext *ac, void *r, void *priv)
     }
     if (l->on_ready)
         l->on_ready(l, l->user);
+}
+
+static void on_selected(redisAsyncContext *ac, void *r, void *priv)
+{
+    RedisLink *l = priv;
+    redisReply *reply = r;
+    if (!reply || l->ac != ac)
+        return;
+    l->probing = false;
+    if (reply->type == REDIS_REPLY_ERROR) { /* (a database the server does not have) */
+        char why[160];
+        snprintf(why, sizeof why, "SELECT %d: %.120s", l->addr.db, reply->str);
+        drop(l, why);
+        return;
+    }
+    probe(l, on_serving, "PING");
 }
 
 static void select_db(RedisLink *l)
@@ -357,7 +380,8 @@ static void closed(uv_handle_t *h) { free(h->data); }
 
 /* Every TICK_MS: connect when down, give up an attempt no one answers, probe a quiet link and drop
  * one whose probe goes unanswered (Redis frozen, or its host gone without a word). A closing link
- * waits here for its last replies, up to PROBE_DEAD_MS. A subscribed link is not probed (hiredis
+ * waits here for its last replies, up to PROBE_DEAD_MS. A Redis loading its data is asked again
+ * until it serves. A subscribed link is not probed (hiredis
  * 0.14 loses a PING's reply there): the kernel's keep-alive finds a silent peer. */
 static void on_tick(uv_timer_t *t)
 {
@@ -382,7 +406,10 @@ static void on_tick(uv_timer_t *t)
     } else if (l->probing) {
         if (now - l->probe_sent >= PROBE_DEAD_MS)
             drop(l, "no answer for 5 s");
-    } else if (l->ready && !(l->ac->c.flags & REDIS_SUBSCRIBED) && now - l->probe_sent >= PROBE_EVERY_MS)
+    } else if (!l->ready) { /* selected, Redis loading its data: ask again */
+        if (now - l->probe_sent >= TICK_MS)
+            probe(l, on_serving, "PING");
+    } else if (!(l->ac->c.flags & REDIS_SUBSCRIBED) && now - l->probe_sent >= PROBE_EVERY_MS)
         probe(l, on_pong, "PING");
 }
 
@@ -503,8 +530,8 @@ redisContext *redis_connect_sync(const RedisAddress *a, char *err, size_t err_si
     }
     redisSetTimeout(c, (struct timeval){5, 0});
     if (a->password[0]) {
-        redisReply *auth = a->user[0] ? redisCommand(c, "AUTH %s %s", a->user, a->password)
-                                      : redisCommand(c, "AUTH %s", a->password);
+        redisReply *auth =
+            a->user[0] ? redisCommand(c, "AUTH %s %s", a->user, a->password) : redisCommand(c, "AUTH %s", a->password);
         bool authed = auth && auth->type != REDIS_REPLY_ERROR;
         if (!authed)
             snprintf(err, err_size, "Redis at %s:%d refuses the URL's credentials: %s", a->host, a->port,

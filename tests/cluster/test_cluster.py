@@ -474,7 +474,7 @@ def timed(fn):
     return got, time.monotonic() - t0
 
 
-@suite.test("redis_reset_noticed", "redis_frozen_noticed", "redis_restart_write_waits")
+@suite.test("redis_reset_noticed", "redis_frozen_noticed", "redis_restart_write_waits", "redis_loading_write_waits")
 def redis_reset_and_frozen():
     """Redis dying with the fronts' commands unread resets their connections rather than closing
     them; Redis frozen (SIGSTOP, as a host gone silent) answers nothing at all. Either way a request
@@ -539,6 +539,28 @@ def redis_reset_and_frozen():
     kept = b.request("GET", "/api/games/" + g["id"]) if st == 201 else (None, None)
     print("    a game created while Redis restarted -> %s after %.1f s; on B -> %s" % (st, took, kept[0]))
     check("redis_restart_write_waits", st == 201 and 0.5 <= took < 3.5 and kept[0] == 200, (st, g, took, kept[:2]))
+    # a Redis restarted with data to load answers SELECT at once and -LOADING to the rest until it is
+    # loaded: a write made then waits for it too (3,000 keys in the AOF's RDB base, 0.5 ms each)
+    redis.command("EVAL", "for i = 1, 3000 do redis.call('SET', 'filler:' .. i, 'v') end", "0")
+    redis.command("BGREWRITEAOF")
+    poll(lambda: redis.info("persistence").get("aof_rewrite_in_progress"), lambda v: v == "0", tries=100, delay=0.1)
+    redis.stop()
+    redis.start("--key-load-delay", "500", "--loading-process-events-interval-bytes", "1024")
+    loading = redis.command("PING")
+    (st, g, _), took = timed(lambda: a.request("POST", "/api/games",
+                                               {"mode": "classical", "color": "white", "level": 1}, timeout=30))
+    all_connected()
+    kept = b.request("GET", "/api/games/" + g["id"]) if st == 201 else (None, None)
+    print("    a game created while a restarted Redis loaded its data (PING: %s) -> %s after %.1f s; on B -> %s"
+          % (loading, st, took, kept[0]))
+    check("redis_loading_write_waits", loading.startswith("LOADING") and st == 201 and kept[0] == 200,
+          (loading, st, g, took, kept[:2]))
+    redis.command("EVAL", "for i = 1, 3000 do redis.call('DEL', 'filler:' .. i) end", "0")
+    redis.command("BGREWRITEAOF")
+    poll(lambda: redis.info("persistence").get("aof_rewrite_in_progress"), lambda v: v == "0", tries=100, delay=0.1)
+    redis.stop()
+    redis.start()
+    all_connected()
 
 
 @suite.test("subscription_drops_lose_no_final")

@@ -24,10 +24,11 @@ class Redis:
         self.proc = None
         self.start()
 
-    def start(self):
+    def start(self, *extra):
+        """extra: more redis-server flags (e.g. a slow load: --key-load-delay)."""
         self.proc = subprocess.Popen([REDIS, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
                                       "--appendonly", "yes", "--appendfsync", "always", "--save", "",
-                                      "--protected-mode", "yes"],
+                                      "--protected-mode", "yes", *extra],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_port(self.port, "redis-server")
 
