@@ -5,7 +5,9 @@
 # openings.epd with both colours), then a rating estimate from the Stockfish levels:
 # rating = UCI_Elo + Elo difference, and their average weighted by the inverse variance.
 # Long: about 35 s a game pair, ~30 min an opponent on two cores. Run it as `make bench-strength` or
-# directly (FEELFISH=path to test another binary). PGNs and each match's output in $OUT.
+# directly (FEELFISH=path to test another binary). PGNs and each match's output in $OUT. RESUME=1 goes
+# on with the games already in $OUT's PGNs (a run stopped at any point; same settings) instead of
+# starting again.
 set -u
 cd "$(dirname "$0")/../.."
 FF=${FEELFISH:-$(pwd)/feelfish}
@@ -19,11 +21,13 @@ LEVELS=${LEVELS:-"2600 2850 3190"}
 mkdir -p "$OUT"
 summary=""
 play() { # NAME ENGINE-SPEC: GAMES games of feelfish against it
-    rm -f "$OUT/$1.pgn"
+    local resume=()
+    if [ "${RESUME:-0}" = 1 ]; then resume=(--resume); else rm -f "$OUT/$1.pgn"; fi
     "$FF" match --engine "cmd=$FF,name=feelfish,option.Hash=64" --engine "$2" \
         --tc "$TC" --games "$GAMES" --concurrency 2 --openings "$DATA/openings.epd" --pgn "$OUT/$1.pgn" \
-        --quiet >"$OUT/$1.txt" 2>/dev/null
+        "${resume[@]}" --quiet >"$OUT/$1.txt" 2>"$OUT/$1.err"
     echo "== feelfish vs $1 ($TC, $GAMES games)"
+    [ -s "$OUT/$1.err" ] && cat "$OUT/$1.err"
     cat "$OUT/$1.txt"
 }
 for elo in $LEVELS; do

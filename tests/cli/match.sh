@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Command-line tests of `feelfish match`: real Stockfish games, faulty fake engines (illegal move,
-# crash, hang), SPRT early stop, clocks, openings, PGN output read back, and bad arguments.
+# crash, hang), SPRT early stop, clocks, openings, PGN output read back, --resume, and bad arguments.
 # Prints "ok NAME" / "FAIL NAME" per test and "match: N passed, N failed" last.
 set -u
 cd "$(dirname "$0")/../.."
@@ -161,6 +161,37 @@ a=$(grep '^\[FEN' "$TMP/seed7.pgn"); b=$(grep '^\[FEN' "$TMP/seed8.pgn")
     fail random_openings "seed 7: $a" "seed 8: $b"
 match start_position 0 --engine "$SFA" --engine "$SFB" --nodes 100 --games 1 --max-moves 2 --pgn "$TMP/startpos.pgn"
 if grep -q '^\[FEN' "$TMP/startpos.pgn"; then fail startpos_no_fen_tag "a FEN tag for the standard start"; else ok startpos_no_fen_tag; fi
+
+# --- --resume: a match killed with SIGKILL after its third game (and an unfinished game left at the
+# file's end) goes on with the missing games: the same games and score as the run never stopped
+# (fixed nodes, one thread: Stockfish plays the same moves). A file of another match is refused.
+RES=(--engine "$SFA" --engine "$SFB" --nodes 2000 --games 6 --openings "$DATA/openings.epd")
+$FF match "${RES[@]}" --quiet --pgn "$TMP/whole.pgn" >"$TMP/whole.txt" 2>/dev/null
+$FF match "${RES[@]}" --quiet --pgn "$TMP/resume.pgn" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 600); do n=$(grep -c '^\[Round' "$TMP/resume.pgn" 2>/dev/null); [ "${n:-0}" -ge 3 ] && break; sleep 0.05; done
+kill -9 $pid; wait $pid 2>/dev/null
+before=$(grep -c '^\[Round' "$TMP/resume.pgn")
+head -c 600 "$TMP/resume.pgn" | sed 's/^\[Round "1"\]/[Round "6"]/' >>"$TMP/resume.pgn" # cut mid-game
+match resume_after_kill 0 "${RES[@]}" --pgn "$TMP/resume.pgn" --resume
+has resume_reports_games "^match: resuming: $before of 6 games already in "
+score=$(grep '^Score of' "$TMP/whole.txt")
+grep -qxF "$score" <<<"$out" && ok resume_same_score || fail resume_same_score "want: $score" "$(grep '^Score of' <<<"$out")"
+[ "$(grep '^\[Round' "$TMP/resume.pgn" | sort)" = "$(grep '^\[Round' "$TMP/whole.pgn" | sort)" ] &&
+    [ "$before" -ge 3 ] && [ "$before" -lt 6 ] && ok resume_each_game_once ||
+    fail resume_each_game_once "killed after $before games" "$(grep '^\[Round' "$TMP/resume.pgn" | tr '\n' ' ')"
+pgn_ok resume_pgn_check "$TMP/resume.pgn" 6
+cp "$TMP/resume.pgn" "$TMP/resume.keep"
+match resume_other_limits 2 --engine "$SFA" --engine "$SFB" --nodes 1000 --games 6 --openings "$DATA/openings.epd" \
+    --pgn "$TMP/resume.pgn" --resume
+has resume_other_limits_message 'Event "feelfish match \(nodes 2000\)", but this match is "feelfish match \(nodes 1000\)"'
+match resume_other_engine 2 --engine "cmd=$SF,name=sfC" --engine "$SFB" --nodes 2000 --games 6 \
+    --openings "$DATA/openings.epd" --pgn "$TMP/resume.pgn" --resume
+has resume_other_engine_message 'game 1 is sfA vs sfB; this match plays it sfC vs sfB'
+match resume_fewer_games 2 "${RES[@]:0:6}" --games 4 --openings "$DATA/openings.epd" --pgn "$TMP/resume.pgn" --resume
+cmp -s "$TMP/resume.pgn" "$TMP/resume.keep" && ok resume_refused_file_unchanged || fail resume_refused_file_unchanged
+match resume_needs_pgn 2 "${RES[@]}" --resume
+has resume_needs_pgn_message '^match: --resume needs --pgn FILE'
 
 # --- Bad arguments: a clear message and exit code 2.
 match no_engines 2 --nodes 10

@@ -1,7 +1,8 @@
 /* `feelfish match`: two UCI engines play a series of games (each opening twice with the colours
  * swapped, on a clock or a fixed limit, judged by the rules), written as PGN and scored with Elo,
  * LOS and an optional SPRT that can stop the match early. Beside this file: match_config.c (the
- * arguments and the openings), match_engine.c (engine processes and UCI lines), match_stats.c.
+ * arguments and the openings), match_engine.c (engine processes and UCI lines), match_stats.c,
+ * match_resume.c (--resume: the games an earlier run already wrote to the PGN file).
  *
  * Threads: one worker per --concurrency slot. A slot owns its two engine processes and its
  * Position and plays one game at a time; only its own thread touches them. The MatchState (the next
@@ -34,6 +35,7 @@
 #include "../../notation/fen.h"
 #include "match_config.h"
 #include "match_engine.h"
+#include "match_resume.h"
 #include "match_stats.h"
 #include "../../notation/move.h"
 #include "../../notation/pgn.h"
@@ -52,7 +54,8 @@ typedef struct {
     pthread_mutex_t lock;
     atomic_bool stop;
     int next_game;
-    long w, d, l; /* the first engine's results */
+    const bool *done; /* --resume: the games already in the PGN file, or NULL */
+    long w, d, l;     /* the first engine's results */
     long time_losses[2], illegal[2], crashes[2], stalls[2];
     bool engine_failed, fatal, interrupted;
     int verdict; /* SPRT: +1 H1 accepted, -1 H0 accepted, 0 none */
@@ -436,6 +439,19 @@ static void report(MatchState *st, const char *line, bool is_progress)
     fflush(stderr);
 }
 
+/* Stops the match once the SPRT accepts a hypothesis (called with the lock held, or before the workers). */
+static void sprt_check(MatchState *st)
+{
+    const MatchConfig *c = st->cfg;
+    if (c->has_sprt && !st->verdict) {
+        double lo, hi, llr = match_stats_llr(&c->sprt, st->w, st->d, st->l);
+        match_stats_sprt_bounds(&c->sprt, &lo, &hi);
+        st->verdict = llr >= hi ? 1 : llr <= lo ? -1 : 0;
+        if (st->verdict)
+            atomic_store(&st->stop, true);
+    }
+}
+
 static void record_game(MatchState *st, int index, int white, const GameEnd *end, PgnGame *g)
 {
     const MatchConfig *c = st->cfg;
@@ -468,13 +484,7 @@ static void record_game(MatchState *st, int index, int white, const GameEnd *end
                  g->move_count);
         report(st, line, false);
     }
-    if (c->has_sprt && !st->verdict) {
-        double lo, hi, llr = match_stats_llr(&c->sprt, st->w, st->d, st->l);
-        match_stats_sprt_bounds(&c->sprt, &lo, &hi);
-        st->verdict = llr >= hi ? 1 : llr <= lo ? -1 : 0;
-        if (st->verdict)
-            atomic_store(&st->stop, true);
-    }
+    sprt_check(st);
     if (!c->quiet) {
         progress(st, line, sizeof line);
         report(st, line, true);
@@ -488,6 +498,8 @@ static void *slot_main(void *arg)
     MatchState *st = s->st;
     for (;;) {
         pthread_mutex_lock(&st->lock);
+        while (st->done && st->next_game < st->cfg->games && st->done[st->next_game])
+            st->next_game++;
         int index = st->next_game < st->cfg->games && !atomic_load(&st->stop) ? st->next_game++ : -1;
         pthread_mutex_unlock(&st->lock);
         if (index < 0)
@@ -608,6 +620,29 @@ static int start_engines(MatchState *st, MatchSlot *slots, int count)
     return 0;
 }
 
+/* --resume: the games the PGN file already holds are counted and skipped. False (reported) when
+ * the file belongs to another match. */
+static bool resume(MatchState *st, MatchResume *r)
+{
+    char err[600];
+    const char *names[2] = {st->names[0], st->names[1]};
+    if (!match_resume_read(st->cfg, names, r, err, sizeof err)) {
+        fprintf(stderr, "match: %s\n", err);
+        return false;
+    }
+    st->done = r->done;
+    st->w = r->w, st->d = r->d, st->l = r->l;
+    for (int k = 0; k < 2; k++) {
+        st->time_losses[k] = r->time_losses[k], st->illegal[k] = r->illegal[k];
+        st->crashes[k] = r->crashes[k], st->stalls[k] = r->stalls[k];
+    }
+    if (!st->cfg->quiet)
+        fprintf(stderr, "match: resuming: %d of %d games already in %s (+%ld =%ld -%ld)\n", r->count, st->cfg->games,
+                st->cfg->pgn_path, r->w, r->d, r->l);
+    sprt_check(st);
+    return true;
+}
+
 /* The exit code: 0 ok, 1 a game error such as a crash, 2 bad arguments. */
 int match_command(int argc, char **argv, FILE *out)
 {
@@ -651,6 +686,9 @@ int match_command(int argc, char **argv, FILE *out)
         slots[i].pos = grow(NULL, 1, sizeof *slots[i].pos);
     }
     int rc = start_engines(&st, slots, cfg.concurrency);
+    MatchResume resumed = {0};
+    if (rc == 0 && cfg.resume && !resume(&st, &resumed))
+        rc = 2;
     bool played = rc == 0;
     if (played) {
         if (!cfg.quiet)
@@ -689,6 +727,7 @@ int match_command(int argc, char **argv, FILE *out)
         free(slots[i].pos);
     }
     free(slots);
+    match_resume_free(&resumed);
     if (played)
         print_summary(&st, out);
     if (st.pgn && (ferror(st.pgn) | fclose(st.pgn))) {

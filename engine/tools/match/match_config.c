@@ -42,6 +42,9 @@ void match_config_usage(FILE *f)
                "                         stop as soon as the GSPRT accepts H0 or H1\n"
                "output:\n"
                "  --pgn FILE             append every finished game to FILE\n"
+               "  --resume               go on with the match whose games FILE holds: its games\n"
+               "                         count, the missing ones are played (same engines, limits,\n"
+               "                         openings and --games; an unfinished last game is cut)\n"
                "  --quiet                no per-game lines and no progress line\n"
                "  --help                 this text\n");
 }
@@ -375,6 +378,10 @@ bool match_config_parse(MatchConfig *c, int argc, char **argv, char *err, size_t
             c->quiet = true;
             continue;
         }
+        if (!strcmp(a, "--resume")) {
+            c->resume = true;
+            continue;
+        }
         char name[32];
         const char *eq = strchr(a, '=');
         size_t n = eq ? (size_t)(eq - a) : strlen(a);
@@ -427,6 +434,8 @@ bool match_config_parse(MatchConfig *c, int argc, char **argv, char *err, size_t
             c->has_sprt = true;
         }
     }
+    if (c->resume && !c->pgn_path)
+        return fail(err, size, "--resume needs --pgn FILE (the games played so far)");
     if (engines != 2)
         return fail(err, size, "a match needs two engines: --engine cmd=PATH ... twice (got %s)",
                     engines ? "one" : "none");

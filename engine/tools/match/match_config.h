@@ -37,6 +37,7 @@ typedef struct {
     int games, concurrency, max_moves;
     const char *pgn_path;
     bool quiet, help;
+    bool resume; /* --resume: the games already in pgn_path count and are not played again */
     bool has_sprt;
     MatchSprt sprt;
 } MatchConfig;
