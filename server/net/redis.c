@@ -256,24 +256,40 @@ static void on_pong(redisAsyncContext *ac, void *r, void *priv)
         l->probing = false;
 }
 
+/* The answer to the link's probe, its wait over; NULL for a connection let go (or replaced) since. */
+static redisReply *probe_answer(RedisLink *l, redisAsyncContext *ac, void *r)
+{
+    if (!r || l->ac != ac)
+        return NULL;
+    l->probing = false;
+    return r;
+}
+
+/* An error answer to a probe lets the connection go, saying which command and what Redis said. */
+static bool refused(RedisLink *l, const redisReply *reply, const char *what)
+{
+    if (reply->type != REDIS_REPLY_ERROR)
+        return false;
+    char why[200];
+    snprintf(why, sizeof why, "%s: %.150s", what, reply->str);
+    drop(l, why);
+    return true;
+}
+
+static bool loading(const redisReply *reply)
+{
+    return reply->type == REDIS_REPLY_ERROR && !strncmp(reply->str, "LOADING", 7);
+}
+
 /* Ready once a PING is answered: a Redis still loading its data answers SELECT, and -LOADING to
  * nearly everything else, so a command sent then would fail. While it loads the tick asks again
  * (every TICK_MS) and held commands keep waiting, up to their own limits. */
 static void on_serving(redisAsyncContext *ac, void *r, void *priv)
 {
     RedisLink *l = priv;
-    redisReply *reply = r;
-    if (!reply || l->ac != ac)
+    redisReply *reply = probe_answer(l, ac, r);
+    if (!reply || loading(reply) || refused(l, reply, "PING"))
         return;
-    l->probing = false;
-    if (reply->type == REDIS_REPLY_ERROR) {
-        if (strncmp(reply->str, "LOADING", 7)) {
-            char why[160];
-            snprintf(why, sizeof why, "PING: %.120s", reply->str);
-            drop(l, why);
-        }
-        return;
-    }
     l->ready = true;
     if (l->was_down)
         log_msg(LOG_INFO, "redis %s: connected again to %s:%d", l->name, l->addr.host, l->addr.port);
@@ -292,16 +308,11 @@ static void on_serving(redisAsyncContext *ac, void *r, void *priv)
 static void on_selected(redisAsyncContext *ac, void *r, void *priv)
 {
     RedisLink *l = priv;
-    redisReply *reply = r;
-    if (!reply || l->ac != ac)
+    redisReply *reply = probe_answer(l, ac, r);
+    char what[32];
+    snprintf(what, sizeof what, "SELECT %d", l->addr.db); /* (a database the server does not have) */
+    if (!reply || refused(l, reply, what))
         return;
-    l->probing = false;
-    if (reply->type == REDIS_REPLY_ERROR) { /* (a database the server does not have) */
-        char why[160];
-        snprintf(why, sizeof why, "SELECT %d: %.120s", l->addr.db, reply->str);
-        drop(l, why);
-        return;
-    }
     probe(l, on_serving, "PING");
 }
 
@@ -315,15 +326,9 @@ static void select_db(RedisLink *l)
 static void on_authed(redisAsyncContext *ac, void *r, void *priv)
 {
     RedisLink *l = priv;
-    redisReply *reply = r;
-    if (!reply || l->ac != ac)
+    redisReply *reply = probe_answer(l, ac, r);
+    if (!reply || refused(l, reply, "AUTH refused")) /* a wrong password never becomes right: try again later */
         return;
-    if (reply->type == REDIS_REPLY_ERROR) { /* a wrong password never becomes right: say so, try again later */
-        char why[200];
-        snprintf(why, sizeof why, "AUTH refused: %.150s", reply->str);
-        drop(l, why);
-        return;
-    }
     select_db(l);
 }
 

@@ -55,8 +55,7 @@ typedef struct {
     atomic_bool stop;
     int next_game;
     const bool *done; /* --resume: the games already in the PGN file, or NULL */
-    long w, d, l;     /* the first engine's results */
-    long time_losses[2], illegal[2], crashes[2], stalls[2];
+    MatchTally tally; /* the first engine's results, each engine's failures */
     bool engine_failed, fatal, interrupted;
     int verdict; /* SPRT: +1 H1 accepted, -1 H0 accepted, 0 none */
     bool tty, progress_open;
@@ -69,10 +68,8 @@ typedef struct {
     pthread_t thread;
 } MatchSlot;
 
-typedef enum { END_RULES, END_ADJUDICATION, END_TIME, END_ILLEGAL, END_CRASH, END_STALL, END_ABORTED } EndKind;
-
 typedef struct {
-    EndKind kind;
+    MatchEndKind kind;
     int culprit; /* the engine (0, 1) whose failure or flag ended the game; -1 for none */
     char result[8];
     char why[24];     /* short: "mate", "time forfeit" */
@@ -91,8 +88,6 @@ typedef struct {
 } Text;
 
 static const char *const ColorName[COLOR_NB] = {"White", "Black"};
-static const char *const Termination[] = {"normal",    "adjudication",       "time forfeit", "illegal move",
-                                          "abandoned", "stalled connection", "unterminated"};
 
 static void *grow(void *p, size_t count, size_t size)
 {
@@ -124,8 +119,8 @@ static void sanitize(char *s)
     }
 }
 
-__attribute__((format(printf, 5, 6))) static void set_end(GameEnd *end, EndKind kind, int culprit, const char *result,
-                                                          const char *fmt, ...)
+__attribute__((format(printf, 5, 6))) static void set_end(GameEnd *end, MatchEndKind kind, int culprit,
+                                                          const char *result, const char *fmt, ...)
 {
     static const char *const Why[] = {"", "adjudication", "time forfeit", "illegal move", "crash", "stalled", ""};
     end->kind = kind;
@@ -144,11 +139,13 @@ static const char *loss_for(Color c) { return c == WHITE ? "0-1" : "1-0"; }
 static void rules_end(GameEnd *end, const Position *pos, GameStatus status)
 {
     switch (status) {
-    case STATUS_CHECKMATE: set_end(end, END_RULES, -1, loss_for(pos->side), "%s mates", ColorName[!pos->side]); break;
-    case STATUS_STALEMATE: set_end(end, END_RULES, -1, "1/2-1/2", "Draw by stalemate"); break;
-    case STATUS_DRAW_FIFTY: set_end(end, END_RULES, -1, "1/2-1/2", "Draw by the fifty-move rule"); break;
-    case STATUS_DRAW_REPETITION: set_end(end, END_RULES, -1, "1/2-1/2", "Draw by threefold repetition"); break;
-    default: set_end(end, END_RULES, -1, "1/2-1/2", "Draw by insufficient material"); break;
+    case STATUS_CHECKMATE:
+        set_end(end, MATCH_END_RULES, -1, loss_for(pos->side), "%s mates", ColorName[!pos->side]);
+        break;
+    case STATUS_STALEMATE: set_end(end, MATCH_END_RULES, -1, "1/2-1/2", "Draw by stalemate"); break;
+    case STATUS_DRAW_FIFTY: set_end(end, MATCH_END_RULES, -1, "1/2-1/2", "Draw by the fifty-move rule"); break;
+    case STATUS_DRAW_REPETITION: set_end(end, MATCH_END_RULES, -1, "1/2-1/2", "Draw by threefold repetition"); break;
+    default: set_end(end, MATCH_END_RULES, -1, "1/2-1/2", "Draw by insufficient material"); break;
     }
     static const char *const Why[] = {"", "mate", "stalemate", "fifty moves", "repetition", "insufficient material"};
     snprintf(end->why, sizeof end->why, "%s", Why[status]);
@@ -294,7 +291,7 @@ static void finish_pgn(const MatchState *st, PgnGame *g, int index, int white, c
     }
     snprintf(buf, sizeof buf, "%d", g->move_count);
     pgn_game_add_tag(g, "PlyCount", buf);
-    pgn_game_add_tag(g, "Termination", Termination[end->kind]);
+    pgn_game_add_tag(g, "Termination", MatchTermination[end->kind]);
     snprintf(g->result, sizeof g->result, "%s", end->result);
     char **comment = g->move_count ? &g->moves[g->move_count - 1].comment : &g->comment;
     size_t old = *comment ? strlen(*comment) : 0;
@@ -324,11 +321,11 @@ static void play_game(MatchState *st, MatchSlot *s, int index, int white, GameEn
             break;
         }
         if (c->max_moves && g->move_count >= 2 * c->max_moves) {
-            set_end(end, END_ADJUDICATION, -1, "1/2-1/2", "Draw by adjudication: %d moves each", c->max_moves);
+            set_end(end, MATCH_END_ADJUDICATION, -1, "1/2-1/2", "Draw by adjudication: %d moves each", c->max_moves);
             break;
         }
         if (atomic_load(&st->stop)) {
-            set_end(end, END_ABORTED, -1, "*", "Aborted");
+            set_end(end, MATCH_END_ABORTED, -1, "*", "Aborted");
             break;
         }
         Color side = pos->side;
@@ -362,28 +359,28 @@ static void play_game(MatchState *st, MatchSlot *s, int index, int white, GameEn
         int64_t elapsed_us = (match_now_ns() - t0) / 1000;
         if (r == BEST_ABORTED) {
             recover_engine(st, e);
-            set_end(end, END_ABORTED, -1, "*", "Aborted");
+            set_end(end, MATCH_END_ABORTED, -1, "*", "Aborted");
             break;
         }
         if (r == BEST_DEAD) {
             char why[64];
             match_engine_describe_death(e, why, sizeof why);
             match_engine_stop(e, false);
-            set_end(end, END_CRASH, k, loss_for(side), "%s's engine %s crashed (%s)", ColorName[side], st->names[k],
-                    why);
+            set_end(end, MATCH_END_CRASH, k, loss_for(side), "%s's engine %s crashed (%s)", ColorName[side],
+                    st->names[k], why);
             break;
         }
         if (r == BEST_TIMEOUT)
             recover_engine(st, e);
         if (r == BEST_TIMEOUT && !timed) {
-            set_end(end, END_STALL, k, loss_for(side), "%s's engine %s stalled: no bestmove within %d ms",
+            set_end(end, MATCH_END_STALL, k, loss_for(side), "%s's engine %s stalled: no bestmove within %d ms",
                     ColorName[side], st->names[k], c->move_timeout_ms);
             break;
         }
         if (r == BEST_TIMEOUT || elapsed_us > limit_us) {
             /* A flag against a bare king is a draw: it could never have mated. */
             bool bare = popcount(pos->by_color[!side]) == 1;
-            set_end(end, END_TIME, k, bare ? "1/2-1/2" : loss_for(side),
+            set_end(end, MATCH_END_TIME, k, bare ? "1/2-1/2" : loss_for(side),
                     "%s loses on time (%.3f s used, %.3f s allowed)%s", ColorName[side], (double)elapsed_us / 1e6,
                     (double)(limit_us - margin_us) / 1e6, bare ? ", but the opponent has a bare king: draw" : "");
             break;
@@ -391,8 +388,8 @@ static void play_game(MatchState *st, MatchSlot *s, int index, int white, GameEn
         Move m = move_from_uci(pos, text);
         if (m == MOVE_NONE) {
             char f[FEN_BUFFER_SIZE];
-            set_end(end, END_ILLEGAL, k, loss_for(side), "%s makes an illegal move: '%s' in %s", ColorName[side], text,
-                    fen_write(pos, f));
+            set_end(end, MATCH_END_ILLEGAL, k, loss_for(side), "%s makes an illegal move: '%s' in %s", ColorName[side],
+                    text, fen_write(pos, f));
             break;
         }
         if (l->has_tc)
@@ -414,18 +411,19 @@ static void play_game(MatchState *st, MatchSlot *s, int index, int white, GameEn
 
 static void progress(MatchState *st, char *buf, size_t size)
 {
-    long n = st->w + st->d + st->l;
+    const MatchTally *t = &st->tally;
+    long n = t->w + t->d + t->l;
     double elo, margin;
     char e[64];
-    match_stats_elo(st->w, st->d, st->l, &elo, &margin);
+    match_stats_elo(t->w, t->d, t->l, &elo, &margin);
     match_stats_format_elo(elo, margin, e, sizeof e);
-    int at = snprintf(buf, size, "games %ld/%d: +%ld =%ld -%ld  score %.1f%%  elo %s", n, st->cfg->games, st->w, st->d,
-                      st->l, n ? 100.0 * ((double)st->w + 0.5 * (double)st->d) / (double)n : 50.0, e);
+    int at = snprintf(buf, size, "games %ld/%d: +%ld =%ld -%ld  score %.1f%%  elo %s", n, st->cfg->games, t->w, t->d,
+                      t->l, n ? 100.0 * ((double)t->w + 0.5 * (double)t->d) / (double)n : 50.0, e);
     if (st->cfg->has_sprt) {
         double lo, hi;
         match_stats_sprt_bounds(&st->cfg->sprt, &lo, &hi);
         snprintf(buf + at, size - (size_t)at, "  llr %.2f (%.2f, %.2f)",
-                 match_stats_llr(&st->cfg->sprt, st->w, st->d, st->l), lo, hi);
+                 match_stats_llr(&st->cfg->sprt, t->w, t->d, t->l), lo, hi);
     }
 }
 
@@ -444,7 +442,7 @@ static void sprt_check(MatchState *st)
 {
     const MatchConfig *c = st->cfg;
     if (c->has_sprt && !st->verdict) {
-        double lo, hi, llr = match_stats_llr(&c->sprt, st->w, st->d, st->l);
+        double lo, hi, llr = match_stats_llr(&c->sprt, st->tally.w, st->tally.d, st->tally.l);
         match_stats_sprt_bounds(&c->sprt, &lo, &hi);
         st->verdict = llr >= hi ? 1 : llr <= lo ? -1 : 0;
         if (st->verdict)
@@ -457,19 +455,8 @@ static void record_game(MatchState *st, int index, int white, const GameEnd *end
     const MatchConfig *c = st->cfg;
     pthread_mutex_lock(&st->lock);
     bool draw = !strcmp(end->result, "1/2-1/2"), white_won = !strcmp(end->result, "1-0");
-    if (draw)
-        st->d++;
-    else if (white_won == (white == 0))
-        st->w++;
-    else
-        st->l++;
-    if (end->culprit >= 0) {
-        st->time_losses[end->culprit] += end->kind == END_TIME;
-        st->illegal[end->culprit] += end->kind == END_ILLEGAL;
-        st->crashes[end->culprit] += end->kind == END_CRASH;
-        st->stalls[end->culprit] += end->kind == END_STALL;
-    }
-    bool failure = end->kind == END_ILLEGAL || end->kind == END_CRASH || end->kind == END_STALL;
+    match_tally_add(&st->tally, draw ? -1 : white_won ? white : !white, end->kind, end->culprit);
+    bool failure = end->kind == MATCH_END_ILLEGAL || end->kind == MATCH_END_CRASH || end->kind == MATCH_END_STALL;
     st->engine_failed |= failure;
     if (st->pgn) {
         char *text = pgn_write(g);
@@ -524,7 +511,7 @@ static void *slot_main(void *arg)
         GameEnd end;
         int white = index % 2;
         play_game(st, s, index, white, &end, &g);
-        if (end.kind != END_ABORTED) {
+        if (end.kind != MATCH_END_ABORTED) {
             finish_pgn(st, &g, index, white, match_config_opening(st->cfg, index), date, &end);
             record_game(st, index, white, &end, &g);
         }
@@ -560,11 +547,12 @@ static void *signal_main(void *arg)
 
 static void print_summary(const MatchState *st, FILE *out)
 {
+    const MatchTally *t = &st->tally;
     const MatchConfig *c = st->cfg;
     const char *a = st->names[0], *b = st->names[1];
-    long n = st->w + st->d + st->l;
-    double score = n ? ((double)st->w + 0.5 * (double)st->d) / (double)n : 0.5, elo, margin;
-    match_stats_elo(st->w, st->d, st->l, &elo, &margin);
+    long n = t->w + t->d + t->l;
+    double score = n ? ((double)t->w + 0.5 * (double)t->d) / (double)n : 0.5, elo, margin;
+    match_stats_elo(t->w, t->d, t->l, &elo, &margin);
     char e[64];
     match_stats_format_elo(elo, margin, e, sizeof e);
     fprintf(out, "Match %s vs %s, %s: %ld of %d games played%s\n", a, b, c->limit_text, n, c->games,
@@ -572,22 +560,22 @@ static void print_summary(const MatchState *st, FILE *out)
             : st->fatal     ? " (stopped: an engine could not be restarted)"
             : st->verdict   ? " (stopped by the SPRT)"
                             : "");
-    fprintf(out, "Results of %s: +%ld =%ld -%ld  score %.1f%%  draws %.1f%%  LOS %.1f%%\n", a, st->w, st->d, st->l,
-            100 * score, n ? 100.0 * (double)st->d / (double)n : 0.0, 100 * match_stats_los(st->w, st->d, st->l));
-    fprintf(out, "Time losses: %s %ld, %s %ld\n", a, st->time_losses[0], b, st->time_losses[1]);
-    fprintf(out, "Illegal moves: %s %ld, %s %ld\n", a, st->illegal[0], b, st->illegal[1]);
-    fprintf(out, "Crashes: %s %ld, %s %ld\n", a, st->crashes[0], b, st->crashes[1]);
-    fprintf(out, "Stalls: %s %ld, %s %ld\n", a, st->stalls[0], b, st->stalls[1]);
+    fprintf(out, "Results of %s: +%ld =%ld -%ld  score %.1f%%  draws %.1f%%  LOS %.1f%%\n", a, t->w, t->d, t->l,
+            100 * score, n ? 100.0 * (double)t->d / (double)n : 0.0, 100 * match_stats_los(t->w, t->d, t->l));
+    fprintf(out, "Time losses: %s %ld, %s %ld\n", a, t->time_losses[0], b, t->time_losses[1]);
+    fprintf(out, "Illegal moves: %s %ld, %s %ld\n", a, t->illegal[0], b, t->illegal[1]);
+    fprintf(out, "Crashes: %s %ld, %s %ld\n", a, t->crashes[0], b, t->crashes[1]);
+    fprintf(out, "Stalls: %s %ld, %s %ld\n", a, t->stalls[0], b, t->stalls[1]);
     if (c->has_sprt) {
         double lo, hi;
         match_stats_sprt_bounds(&c->sprt, &lo, &hi);
         fprintf(out, "SPRT: elo0 %g, elo1 %g, alpha %g, beta %g: llr %.2f, bounds (%.2f, %.2f): %s\n", c->sprt.elo0,
-                c->sprt.elo1, c->sprt.alpha, c->sprt.beta, match_stats_llr(&c->sprt, st->w, st->d, st->l), lo, hi,
+                c->sprt.elo1, c->sprt.alpha, c->sprt.beta, match_stats_llr(&c->sprt, t->w, t->d, t->l), lo, hi,
                 st->verdict > 0   ? "H1 accepted"
                 : st->verdict < 0 ? "H0 accepted"
                                   : "no decision");
     }
-    fprintf(out, "Score of %s vs %s: %ld - %ld - %ld  [%.3f]  %ld\n", a, b, st->w, st->l, st->d, score, n);
+    fprintf(out, "Score of %s vs %s: %ld - %ld - %ld  [%.3f]  %ld\n", a, b, t->w, t->l, t->d, score, n);
     fprintf(out, "Elo difference: %s\n", e);
 }
 
@@ -631,14 +619,10 @@ static bool resume(MatchState *st, MatchResume *r)
         return false;
     }
     st->done = r->done;
-    st->w = r->w, st->d = r->d, st->l = r->l;
-    for (int k = 0; k < 2; k++) {
-        st->time_losses[k] = r->time_losses[k], st->illegal[k] = r->illegal[k];
-        st->crashes[k] = r->crashes[k], st->stalls[k] = r->stalls[k];
-    }
+    st->tally = r->tally;
     if (!st->cfg->quiet)
         fprintf(stderr, "match: resuming: %d of %d games already in %s (+%ld =%ld -%ld)\n", r->count, st->cfg->games,
-                st->cfg->pgn_path, r->w, r->d, r->l);
+                st->cfg->pgn_path, r->tally.w, r->tally.d, r->tally.l);
     sprt_check(st);
     return true;
 }

@@ -21,43 +21,14 @@ __attribute__((format(printf, 3, 4))) static bool fail(char *err, size_t size, c
     return false;
 }
 
-/* The whole file, NUL-terminated; NULL with errno on failure (ENOENT: no file). */
-static char *read_all(const char *path, size_t *len)
+/* The byte offset where line `line` (from 1) starts; -1 on a read error. */
+static long line_offset(FILE *f, int line)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0, got;
-    char *s = malloc(cap);
-    while (s && (got = fread(s + n, 1, cap - n - 1, f)) > 0) {
-        n += got;
-        if (n + 1 == cap) {
-            char *t = realloc(s, cap * 2);
-            if (!t)
-                free(s);
-            s = t;
-            cap *= 2;
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!s || bad) {
-        free(s);
-        errno = bad ? EIO : ENOMEM;
-        return NULL;
-    }
-    s[n] = 0;
-    *len = n;
-    return s;
-}
-
-/* The byte offset where line `line` (from 1) starts. */
-static size_t line_offset(const char *s, size_t len, int line)
-{
-    size_t i = 0;
-    for (int l = 1; l < line && i < len; i++)
-        l += s[i] == '\n';
-    return i;
+    rewind(f);
+    long at = 0;
+    for (int l = 1, ch; l < line && (ch = getc(f)) != EOF; at++)
+        l += ch == '\n';
+    return ferror(f) ? -1 : at;
 }
 
 static bool finished(const PgnGame *g)
@@ -66,7 +37,7 @@ static bool finished(const PgnGame *g)
     return result && plies && strcmp(g->result, "*") && !strcmp(result, g->result) && atoi(plies) == g->move_count;
 }
 
-/* Counts a finished game the way match.c's record_game does. */
+/* Checks that a finished game is this match's and counts it (match_tally_add, as a game played now). */
 static bool count_game(const MatchConfig *c, const char *const names[2], const PgnGame *g, MatchResume *r, char *err,
                        size_t size)
 {
@@ -97,19 +68,13 @@ static bool count_game(const MatchConfig *c, const char *const names[2], const P
     r->done[index] = true;
     r->count++;
     int winner = !strcmp(g->result, "1-0") ? !first_white : !strcmp(g->result, "0-1") ? first_white : -1;
-    if (winner < 0)
-        r->d++;
-    else if (winner == 0)
-        r->w++;
-    else
-        r->l++;
-    if (winner >= 0 && term) {
-        int loser = !winner;
-        r->time_losses[loser] += !strcmp(term, "time forfeit");
-        r->illegal[loser] += !strcmp(term, "illegal move");
-        r->crashes[loser] += !strcmp(term, "abandoned");
-        r->stalls[loser] += !strcmp(term, "stalled connection");
-    }
+    MatchEndKind kind = MATCH_END_RULES;
+    for (int k = 0; term && k < MATCH_END_NB; k++)
+        if (!strcmp(term, MatchTermination[k]))
+            kind = (MatchEndKind)k;
+    bool failure = kind == MATCH_END_TIME || kind == MATCH_END_ILLEGAL || kind == MATCH_END_CRASH ||
+                   kind == MATCH_END_STALL; /* the side at fault lost */
+    match_tally_add(&r->tally, winner, kind, failure && winner >= 0 ? !winner : -1);
     return true;
 }
 
@@ -121,11 +86,10 @@ bool match_resume_read(const MatchConfig *c, const char *const names[2], MatchRe
         abort();
     if (!c->pgn_path)
         return fail(err, size, "needs --pgn FILE (the games played so far)");
-    size_t len;
-    char *text = read_all(c->pgn_path, &len);
-    if (!text)
+    FILE *f = fopen(c->pgn_path, "rb");
+    if (!f)
         return errno == ENOENT ? true : fail(err, size, "cannot read %s: %s", c->pgn_path, strerror(errno));
-    PgnReader *rd = pgn_reader_open_string(text);
+    PgnReader *rd = pgn_reader_open(f);
     bool ok = true;
     int cut_line = 0; /* where the unfinished games at the file's end start */
     for (;;) {
@@ -148,9 +112,13 @@ bool match_resume_read(const MatchConfig *c, const char *const names[2], MatchRe
             break;
     }
     pgn_reader_close(rd);
-    if (ok && cut_line && truncate(c->pgn_path, (off_t)line_offset(text, len, cut_line)))
-        ok = fail(err, size, "cannot cut the unfinished last game from %s: %s", c->pgn_path, strerror(errno));
-    free(text);
+    if (ok && ferror(f))
+        ok = fail(err, size, "cannot read %s", c->pgn_path);
+    long cut = ok && cut_line ? line_offset(f, cut_line) : 0;
+    if (ok && cut_line && (cut < 0 || truncate(c->pgn_path, (off_t)cut)))
+        ok = fail(err, size, "cannot cut the unfinished last game from %s: %s", c->pgn_path,
+                  cut < 0 ? "read error" : strerror(errno));
+    fclose(f);
     return ok;
 }
 

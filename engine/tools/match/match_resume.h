@@ -10,10 +10,9 @@
 #include "match_config.h"
 
 typedef struct {
-    bool *done;   /* per game index (c->games of them): already in the file */
-    int count;    /* games already played */
-    long w, d, l; /* the first engine's results over them */
-    long time_losses[2], illegal[2], crashes[2], stalls[2];
+    bool *done;       /* per game index (c->games of them): already in the file */
+    int count;        /* games already played */
+    MatchTally tally; /* their results and failures */
 } MatchResume;
 
 /* Reads c->pgn_path (a missing file: nothing played yet). Each game must be one this match plays:

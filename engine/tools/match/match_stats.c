@@ -1,12 +1,31 @@
 /* Match statistics for `feelfish match`: Elo from the mean score through the logistic curve, its
  * interval from the per-game variance of the trinomial results, LOS and a normal-approximation
- * GSPRT. Pure functions; no state. */
+ * GSPRT, and the tally of results and failures they start from. No state of their own. */
 #include "match_stats.h"
 
 #include <math.h>
 #include <stdio.h>
 
 #define Z95 1.959963984540054 /* two-sided 95% quantile of the normal distribution */
+
+const char *const MatchTermination[MATCH_END_NB] = {"normal",    "adjudication",       "time forfeit", "illegal move",
+                                                    "abandoned", "stalled connection", "unterminated"};
+
+void match_tally_add(MatchTally *t, int winner, MatchEndKind kind, int culprit)
+{
+    if (winner < 0)
+        t->d++;
+    else if (winner == 0)
+        t->w++;
+    else
+        t->l++;
+    if (culprit >= 0) {
+        t->time_losses[culprit] += kind == MATCH_END_TIME;
+        t->illegal[culprit] += kind == MATCH_END_ILLEGAL;
+        t->crashes[culprit] += kind == MATCH_END_CRASH;
+        t->stalls[culprit] += kind == MATCH_END_STALL;
+    }
+}
 
 static double elo_of_score(double s)
 {
