@@ -55,7 +55,7 @@ help:
 	@echo "                and the flood benchmark (25 addresses flood every kind of work; a depth-8 analysis's p50/p99)"
 	@echo "make soak      the server for SOAK_SECONDS (600) beside hostile clients: RSS, fds, db size, p99, 5xx"
 	@echo "                (make bench ends with both, and the bot's clock test: 20 games at 1+0 vs Stockfish, ~17 min)"
-	@echo "make bench-strength  matches against Stockfish at UCI_Elo 2600/2850/3190 and Ethereal 12 (hours)"
+	@echo "make bench-strength  matches against Stockfish at UCI_Elo 2600/2850 and Ethereal 12 (hours)"
 	@echo "make bench-levels    each game level's rating against Stockfish's UCI_Elo ladder (~50 min)"
 	@echo "make bench-affective speed, choices and a 200-game match of affective vs classical (hours)"
 	@echo "make bench-bayesian  the BayesChess experiments: self-play learning, learning curve, chart (~1 hour)"

@@ -2,16 +2,17 @@
 # Levels: what each rating plays like, measured. feelfish with UCI_LimitStrength at each rating of
 # ELOS (default: the game levels 1-7, docs/levels.md) plays GAMES games (default 60, two at a time,
 # openings.epd with both colours) against Stockfish 15.1 with UCI_LimitStrength at the nearest step of
-# its UCI_Elo ladder (1320-3190; a rating below 1320 meets 1320), feelfish on a clock its budget fits
+# its UCI_Elo ladder (Stockfish 15.1's is 1350-2850, read from the engine: a step outside it meets its
+# nearest end, since Stockfish ignores a value outside and plays at 1350), feelfish on a clock its budget fits
 # in (3+0.03 up to 1900, 5+0.05 to 2100, 15+0.15 above: a rating's nodes must not be cut by the clock;
 # TC sets feelfish's for every rating), Stockfish on SF_TC (default 3+0.03 up to the step 2500: its
-# limited play picks its move at depth 1 + its skill level, about 7 at 2300, and thinks on to the clock
-# for nothing, so a longer one only slows the games; above 2500 the pick depth nears 20, which
+# limited play picks its move at depth 1 + its skill level, 11 at 2300, and thinks on to the clock
+# for nothing, so a longer one only slows the games; above 2500 the pick depth nears 19 at 2850, which
 # 3+0.03 does not reach, so there Stockfish plays under feelfish's own limits). Each line:
 # the rating asked, the step, the score, and the measured rating = step + Elo difference with its 95 %
 # interval. An entry RATING@STEP names the step; full@STEP is level 8 (full strength, FULL_MS a move,
 # default 1500 as in a game; Stockfish then gets 1.5 s a move too: about 3.5 minutes a game, so
-# `ELOS=full@3000 GAMES=30` takes about an hour). Stockfish's ladder was calibrated at 60 s + 0.6 s against CCRL 40/4 engines; its limited
+# `ELOS=full GAMES=30` takes about an hour; full alone meets the ladder's top). Stockfish's ladder was calibrated at 60 s + 0.6 s against CCRL 40/4 engines; its limited
 # play chooses its move at a fixed depth, so a faster control changes it little.
 # About 4 s a game: ~3 minutes a rating on two cores. `make bench-levels`, or directly (FEELFISH=path
 # for another binary, OUT for the PGNs and each match's output).
@@ -27,12 +28,14 @@ OUT=${OUT:-build/levels}
 ELOS=${ELOS:-"1200 1350 1500 1700 1900 2100 2300"}
 FULL_MS=${FULL_MS:-1500}
 mkdir -p "$OUT"
+read -r LADDER_MIN LADDER_MAX < <(tests/bench/uci_elo_range.sh "$SF")
+if [ -z "${LADDER_MAX:-}" ]; then echo "levels: $SF declares no UCI_Elo option"; exit 1; fi
 printf '%-8s %-8s %-22s %s\n' asked step "won drawn lost, score" "measured rating"
 for spec in $ELOS; do
     elo=${spec%@*} step=${spec#*@} # "1500@1700": 1500 against the step 1700
-    [ "$step" = full ] && step=3000  # (level 8 alone: against 3000)
-    [ "$step" -lt 1320 ] && step=1320
-    [ "$step" -gt 3190 ] && step=3190
+    [ "$step" = full ] && step=$LADDER_MAX # (level 8 alone: against the ladder's top)
+    [ "$step" -lt "$LADDER_MIN" ] && step=$LADDER_MIN
+    [ "$step" -gt "$LADDER_MAX" ] && step=$LADDER_MAX
     name="ff$elo-sf$step"
     rm -f "$OUT/$name.pgn"
     if [ "$elo" = full ]; then # level 8: full strength, a fixed time a move as a game gives it

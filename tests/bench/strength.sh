@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Strength: feelfish against Stockfish 15.1 limited to UCI_Elo 2600, 2850 and 3190 (LEVELS) and against
+# Strength: feelfish against Stockfish 15.1 limited to UCI_Elo 2600 and 2850 (LEVELS; 15.1's UCI_Elo goes
+# from 1350 to 2850, read from the engine: a step outside it is left out with a line saying so, since
+# Stockfish would ignore the value and play at 1350; 3190 is a step of Stockfish 16's ladder) and against
 # Ethereal 12 (Debian's ethereal-chess: a strong hand-written evaluation; ETHEREAL=none leaves it out)
 # at 10 s + 0.1 s (TC), GAMES per opponent (default 100, two games at a time, the openings of
 # openings.epd with both colours), then a rating estimate from the Stockfish levels:
@@ -17,8 +19,9 @@ DATA=${FEELFISH_DATA:-../shared/data}
 GAMES=${GAMES:-100}
 TC=${TC:-10+0.1}
 OUT=${OUT:-build/strength}
-LEVELS=${LEVELS:-"2600 2850 3190"}
+LEVELS=${LEVELS:-"2600 2850"}
 mkdir -p "$OUT"
+read -r LADDER_MIN LADDER_MAX < <(tests/bench/uci_elo_range.sh "$SF")
 summary=""
 play() { # NAME ENGINE-SPEC: GAMES games of feelfish against it
     local resume=()
@@ -31,6 +34,10 @@ play() { # NAME ENGINE-SPEC: GAMES games of feelfish against it
     cat "$OUT/$1.txt"
 }
 for elo in $LEVELS; do
+    if [ -z "${LADDER_MAX:-}" ] || [ "$elo" -lt "$LADDER_MIN" ] || [ "$elo" -gt "$LADDER_MAX" ]; then
+        echo "== feelfish vs sf$elo: left out, outside $SF's UCI_Elo range (${LADDER_MIN:-?}-${LADDER_MAX:-?})"
+        continue
+    fi
     play "sf$elo" "cmd=$SF,name=sf$elo,option.UCI_LimitStrength=true,option.UCI_Elo=$elo,option.Threads=1,option.Hash=64"
     line=$(grep '^Elo difference:' "$OUT/sf$elo.txt")
     summary+="$elo $line"$'\n'

@@ -208,6 +208,21 @@ echo "not a fen at all" >"$TMP/bad.epd"
 match bad_openings 2 --engine "$SFA" --engine "$SFB" --nodes 10 --openings "$TMP/bad.epd"
 has bad_openings_message 'bad.epd line 1: not a FEN'
 match bad_option_syntax 2 --engine "cmd=$SF,option.=3" --engine "$SFB" --nodes 10
+# A value the engine's declaration does not allow would be ignored by the engine (Stockfish 15.1 keeps
+# UCI_Elo at 1350 when asked 3190, outside its 1350-2850) and the match would measure something else.
+match option_out_of_range 2 --engine "cmd=$SF,name=sf3190,option.UCI_LimitStrength=true,option.UCI_Elo=3190" \
+    --engine "$SFB" --nodes 10
+has option_out_of_range_message "option 'UCI_Elo' = '3190' is outside the engine's range 1350..2850"
+match option_not_a_number 2 --engine "cmd=$SF,option.Hash=lots" --engine "$SFB" --nodes 10
+has option_not_a_number_message "option 'Hash' = 'lots' is not a whole number"
+match option_bad_check 2 --engine "cmd=$SF,option.Ponder=yes" --engine "$SFB" --nodes 10
+has option_bad_check_message "option 'Ponder' is a check: 'true' or 'false', not 'yes'"
+match option_bad_combo 2 --engine "$SFA" --engine "cmd=$FF,name=ff,option.Mode=wild" --nodes 10
+has option_bad_combo_message "option 'Mode' = 'wild' is none of its choices: var classical"
+match option_button_with_value 2 --engine "cmd=$SF,option.Clear Hash=1" --engine "$SFB" --nodes 10
+has option_button_with_value_message "option 'Clear Hash' is a button"
+match option_values_that_fit 0 --engine "cmd=$SF,name=sf2850,option.UCI_LimitStrength=TRUE,option.uci_elo=2850" \
+    --engine "cmd=$FF,name=ff,option.mode=AFFECTIVE,option.Clear Hash" --nodes 200 --games 2 --quiet
 match bad_engine_key 2 --engine "cmd=$SF,colour=red" --engine "$SFB" --nodes 10
 has bad_engine_key_message "unknown or empty key 'colour'"
 match missing_engine 2 --engine "cmd=$TMP/no-such-engine" --engine "$SFB" --nodes 10

@@ -580,7 +580,8 @@ static void print_summary(const MatchState *st, FILE *out)
 }
 
 /* Every slot's engines, started here so that the names and a failing engine are known before any
- * game. Returns 0, or the exit code: 2 when a command cannot be run at all, 1 when it fails UCI. */
+ * game. Returns 0, or the exit code: 2 when a command cannot be run at all or is given an option value
+ * it declares otherwise, 1 when it fails UCI. */
 static int start_engines(MatchState *st, MatchSlot *slots, int count)
 {
     char ids[2][NAME_MAX_LEN] = {"", ""}, err[400];
@@ -590,7 +591,7 @@ static int start_engines(MatchState *st, MatchSlot *slots, int count)
             if (!match_engine_start(&slots[i].eng[k], ec, HANDSHAKE_MS, i == 0, ids[k], sizeof ids[k], err,
                                     sizeof err)) {
                 fprintf(stderr, "match: engine %d (%s): %s\n", k + 1, ec->cmd, err);
-                return slots[i].eng[k].pid ? 1 : 2;
+                return slots[i].eng[k].pid && !slots[i].eng[k].bad_option ? 1 : 2;
             }
         }
     }

@@ -47,7 +47,7 @@ bool match_engine_spawn(MatchEngine *e, const MatchEngineConfig *cfg, char *err,
 {
     e->pid = 0;
     e->to_fd = e->from_fd = -1;
-    e->eof = e->exited = e->discarding = false;
+    e->eof = e->exited = e->discarding = e->bad_option = false;
     e->status = 0;
     e->len = 0;
     /* Close-on-exec everywhere: a child started by another thread at the same moment must not
@@ -270,6 +270,71 @@ static bool declared_option(const char *line, const char *name)
     return n == strlen(name) && !strncasecmp(start, name, n); /* UCI names ignore case */
 }
 
+/* The word after " KEY " in an option line, copied into out (empty when absent). */
+static void option_field(const char *line, const char *key, char *out, size_t size)
+{
+    char pattern[16];
+    snprintf(pattern, sizeof pattern, " %s ", key);
+    const char *at = strstr(line, pattern);
+    size_t n = 0;
+    for (const char *c = at ? at + strlen(pattern) : ""; *c && *c != ' ' && n + 1 < size; c++)
+        out[n++] = *c;
+    out[n] = '\0';
+}
+
+/* Whether a combo's " var X" items include value (UCI values ignore case too; a var may hold spaces:
+ * up to the next " var "). */
+static bool combo_has(const char *line, const char *value)
+{
+    for (const char *at = strstr(line, " var "); at; at = strstr(at + 1, " var ")) {
+        const char *start = at + 5, *end = strstr(start, " var ");
+        size_t n = end ? (size_t)(end - start) : strlen(start);
+        if (n == strlen(value) && !strncasecmp(start, value, n))
+            return true;
+    }
+    return false;
+}
+
+/* An engine ignores a setoption whose value its declaration does not allow (Stockfish 15.1 keeps
+ * UCI_Elo at 1350 when asked 3190, outside its 1350-2850), and a match would then measure something
+ * else than it says. Writes why into why and returns false when value does not fit the line. */
+static bool option_value_fits(const char *line, const MatchOption *o, char *why, size_t size)
+{
+    char type[64], lo[64], hi[64];
+    option_field(line, "type", type, sizeof type);
+    if (!strcmp(type, "button")) {
+        if (o->value)
+            snprintf(why, size, "option '%s' is a button: give it as option.%s, without a value", o->name, o->name);
+        return !o->value;
+    }
+    if (!o->value) {
+        snprintf(why, size, "option '%s' is a %s, not a button: give it a value (option.%s=VALUE)", o->name, type,
+                 o->name);
+        return false;
+    }
+    if (!strcmp(type, "spin")) {
+        option_field(line, "min", lo, sizeof lo);
+        option_field(line, "max", hi, sizeof hi);
+        char *end;
+        errno = 0;
+        long long v = strtoll(o->value, &end, 10);
+        bool number = end != o->value && !*end && !errno;
+        if (!number || (lo[0] && v < atoll(lo)) || (hi[0] && v > atoll(hi))) {
+            snprintf(why, size, "option '%s' = '%s' is %s the engine's range %s..%s (it would ignore it)", o->name,
+                     o->value, number ? "outside" : "not a whole number in", lo[0] ? lo : "?", hi[0] ? hi : "?");
+            return false;
+        }
+    } else if (!strcmp(type, "check") && strcasecmp(o->value, "true") && strcasecmp(o->value, "false")) {
+        snprintf(why, size, "option '%s' is a check: 'true' or 'false', not '%s'", o->name, o->value);
+        return false;
+    } else if (!strcmp(type, "combo") && !combo_has(line, o->value)) {
+        const char *vars = strstr(line, " var ");
+        snprintf(why, size, "option '%s' = '%s' is none of its choices:%s", o->name, o->value, vars ? vars : " (none)");
+        return false;
+    }
+    return true;
+}
+
 bool match_engine_start(MatchEngine *e, const MatchEngineConfig *cfg, int timeout_ms, bool warn_options, char *id_name,
                         size_t id_size, char *err, size_t err_size)
 {
@@ -304,8 +369,17 @@ bool match_engine_start(MatchEngine *e, const MatchEngineConfig *cfg, int timeou
         }
         if (id_name && !strncmp(line, "id name ", 8))
             snprintf(id_name, id_size, "%s", line + 8);
-        for (int i = 0; i < cfg->option_count; i++)
-            declared[i] |= declared_option(line, cfg->options[i].name);
+        for (int i = 0; i < cfg->option_count; i++) {
+            if (!declared_option(line, cfg->options[i].name))
+                continue;
+            declared[i] = true;
+            if (!e->bad_option && !option_value_fits(line, &cfg->options[i], err, err_size))
+                e->bad_option = true;
+        }
+    }
+    if (e->bad_option) {
+        free(declared);
+        return false;
     }
     for (int i = 0; i < cfg->option_count; i++) {
         const MatchOption *o = &cfg->options[i];

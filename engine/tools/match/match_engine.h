@@ -32,6 +32,7 @@ typedef struct {
     bool exited;     /* reaped; status is valid */
     int status;      /* waitpid status once exited */
     bool discarding; /* inside a line longer than MATCH_LINE_MAX */
+    bool bad_option; /* start refused an option value the engine declares otherwise */
     size_t len;      /* bytes in buf not yet returned */
     char buf[MATCH_LINE_MAX + 1];
 } MatchEngine;
@@ -57,7 +58,8 @@ bool match_engine_alive(MatchEngine *e);
 bool match_engine_sync(MatchEngine *e, int timeout_ms, char *err, size_t err_size);
 
 /* Spawn, "uci" ... "uciok", the options, "isready" ... "readyok". Learns the engine's name into
- * id_name (may be NULL); warns on stderr about options the engine does not declare. */
+ * id_name (may be NULL); warns on stderr about options the engine does not declare, and refuses
+ * (bad_option set, err says why) a value the engine's declaration does not allow. */
 bool match_engine_start(MatchEngine *e, const MatchEngineConfig *cfg, int timeout_ms, bool warn_options, char *id_name,
                         size_t id_size, char *err, size_t err_size);
 
