@@ -19,7 +19,7 @@ DATA=${FEELFISH_DATA:-../shared/data}
 GAMES=${GAMES:-100}
 TC=${TC:-10+0.1}
 OUT=${OUT:-build/strength}
-LEVELS=${LEVELS:-"2600 2850"}
+LEVELS=${LEVELS-"2600 2850"} # LEVELS="": Ethereal alone
 mkdir -p "$OUT"
 read -r LADDER_MIN LADDER_MAX < <(tests/bench/uci_elo_range.sh "$SF")
 summary=""

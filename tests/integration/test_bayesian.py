@@ -95,14 +95,14 @@ def long_attacking_game():
         over_early = g.get("status") not in (None, "started") and not any(n >= 10 for n, _ in seen)
         if not over_early or attempt == 2:
             return g, seen
-        print("    (the attacking game ended early, %s after %d human moves: played again)"
-              % (g["status"], len(seen) + 1), flush=True)
+        print("    (the attacking game ended early, %s after %d engine replies: played again)"
+              % (g["status"], len(seen)), flush=True)
 
 
 def late_choices(g, seen):
     """The engine's choices from the human's 10th move on; what the game came to when there are none."""
     late = [b for n, b in seen if n >= 10]
-    return late, late or {"status": g.get("status"), "humanMoves": len(seen), "answer": g}
+    return late, late or {"status": g.get("status"), "engineReplies": len(seen), "answer": g}
 
 
 def resigned_attacking_game():

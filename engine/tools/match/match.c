@@ -229,7 +229,8 @@ static bool prepare_engines(MatchState *st, MatchSlot *s, char *err, size_t size
         for (int attempt = 0;; attempt++) {
             if (!match_engine_alive(e)) {
                 match_engine_stop(e, false);
-                if (!match_engine_start(e, &st->cfg->engines[k], HANDSHAKE_MS, false, NULL, 0, why, sizeof why))
+                if (match_engine_start(e, &st->cfg->engines[k], HANDSHAKE_MS, false, NULL, 0, why, sizeof why) !=
+                    MATCH_STARTED)
                     break;
             }
             if (match_engine_send(e, "ucinewgame") && match_engine_sync(e, HANDSHAKE_MS, why, sizeof why))
@@ -588,10 +589,11 @@ static int start_engines(MatchState *st, MatchSlot *slots, int count)
     for (int i = 0; i < count; i++) {
         for (int k = 0; k < 2; k++) {
             const MatchEngineConfig *ec = &st->cfg->engines[k];
-            if (!match_engine_start(&slots[i].eng[k], ec, HANDSHAKE_MS, i == 0, ids[k], sizeof ids[k], err,
-                                    sizeof err)) {
+            MatchStart r =
+                match_engine_start(&slots[i].eng[k], ec, HANDSHAKE_MS, i == 0, ids[k], sizeof ids[k], err, sizeof err);
+            if (r != MATCH_STARTED) {
                 fprintf(stderr, "match: engine %d (%s): %s\n", k + 1, ec->cmd, err);
-                return slots[i].eng[k].pid && !slots[i].eng[k].bad_option ? 1 : 2;
+                return r == MATCH_START_REFUSED ? 2 : 1;
             }
         }
     }

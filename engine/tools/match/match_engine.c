@@ -47,7 +47,7 @@ bool match_engine_spawn(MatchEngine *e, const MatchEngineConfig *cfg, char *err,
 {
     e->pid = 0;
     e->to_fd = e->from_fd = -1;
-    e->eof = e->exited = e->discarding = e->bad_option = false;
+    e->eof = e->exited = e->discarding = false;
     e->status = 0;
     e->len = 0;
     /* Close-on-exec everywhere: a child started by another thread at the same moment must not
@@ -260,22 +260,25 @@ bool match_engine_sync(MatchEngine *e, int timeout_ms, char *err, size_t err_siz
     }
 }
 
-/* The option name in "option name NAME type ...": names may hold spaces, so up to " type ". */
-static bool declared_option(const char *line, const char *name)
+/* When line is "option name NAME type ..." for this name (names may hold spaces, so up to " type "),
+ * its declaration: the text from " type " on ("" when it has none); otherwise NULL. */
+static const char *declared_option(const char *line, const char *name)
 {
     if (strncmp(line, "option name ", 12))
-        return false;
+        return NULL;
     const char *start = line + 12, *end = strstr(start, " type ");
     size_t n = end ? (size_t)(end - start) : strlen(start);
-    return n == strlen(name) && !strncasecmp(start, name, n); /* UCI names ignore case */
+    if (n != strlen(name) || strncasecmp(start, name, n)) /* UCI names ignore case */
+        return NULL;
+    return end ? end : "";
 }
 
-/* The word after " KEY " in an option line, copied into out (empty when absent). */
-static void option_field(const char *line, const char *key, char *out, size_t size)
+/* The word after " KEY " in an option's declaration, copied into out (empty when absent). */
+static void option_field(const char *decl, const char *key, char *out, size_t size)
 {
     char pattern[16];
     snprintf(pattern, sizeof pattern, " %s ", key);
-    const char *at = strstr(line, pattern);
+    const char *at = strstr(decl, pattern);
     size_t n = 0;
     for (const char *c = at ? at + strlen(pattern) : ""; *c && *c != ' ' && n + 1 < size; c++)
         out[n++] = *c;
@@ -284,9 +287,9 @@ static void option_field(const char *line, const char *key, char *out, size_t si
 
 /* Whether a combo's " var X" items include value (UCI values ignore case too; a var may hold spaces:
  * up to the next " var "). */
-static bool combo_has(const char *line, const char *value)
+static bool combo_has(const char *decl, const char *value)
 {
-    for (const char *at = strstr(line, " var "); at; at = strstr(at + 1, " var ")) {
+    for (const char *at = strstr(decl, " var "); at; at = strstr(at + 1, " var ")) {
         const char *start = at + 5, *end = strstr(start, " var ");
         size_t n = end ? (size_t)(end - start) : strlen(start);
         if (n == strlen(value) && !strncasecmp(start, value, n))
@@ -297,11 +300,11 @@ static bool combo_has(const char *line, const char *value)
 
 /* An engine ignores a setoption whose value its declaration does not allow (Stockfish 15.1 keeps
  * UCI_Elo at 1350 when asked 3190, outside its 1350-2850), and a match would then measure something
- * else than it says. Writes why into why and returns false when value does not fit the line. */
-static bool option_value_fits(const char *line, const MatchOption *o, char *why, size_t size)
+ * else than it says. Writes why into why and returns false when value does not fit the declaration. */
+static bool option_value_fits(const char *decl, const MatchOption *o, char *why, size_t size)
 {
     char type[64], lo[64], hi[64];
-    option_field(line, "type", type, sizeof type);
+    option_field(decl, "type", type, sizeof type);
     if (!strcmp(type, "button")) {
         if (o->value)
             snprintf(why, size, "option '%s' is a button: give it as option.%s, without a value", o->name, o->name);
@@ -313,8 +316,8 @@ static bool option_value_fits(const char *line, const MatchOption *o, char *why,
         return false;
     }
     if (!strcmp(type, "spin")) {
-        option_field(line, "min", lo, sizeof lo);
-        option_field(line, "max", hi, sizeof hi);
+        option_field(decl, "min", lo, sizeof lo);
+        option_field(decl, "max", hi, sizeof hi);
         char *end;
         errno = 0;
         long long v = strtoll(o->value, &end, 10);
@@ -327,19 +330,19 @@ static bool option_value_fits(const char *line, const MatchOption *o, char *why,
     } else if (!strcmp(type, "check") && strcasecmp(o->value, "true") && strcasecmp(o->value, "false")) {
         snprintf(why, size, "option '%s' is a check: 'true' or 'false', not '%s'", o->name, o->value);
         return false;
-    } else if (!strcmp(type, "combo") && !combo_has(line, o->value)) {
-        const char *vars = strstr(line, " var ");
+    } else if (!strcmp(type, "combo") && !combo_has(decl, o->value)) {
+        const char *vars = strstr(decl, " var ");
         snprintf(why, size, "option '%s' = '%s' is none of its choices:%s", o->name, o->value, vars ? vars : " (none)");
         return false;
     }
     return true;
 }
 
-bool match_engine_start(MatchEngine *e, const MatchEngineConfig *cfg, int timeout_ms, bool warn_options, char *id_name,
-                        size_t id_size, char *err, size_t err_size)
+MatchStart match_engine_start(MatchEngine *e, const MatchEngineConfig *cfg, int timeout_ms, bool warn_options,
+                              char *id_name, size_t id_size, char *err, size_t err_size)
 {
     if (!match_engine_spawn(e, cfg, err, err_size))
-        return false;
+        return MATCH_START_REFUSED;
     bool *declared = calloc((size_t)cfg->option_count + 1, sizeof *declared);
     if (!declared)
         abort();
@@ -348,10 +351,11 @@ bool match_engine_start(MatchEngine *e, const MatchEngineConfig *cfg, int timeou
         match_engine_describe_death(e, why, sizeof why);
         snprintf(err, err_size, "died during the 'uci' handshake (%s)", e->exited ? why : "closed its input");
         free(declared);
-        return false;
+        return MATCH_START_FAILED;
     }
     int64_t deadline = match_now_ns() + (int64_t)timeout_ms * 1000000;
     char line[MATCH_LINE_MAX];
+    bool refused = false; /* an option value the engine's declaration does not allow */
     for (;;) {
         MatchReadResult r = match_engine_read_line(e, line, sizeof line, deadline);
         if (r == MATCH_READ_LINE && !strcmp(line, "uciok"))
@@ -365,21 +369,19 @@ bool match_engine_start(MatchEngine *e, const MatchEngineConfig *cfg, int timeou
                 snprintf(err, err_size, "died during the 'uci' handshake (%s)", why);
             }
             free(declared);
-            return false;
+            return MATCH_START_FAILED;
         }
         if (id_name && !strncmp(line, "id name ", 8))
             snprintf(id_name, id_size, "%s", line + 8);
         for (int i = 0; i < cfg->option_count; i++) {
-            if (!declared_option(line, cfg->options[i].name))
-                continue;
-            declared[i] = true;
-            if (!e->bad_option && !option_value_fits(line, &cfg->options[i], err, err_size))
-                e->bad_option = true;
+            const char *decl = declared_option(line, cfg->options[i].name);
+            declared[i] |= decl != NULL;
+            refused |= decl && !refused && !option_value_fits(decl, &cfg->options[i], err, err_size);
         }
     }
-    if (e->bad_option) {
+    if (refused) {
         free(declared);
-        return false;
+        return MATCH_START_REFUSED;
     }
     for (int i = 0; i < cfg->option_count; i++) {
         const MatchOption *o = &cfg->options[i];
@@ -390,11 +392,11 @@ bool match_engine_start(MatchEngine *e, const MatchEngineConfig *cfg, int timeou
         if (!sent) {
             snprintf(err, err_size, "does not accept input");
             free(declared);
-            return false;
+            return MATCH_START_FAILED;
         }
     }
     free(declared);
-    return match_engine_sync(e, timeout_ms, err, err_size);
+    return match_engine_sync(e, timeout_ms, err, err_size) ? MATCH_STARTED : MATCH_START_FAILED;
 }
 
 void match_engine_stop(MatchEngine *e, bool polite)

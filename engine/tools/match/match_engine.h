@@ -32,7 +32,6 @@ typedef struct {
     bool exited;     /* reaped; status is valid */
     int status;      /* waitpid status once exited */
     bool discarding; /* inside a line longer than MATCH_LINE_MAX */
-    bool bad_option; /* start refused an option value the engine declares otherwise */
     size_t len;      /* bytes in buf not yet returned */
     char buf[MATCH_LINE_MAX + 1];
 } MatchEngine;
@@ -57,11 +56,17 @@ bool match_engine_alive(MatchEngine *e);
 /* Sends "isready" and waits for "readyok" for up to timeout_ms. */
 bool match_engine_sync(MatchEngine *e, int timeout_ms, char *err, size_t err_size);
 
-/* Spawn, "uci" ... "uciok", the options, "isready" ... "readyok". Learns the engine's name into
- * id_name (may be NULL); warns on stderr about options the engine does not declare, and refuses
- * (bad_option set, err says why) a value the engine's declaration does not allow. */
-bool match_engine_start(MatchEngine *e, const MatchEngineConfig *cfg, int timeout_ms, bool warn_options, char *id_name,
-                        size_t id_size, char *err, size_t err_size);
+typedef enum {
+    MATCH_STARTED,
+    MATCH_START_REFUSED, /* cannot be run at all, or given an option value its declaration does not allow */
+    MATCH_START_FAILED   /* started but failed the UCI handshake */
+} MatchStart;
+
+/* Spawn, "uci" ... "uciok", the options, "isready" ... "readyok"; err says why when not started.
+ * Learns the engine's name into id_name (may be NULL); warns on stderr about options the engine does
+ * not declare, and refuses a value the engine's declaration does not allow (it would ignore it). */
+MatchStart match_engine_start(MatchEngine *e, const MatchEngineConfig *cfg, int timeout_ms, bool warn_options,
+                              char *id_name, size_t id_size, char *err, size_t err_size);
 
 /* "quit" (when polite), a short grace period, then SIGKILL to its process group, and the reaping. */
 void match_engine_stop(MatchEngine *e, bool polite);
