@@ -210,7 +210,7 @@ int epd_command(int argc, char **argv, FILE *out)
     char err[256];
     if (engine_spec) {
         if (!match_engine_config_parse(&ecfg, engine_spec, err, sizeof err) ||
-            !match_engine_start(&engine, &ecfg, 10000, true, NULL, 0, err, sizeof err)) {
+            match_engine_start(&engine, &ecfg, 10000, true, NULL, 0, err, sizeof err) != MATCH_STARTED) {
             fprintf(stderr, "epd: %s\n", err);
             match_engine_config_free(&ecfg);
             return 2;

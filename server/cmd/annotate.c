@@ -547,7 +547,8 @@ int annotate_command(int argc, char **argv, FILE *unused)
     for (int i = 0; i < nw; i++) {
         if (o.engine.cmd) {
             char why[300];
-            if (!match_engine_start(&workers[i].uci, &o.engine, 10000, true, NULL, 0, why, sizeof why) ||
+            if (match_engine_start(&workers[i].uci, &o.engine, 10000, true, NULL, 0, why, sizeof why) !=
+                    MATCH_STARTED ||
                 !match_engine_send(&workers[i].uci, "setoption name Threads value 1") ||
                 !match_engine_send(&workers[i].uci, "setoption name Hash value %ld", o.hash)) {
                 fprintf(stderr, "annotate: --engine %s: %s\n", o.engine.cmd, why);
