@@ -404,8 +404,8 @@ moves_loop:;
         ss->cont = &t->cont_history[ss->piece][move_to(m)];
         (ss + 1)->extensions = ss->extensions + (ext > 0 ? ext : 0);
         tt_prefetch(&s->tt, position_key_after(p, m) ^ s->salt);
-        atomic_store_explicit(&t->nodes, atomic_load_explicit(&t->nodes, memory_order_relaxed) + 1,
-                              memory_order_relaxed);
+        uint64_t nodes_before = atomic_load_explicit(&t->nodes, memory_order_relaxed);
+        atomic_store_explicit(&t->nodes, nodes_before + 1, memory_order_relaxed);
         position_make_move(p, m);
         if (pv_node) /* the child's line starts empty (see qsearch) */
             t->pv_length[ply + 1] = ply + 1;
@@ -445,6 +445,7 @@ moves_loop:;
             for (int i = 0; i < t->root_count; i++)
                 if (t->root[i].move == m)
                     rm = &t->root[i];
+            rm->nodes += atomic_load_explicit(&t->nodes, memory_order_relaxed) - nodes_before;
             if (move_count == 1 || v > alpha) {
                 rm->score = v;
                 rm->seldepth = t->seldepth;
@@ -540,6 +541,7 @@ void search_iterate(SearchThread *t)
      * shared table for each other; the depth limit itself is never skipped. */
     static const int SkipSize[16] = {1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4};
     static const int SkipPhase[16] = {0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3};
+    int previous_best = 0; /* the best score of the last completed iteration (main thread) */
     for (int depth = 1; depth <= max_depth; depth++) {
         if (atomic_load_explicit(&s->stop, memory_order_relaxed))
             break;
@@ -605,9 +607,12 @@ void search_iterate(SearchThread *t)
             double instability = 1.0 + 0.5 * t->best_move_changes;
             if (instability > 2.5)
                 instability = 2.5;
+            double scale = timeman_scale(t->root[0].nodes, atomic_load_explicit(&t->nodes, memory_order_relaxed),
+                                         depth > 1 ? previous_best : best, best);
             int64_t elapsed = time_now_ms() - s->tm.start;
-            if (elapsed > (int64_t)((double)s->tm.optimum * instability * 0.6))
+            if (elapsed > (int64_t)((double)s->tm.optimum * instability * scale * 0.6))
                 break;
         }
+        previous_best = best;
     }
 }

@@ -32,6 +32,7 @@ typedef struct {
     int seldepth;
     int bound;
     int pv_length;
+    uint64_t nodes; /* nodes spent below this move since the search began (time management) */
     Move pv[MAX_PLY];
 } RootMove;
 

@@ -334,6 +334,7 @@ void search_run(Search *s, const Position *pos, const SearchLimits *limits, cons
             t->root[k].pv_length = 1;
             t->root[k].seldepth = 0;
             t->root[k].bound = BOUND_EXACT;
+            t->root[k].nodes = 0;
         }
         atomic_store(&t->nodes, 0);
     }

@@ -1,6 +1,9 @@
 /* Time allocation: an optimum share of the remaining time (plus most of the increment) that the
- * iterative deepening loop aims for, and a hard maximum it never passes. */
+ * iterative deepening loop aims for, scaled after each iteration by what the search has seen (the
+ * best move's share of the root's nodes, a falling score), and a hard maximum it never passes. */
 #include "timeman.h"
+
+#include "../eval/eval.h"
 
 void timeman_init(TimeManager *tm, const SearchLimits *l, Color us, int game_ply, int move_overhead, int64_t start)
 {
@@ -30,4 +33,15 @@ void timeman_init(TimeManager *tm, const SearchLimits *l, Color us, int game_ply
         maximum = optimum * 5;
     tm->optimum = optimum > 1 ? optimum : 1;
     tm->maximum = maximum > 1 ? maximum : 1;
+}
+
+double timeman_scale(uint64_t best_nodes, uint64_t total, int previous_score, int score)
+{
+    double effort = total ? (double)best_nodes / (double)total : 0.5;
+    double node_factor = (1.5 - effort) * 1.35;
+    node_factor = node_factor < 0.65 ? 0.65 : node_factor > 1.6 ? 1.6 : node_factor;
+    /* A fall of a pawn and a half or more gives the most; a rise gives a little less than neutral. */
+    double fall = (double)(previous_score - score) / (3.0 * EVAL_PAWN);
+    double falling = 1.0 + (fall < -0.15 ? -0.15 : fall > 0.5 ? 0.5 : fall);
+    return node_factor * falling;
 }

@@ -14,4 +14,9 @@ typedef struct {
 
 void timeman_init(TimeManager *tm, const SearchLimits *l, Color us, int game_ply, int move_overhead, int64_t start);
 
+/* How much of the optimum an iteration may end past, from what the search has seen so far: less when
+ * the best move took most of the root's nodes (`best_nodes` of `total`), more when it took few, and
+ * more when the score fell since the last iteration (engine units). 1.0 is neutral. */
+double timeman_scale(uint64_t best_nodes, uint64_t total, int previous_score, int score);
+
 #endif

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 
 #include "../../../engine/engine.h"
+#include "../../../engine/eval/eval.h"
+#include "../../../engine/search/timeman.h"
 #include "../test.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -288,8 +290,42 @@ static void test_concurrent_searches(void)
     }
 }
 
+/* The clock's shares: the optimum and the hard maximum stay inside what is left at every stage of a
+ * game and every clock; an iteration's scale is below neutral when the best move took nearly every
+ * root node, above it when it took few or the score fell, and bounded whatever the scores (mates). */
+static void test_time_management(void)
+{
+    static const int64_t Clocks[][2] = {{10000, 100}, {60000, 600}, {300000, 0}, {500, 10}, {40, 0}, {3, 0}};
+    for (size_t c = 0; c < sizeof Clocks / sizeof Clocks[0]; c++)
+        for (int ply = 0; ply < 300; ply += 7) {
+            SearchLimits l;
+            search_limits_init(&l);
+            l.use_clock = true;
+            l.time[BLACK] = Clocks[c][0];
+            l.inc[BLACK] = Clocks[c][1];
+            TimeManager tm;
+            timeman_init(&tm, &l, BLACK, ply, 10, 0);
+            CHECK_MSG(tm.optimum >= 1 && tm.optimum <= tm.maximum, "%lld ms + %lld, ply %d: optimum %lld, maximum %lld",
+                      (long long)Clocks[c][0], (long long)Clocks[c][1], ply, (long long)tm.optimum,
+                      (long long)tm.maximum);
+            CHECK_MSG(tm.maximum <= (Clocks[c][0] > 20 ? Clocks[c][0] - 10 : 1), "%lld ms, ply %d: maximum %lld",
+                      (long long)Clocks[c][0], ply, (long long)tm.maximum);
+        }
+    double neutral = timeman_scale(500, 1000, 0, 0);
+    CHECK_MSG(neutral > 0.9 && neutral < 1.4, "half the nodes, a steady score: %.2f", neutral);
+    CHECK(timeman_scale(980, 1000, 0, 0) < 1.0);
+    CHECK(timeman_scale(200, 1000, 0, 0) > neutral);
+    CHECK(timeman_scale(500, 1000, 0, -EVAL_PAWN) > neutral);
+    CHECK(timeman_scale(500, 1000, 0, EVAL_PAWN) < neutral);
+    double most = timeman_scale(0, 1000, VALUE_MATE, -VALUE_MATE),
+           least = timeman_scale(1000, 1000, -VALUE_MATE, VALUE_MATE);
+    CHECK_MSG(most <= 2.5 && least >= 0.5, "bounds %.2f .. %.2f", least, most);
+    CHECK(timeman_scale(0, 0, 0, 0) == neutral); /* no node counted yet: neutral */
+}
+
 void suite_search(void)
 {
+    RUN(test_time_management);
     RUN(test_concurrent_searches);
     RUN(test_lab_algorithms_agree);
     RUN(test_lab_algorithms_agree_at_the_edges);
