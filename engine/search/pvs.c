@@ -603,16 +603,11 @@ void search_iterate(SearchThread *t)
         if (s->limits.mate && best >= VALUE_MATE_IN_MAX_PLY && VALUE_MATE - best <= 2 * s->limits.mate)
             break;
         /* Time: stop early with a stable best move, later when it keeps changing. */
-        if (s->tm.optimum && !atomic_load(&s->pondering)) {
-            double instability = 1.0 + 0.5 * t->best_move_changes;
-            if (instability > 2.5)
-                instability = 2.5;
-            double scale = timeman_scale(t->root[0].nodes, atomic_load_explicit(&t->nodes, memory_order_relaxed),
-                                         depth > 1 ? previous_best : best, best);
-            int64_t elapsed = time_now_ms() - s->tm.start;
-            if (elapsed > (int64_t)((double)s->tm.optimum * instability * scale * 0.6))
-                break;
-        }
+        if (s->tm.optimum && !atomic_load(&s->pondering) &&
+            timeman_iteration_done(&s->tm, time_now_ms(), t->best_move_changes, t->root[0].nodes,
+                                   atomic_load_explicit(&t->nodes, memory_order_relaxed),
+                                   depth > 1 ? previous_best : best, best))
+            break;
         previous_best = best;
     }
 }

@@ -3,8 +3,6 @@
  * best move's share of the root's nodes, a falling score), and a hard maximum it never passes. */
 #include "timeman.h"
 
-#include "../eval/eval.h"
-
 void timeman_init(TimeManager *tm, const SearchLimits *l, Color us, int game_ply, int move_overhead, int64_t start)
 {
     tm->start = start;
@@ -44,4 +42,14 @@ double timeman_scale(uint64_t best_nodes, uint64_t total, int previous_score, in
     double fall = (double)(previous_score - score) / (3.0 * EVAL_PAWN);
     double falling = 1.0 + (fall < -0.15 ? -0.15 : fall > 0.5 ? 0.5 : fall);
     return node_factor * falling;
+}
+
+bool timeman_iteration_done(const TimeManager *tm, int64_t now, int best_move_changes, uint64_t best_nodes,
+                            uint64_t total, int previous_score, int score)
+{
+    double instability = 1.0 + 0.5 * best_move_changes;
+    if (instability > 2.5)
+        instability = 2.5;
+    double share = 0.6 * instability * timeman_scale(best_nodes, total, previous_score, score);
+    return now - tm->start > (int64_t)((double)tm->optimum * share);
 }

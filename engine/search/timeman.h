@@ -19,4 +19,10 @@ void timeman_init(TimeManager *tm, const SearchLimits *l, Color us, int game_ply
  * more when the score fell since the last iteration (engine units). 1.0 is neutral. */
 double timeman_scale(uint64_t best_nodes, uint64_t total, int previous_score, int score);
 
+/* After a completed iteration at time `now`: true when the search should stop, having used 0.6 of the
+ * optimum times the best move's instability (1 + half its recent changes, at most 2.5) times
+ * timeman_scale. */
+bool timeman_iteration_done(const TimeManager *tm, int64_t now, int best_move_changes, uint64_t best_nodes,
+                            uint64_t total, int previous_score, int score);
+
 #endif

@@ -321,6 +321,11 @@ static void test_time_management(void)
            least = timeman_scale(1000, 1000, -VALUE_MATE, VALUE_MATE);
     CHECK_MSG(most <= 2.5 && least >= 0.5, "bounds %.2f .. %.2f", least, most);
     CHECK(timeman_scale(0, 0, 0, 0) == neutral); /* no node counted yet: neutral */
+    /* The stop point: 0.6 optimum x instability x scale (neutral 0.81 of a 1,000 ms optimum here). */
+    TimeManager tm = {.start = 0, .optimum = 1000, .maximum = 5000};
+    CHECK(!timeman_iteration_done(&tm, 700, 0, 500, 1000, 0, 0) &&
+          timeman_iteration_done(&tm, 900, 0, 500, 1000, 0, 0));
+    CHECK(!timeman_iteration_done(&tm, 1500, 4, 500, 1000, 0, 0)); /* a changing best move: 2.5 x as long */
 }
 
 void suite_search(void)
