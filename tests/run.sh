@@ -114,7 +114,7 @@ runner "server integration (WebSocket, ASan+UBSan build)" "${ASAN_SERVER[@]}" py
 # ThreadSanitizer: the loop, the search workers, the storage writer and libuv's pool share jobs,
 # events and tokens; a race report on the server's stderr fails the run (harness: servers_exit_clean).
 TSAN_SERVER=(env FEELFISH=build/feelfish-tsan TSAN_OPTIONS=second_deadlock_stack=1)
-for area in jobs games ws; do
+for area in analyse jobs games ws; do
     runner "server integration: $area (ThreadSanitizer build)" "${TSAN_SERVER[@]}" python3 tests/integration/test_$area.py
 done
 runner "security: tokens, owners, fair queue (ThreadSanitizer build)" "${TSAN_SERVER[@]}" python3 tests/security/test_auth.py

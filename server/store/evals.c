@@ -120,22 +120,18 @@ bool store_cache_scan(StoreCacheScan *scan, void (*done)(void *arg), void *arg)
 
 typedef struct {
     char *key, *value;
-    StoreSaved saved;
-    void *user;
-    bool ok;
 } CachePut;
 
 static void cache_write(sqlite3 *db, void *arg)
 {
     CachePut *p = arg;
-    p->ok = store_cache_store(db, p->key, p->value);
+    store_cache_store(db, p->key, p->value); /* best effort: the acknowledgement is the batch's */
 }
 
+/* Frees the entry on the writer thread; `saved` hears of the batch on the loop thread (store.h). */
 static void cache_put_done(void *arg)
 {
     CachePut *p = arg;
-    if (p->saved)
-        p->saved(p->ok, p->user);
     free(p->key);
     free(p->value);
     free(p);
@@ -151,6 +147,6 @@ void store_cache_put(char *key, char *value, StoreSaved saved, void *user)
             saved(false, user);
         return;
     }
-    *p = (CachePut){key, value, saved, user, false};
-    store_write(cache_write, cache_put_done, p);
+    *p = (CachePut){key, value};
+    store_write_acked(cache_write, cache_put_done, p, saved, user);
 }

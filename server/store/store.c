@@ -454,18 +454,28 @@ static void enqueue(Pending *p)
     pthread_mutex_unlock(&S.lock);
 }
 
-void store_write(void (*write)(sqlite3 *db, void *arg), void (*done)(void *arg), void *arg)
+void store_write_acked(void (*write)(sqlite3 *db, void *arg), void (*done)(void *arg), void *arg, StoreSaved saved,
+                       void *user)
 {
     Pending *p = S.open ? calloc(1, sizeof *p) : NULL;
     if (!p) {
         if (done)
             done(arg);
+        if (saved)
+            saved(false, user);
         return;
     }
     p->write = write;
     p->done = done;
     p->arg = arg;
+    p->saved = saved;
+    p->user = user;
     enqueue(p);
+}
+
+void store_write(void (*write)(sqlite3 *db, void *arg), void (*done)(void *arg), void *arg)
+{
+    store_write_acked(write, done, arg, NULL, NULL);
 }
 
 static Pending *row(const char *id, const char *status, long long created_ms, long long finished_ms, char *text,

@@ -59,6 +59,11 @@ void store_health(StoreHealth *h);
 /* Queues a function to run on the writer thread inside its transaction (with the write connection);
  * `arg` is passed to both calls, `done` (may be NULL) frees it. Any thread. */
 void store_write(void (*write)(sqlite3 *db, void *arg), void (*done)(void *arg), void *arg);
+/* store_write with an acknowledgement: `saved` (may be NULL) is called on the loop thread, as a
+ * row's, once the batch the function ran in is committed or rolled back (false at once when storage
+ * is closed). Loop thread. */
+void store_write_acked(void (*write)(sqlite3 *db, void *arg), void (*done)(void *arg), void *arg, StoreSaved saved,
+                       void *user);
 
 /* Looks a job (or a game) up off the loop thread; `done` is called later on the loop thread with
  * the stored JSON text (NULL if unknown; the callee frees it), a job's owner ("" for a game) and
