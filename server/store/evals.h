@@ -11,7 +11,8 @@
  * both). store_cache_get fills values[i] (malloc'd, or NULL when not cached) for keys[0..n-1], on
  * the thread pool, then calls done on the loop thread (NULL-safe as store_read: false when
  * storage is closed). store_cache_put queues one entry for writing (taken over); `saved` (may be
- * NULL) is called on the loop thread once it is written, or could not be. */
+ * NULL) is called on the loop thread with the outcome of the batch it was written in (committed or
+ * rolled back: the entry itself is best effort, its own failed insert is not reported). */
 bool store_cache_get(char **keys, char **values, int n, void (*done)(void *arg), void *arg);
 void store_cache_put(char *key, char *value, StoreSaved saved, void *user);
 /* The same on a connection of the caller's (store_open_db: the command-line tools). lookup: the
