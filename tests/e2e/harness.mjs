@@ -151,6 +151,27 @@ export async function clickMove(page, from, to) {
   await clickSquare(page, to);
 }
 
+// Presses the element `pick` finds (a function run in the page), holds the button until that element
+// is redrawn away (or `hold` ms pass), then releases: what a user's click does on a panel the
+// analysis redraws many times a second. Returns whether it was redrawn while held.
+export async function pressThroughRedraw(page, pick, hold = 5000) {
+  const at = await (
+    await page.waitForFunction((f) => {
+      const e = (window.pressed = new Function(`return (${f})()`)());
+      const r = e && e.getBoundingClientRect();
+      return r && r.width > 0 && { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+    }, pick.toString())
+  ).jsonValue();
+  await page.mouse.move(at.x, at.y);
+  await page.mouse.down();
+  const redrawn = await page.waitForFunction(() => !window.pressed.isConnected, null, { timeout: hold }).then(
+    () => true,
+    () => false,
+  );
+  await page.mouse.up();
+  return redrawn;
+}
+
 export const moveList = (page) => page.$$eval('#moves .move:not(.empty)', (els) => els.map((e) => e.textContent));
 
 // Waits until it is the human's turn again (or the game is over) with at least `min` moves in the

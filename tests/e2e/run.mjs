@@ -15,6 +15,7 @@ import {
   clickSquare,
   moveList,
   play,
+  pressThroughRedraw,
   newGame,
   openPage,
   run,
@@ -89,10 +90,11 @@ test('the analysis panel shows lines that update', async ({ page: newPage, serve
   assert.equal(await text(page, '#ceval-stats'), 'analysis off');
   await page.click('.switch .slider');
   await page.waitForFunction(() => document.querySelectorAll('#pv-lines .pv').length >= 1);
-  // Clicking a move of a line previews it on the board.
+  // Pressing a move of a line previews it on the board, even when the lines are redrawn (a new
+  // info) between the press and the release, as they are many times a second at low depths.
   const fenBefore = await page.inputValue('#fen');
-  await page.locator('#pv-lines .pv').first().locator('.pv-san').nth(1).click();
-  await page.waitForSelector('#preview-bar:not([hidden])');
+  assert.ok(await pressThroughRedraw(page, () => document.querySelectorAll('#pv-lines .pv:first-child .pv-san')[1]), 'the lines were redrawn while pressed');
+  await page.waitForSelector('#preview-bar:not([hidden])', { timeout: 5000 });
   assert.notEqual(await page.inputValue('#fen'), fenBefore);
   await screenshot(page, '05-preview');
   await page.keyboard.press('Escape');
@@ -143,6 +145,10 @@ test('affective mode shows the emotion gauge with a label; compare; affective ga
   await page.waitForFunction(() => Number(document.querySelector('#emotion-chart').dataset.points) >= 2);
   assert.match(await text(page, '.game-meta'), /affective · anxious/);
   await screenshot(page, '09-affective-game');
+  // A point of the chart takes the board to its ply, though the panel is redrawn on every info.
+  await pressThroughRedraw(page, () => document.querySelector('#emotion-chart circle.point'), 1000);
+  await page.waitForFunction(() => document.querySelector('#fen').value.startsWith('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w'));
+  assert.match(await text(page, '#emotion-source'), /feelfish before its move at ply 1$/);
 });
 
 test("the affective gain: the analysis's slider and the new game's, each temperament's own, kept by the game", async ({ page: newPage, server }) => {

@@ -101,11 +101,15 @@ export class Ceval {
       this.compare = e.target.checked;
       this.restart();
     });
-    $('#pv-lines', r).addEventListener('click', (e) => {
+    // On the press, not the click: the lines are redrawn on every info, so a click whose press and
+    // release straddle a redraw would land on the panel instead of the move and be lost.
+    $('#pv-lines', r).addEventListener('mousedown', (e) => {
+      if (e.button !== 0) return;
       const m = e.target.closest('[data-line]');
       if (!m || !this.run) return;
       const line = this.run.lines[Number(m.dataset.line)];
       if (!line) return;
+      e.preventDefault(); // no text selection started by the press
       const upto = e.target.dataset.index !== undefined ? Number(e.target.dataset.index) + 1 : line.pv.length;
       this.hooks.preview(line.pv.slice(0, upto), line.san.slice(0, upto));
     });

@@ -118,7 +118,8 @@ export class EmotionPanel {
       const t = svg('title');
       t.textContent = `ply ${p.ply}: ${p.label || ''} (relief ${fmt(p.relief)})`;
       c.append(t);
-      c.addEventListener('click', () => this.onPly(p.ply));
+      // On the press: the chart is redrawn on every analysis info, which would lose a click.
+      c.addEventListener('mousedown', (e) => e.button === 0 && this.onPly(p.ply));
       s.append(c);
     }
     box.replaceChildren(s);
