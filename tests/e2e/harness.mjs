@@ -151,16 +151,19 @@ export async function clickMove(page, from, to) {
   await clickSquare(page, to);
 }
 
-// Presses the element `pick` finds (a function run in the page), holds the button until that element
-// is redrawn away (or `hold` ms pass), then releases: what a user's click does on a panel the
-// analysis redraws many times a second. Returns whether it was redrawn while held.
-export async function pressThroughRedraw(page, pick, hold = 5000) {
+// Presses the nth element matching `selector`, holds the button until that element is redrawn away
+// (or `hold` ms pass), then releases: what a user's click does on a panel the analysis redraws many
+// times a second. Returns whether it was redrawn while held.
+export async function pressThroughRedraw(page, selector, nth = 0, hold = 5000) {
   const at = await (
-    await page.waitForFunction((f) => {
-      const e = (window.pressed = new Function(`return (${f})()`)());
-      const r = e && e.getBoundingClientRect();
-      return r && r.width > 0 && { x: r.x + r.width / 2, y: r.y + r.height / 2 };
-    }, pick.toString())
+    await page.waitForFunction(
+      ([sel, n]) => {
+        const e = (window.pressed = document.querySelectorAll(sel)[n]);
+        const r = e && e.getBoundingClientRect();
+        return r && r.width > 0 && { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+      },
+      [selector, nth],
+    )
   ).jsonValue();
   await page.mouse.move(at.x, at.y);
   await page.mouse.down();

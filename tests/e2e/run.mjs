@@ -93,7 +93,7 @@ test('the analysis panel shows lines that update', async ({ page: newPage, serve
   // Pressing a move of a line previews it on the board, even when the lines are redrawn (a new
   // info) between the press and the release, as they are many times a second at low depths.
   const fenBefore = await page.inputValue('#fen');
-  assert.ok(await pressThroughRedraw(page, () => document.querySelectorAll('#pv-lines .pv:first-child .pv-san')[1]), 'the lines were redrawn while pressed');
+  assert.ok(await pressThroughRedraw(page, '#pv-lines .pv:first-child .pv-san', 1), 'the lines were redrawn while pressed');
   await page.waitForSelector('#preview-bar:not([hidden])', { timeout: 5000 });
   assert.notEqual(await page.inputValue('#fen'), fenBefore);
   await screenshot(page, '05-preview');
@@ -146,7 +146,7 @@ test('affective mode shows the emotion gauge with a label; compare; affective ga
   assert.match(await text(page, '.game-meta'), /affective · anxious/);
   await screenshot(page, '09-affective-game');
   // A point of the chart takes the board to its ply, though the panel is redrawn on every info.
-  await pressThroughRedraw(page, () => document.querySelector('#emotion-chart circle.point'), 1000);
+  await pressThroughRedraw(page, '#emotion-chart circle.point', 0, 1000);
   await page.waitForFunction(() => document.querySelector('#fen').value.startsWith('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w'));
   assert.match(await text(page, '#emotion-source'), /feelfish before its move at ply 1$/);
 });
