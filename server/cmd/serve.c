@@ -26,11 +26,15 @@
 static uv_signal_t SigInt, SigTerm;
 static int HttpPort, WsPort;
 
-/* A front's heartbeat line in a cluster. */
+/* A front's heartbeat line in a cluster ("" before it listens: no line yet). */
 static void describe_front(char *line, size_t size)
 {
     JobsStats st;
     jobs_stats(&st);
+    if (!HttpPort) {
+        line[0] = 0;
+        return;
+    }
     snprintf(line, size, "front %s http %d ws %d pid %ld queued %d running %d done %llu", cluster_front(), HttpPort,
              WsPort, (long)getpid(), st.queued, st.busy, st.done);
 }
@@ -90,6 +94,23 @@ static void fit_descriptors(ServerConfig *cfg)
     }
 }
 
+/* A front listens once its Redis links are up, so that a job sent the moment it says so is not
+ * refused with cluster_unavailable; with Redis unreachable it starts after CLUSTER_WAIT_MS anyway
+ * (degraded: it says cluster_unavailable until the links come up). Nothing is served meanwhile. */
+static void wait_for_cluster(uv_loop_t *loop)
+{
+    enum { CLUSTER_WAIT_MS = 3000 };
+    uv_update_time(loop);
+    uint64_t until = uv_now(loop) + CLUSTER_WAIT_MS;
+    while (!shared_ready() && uv_now(loop) < until)
+        uv_run(loop, UV_RUN_ONCE); /* the links' own timers wake it at least every 250 ms */
+    if (!shared_ready())
+        log_msg(LOG_WARN,
+                "cluster: Redis not reachable after %d ms: serving, and new work is refused "
+                "(cluster_unavailable) until it is",
+                CLUSTER_WAIT_MS);
+}
+
 int serve_command(int argc, char **argv, FILE *out)
 {
     (void)out;
@@ -137,6 +158,10 @@ int serve_command(int argc, char **argv, FILE *out)
         store_close();
         return 1;
     }
+    if (cfg.redis[0]) {
+        shared_start(loop, &redis, cluster_front(), describe_front);
+        wait_for_cluster(loop);
+    }
     int port;
     if (!http_start(loop, &cfg, &ApiHttpHandlers, &port)) {
         jobs_shutdown();
@@ -152,10 +177,8 @@ int serve_command(int argc, char **argv, FILE *out)
         return 1;
     }
     HttpPort = port, WsPort = ws_port;
-    if (cfg.redis[0]) {
-        shared_start(loop, &redis, cluster_front(), describe_front);
+    if (cfg.redis[0])
         models_share();
-    }
     api_init(&cfg, port, ws_port);
     api_resume(loop);
     if (cfg.bot[0]) {

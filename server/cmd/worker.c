@@ -368,7 +368,9 @@ static void on_read(redisAsyncContext *ac, void *r, void *priv)
 
 static void read_more(void)
 {
-    if (W.stopping)
+    /* Taking an entry needs the command link (the cancel check, then the acknowledgement): one read
+     * before it is up would stay pending to this worker until the reclaim (30-45 s by default). */
+    if (W.stopping || !redis_link_ready(W.cmd))
         return;
     if (!W.reading && W.running < W.threads && redis_link_ready(W.block))
         W.reading =
@@ -488,6 +490,12 @@ static void on_block_ready(RedisLink *link, void *user)
     read_more();
 }
 
+static void on_cmd_ready(RedisLink *link, void *user)
+{
+    (void)link, (void)user;
+    read_more();
+}
+
 static void on_sub_ready(RedisLink *link, void *user)
 {
     (void)user;
@@ -602,7 +610,7 @@ int worker_command(int argc, char **argv, FILE *unused)
     W.block = redis_link_new(W.loop, &addr, "stream", on_block_ready, NULL);
     if (quick)
         W.quick_block = redis_link_new(W.loop, &addr, "quick stream", on_block_ready, NULL);
-    W.cmd = redis_link_new(W.loop, &addr, "commands", NULL, NULL);
+    W.cmd = redis_link_new(W.loop, &addr, "commands", on_cmd_ready, NULL);
     W.sub = redis_link_new(W.loop, &addr, "cancels", on_sub_ready, NULL);
     uv_timer_init(W.loop, &W.heartbeat);
     uv_timer_init(W.loop, &W.reclaim);

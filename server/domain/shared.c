@@ -90,7 +90,8 @@ static void on_tick(uv_timer_t *t)
     if (redis_link_ready(S.link)) {
         char line[256];
         S.describe(line, sizeof line);
-        redis_link_command(S.link, NULL, NULL, "SET %s%s %s PX %d", SHARED_NODE, S.name, line, SHARED_NODE_TTL_MS);
+        if (line[0])
+            redis_link_command(S.link, NULL, NULL, "SET %s%s %s PX %d", SHARED_NODE, S.name, line, SHARED_NODE_TTL_MS);
         redis_link_command(S.link, on_groups, NULL, "XINFO GROUPS %s", CLUSTER_STREAM);
         redis_link_command(S.link, on_consumers, NULL, "XINFO CONSUMERS %s %s", CLUSTER_STREAM, CLUSTER_GROUP);
         redis_link_command(S.link, on_length, NULL, "XLEN %s", CLUSTER_STREAM);

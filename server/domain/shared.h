@@ -22,7 +22,7 @@
 #define SHARED_NODE_TTL_MS 3000
 
 /* Connects (and keeps connecting) to Redis as node `name` (a front or a worker); `describe` writes
- * its heartbeat line ("front NAME http PORT ...", "worker NAME threads N ..."). */
+ * its heartbeat line ("front NAME http PORT ...", "worker NAME threads N ...", or "" for none yet). */
 bool shared_start(uv_loop_t *loop, const RedisAddress *a, const char *name, void (*describe)(char *line, size_t size));
 void shared_stop(void);
 bool shared_on(void);
