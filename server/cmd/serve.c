@@ -164,6 +164,7 @@ int serve_command(int argc, char **argv, FILE *out)
     }
     int port;
     if (!http_start(loop, &cfg, &ApiHttpHandlers, &port)) {
+        shared_stop();
         jobs_shutdown();
         store_close();
         return 1;
@@ -171,14 +172,17 @@ int serve_command(int argc, char **argv, FILE *out)
     int ws_port;
     if (!ws_start(loop, &cfg, &ApiWsHandlers, &ws_port)) {
         http_stop();
+        shared_stop();
         jobs_shutdown();
         uv_run(loop, UV_RUN_NOWAIT);
         store_close();
         return 1;
     }
     HttpPort = port, WsPort = ws_port;
-    if (cfg.redis[0])
+    if (cfg.redis[0]) {
+        shared_beat(); /* its line at once: a front without one has its games' engine moves taken over */
         models_share();
+    }
     api_init(&cfg, port, ws_port);
     api_resume(loop);
     if (cfg.bot[0]) {

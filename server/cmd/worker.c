@@ -29,6 +29,7 @@
 
 #define MAX_SLOTS 256
 #define RECENT_CANCELS 64
+#define TAKE_WAIT_MS 3000 /* an entry's cancel check waits this long for the command link */
 
 typedef struct {
     Job *job; /* NULL: free */
@@ -277,7 +278,9 @@ static void take_entry(const redisReply *entry, Lane lane)
     Taking *t = taking_of(entry, lane);
     if (!t)
         return;
-    if (!whole(t) || !redis_link_command(W.cmd, on_cancel_checked, t, "EXISTS %s%s", CLUSTER_CANCELLED, t->id)) {
+    /* (held while the command link is reconnecting: an entry read just before it dropped is taken once it is back) */
+    if (!whole(t) ||
+        !redis_link_send(W.cmd, TAKE_WAIT_MS, on_cancel_checked, t, "EXISTS %s%s", CLUSTER_CANCELLED, t->id)) {
         if (!whole(t))
             acknowledge(lane.stream, t->entry);
         /* else Redis is down: pending, taken over later */
@@ -514,8 +517,10 @@ static void on_signal(uv_signal_t *s, int signum)
     shared_stop();
     metrics_http_stop();
     jobs_shutdown();
-    redis_link_free(W.block);
-    redis_link_free(W.quick_block);
+    /* A blocking read still waiting is let go, not awaited: an entry it brought now could not be
+     * taken (the command link closes too) and would wait for another worker's reclaim. */
+    redis_link_abort(W.block);
+    redis_link_abort(W.quick_block);
     redis_link_free(W.cmd);
     redis_link_free(W.sub);
     uv_close((uv_handle_t *)&W.heartbeat, NULL);

@@ -117,6 +117,12 @@ static void on_ready(RedisLink *link, void *user)
     on_tick(&S.tick); /* a heartbeat at once: the node is back */
 }
 
+void shared_beat(void)
+{
+    if (S.ticking)
+        on_tick(&S.tick);
+}
+
 bool shared_start(uv_loop_t *loop, const RedisAddress *a, const char *name, void (*describe)(char *line, size_t size))
 {
     memset(&S, 0, sizeof S);

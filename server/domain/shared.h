@@ -25,6 +25,8 @@
  * its heartbeat line ("front NAME http PORT ...", "worker NAME threads N ...", or "" for none yet). */
 bool shared_start(uv_loop_t *loop, const RedisAddress *a, const char *name, void (*describe)(char *line, size_t size));
 void shared_stop(void);
+/* A heartbeat now (the node's line changed: a front that has just begun to listen). */
+void shared_beat(void);
 bool shared_on(void);
 /* In a cluster and connected to its Redis just now. */
 bool shared_up(void);

@@ -32,7 +32,7 @@ static struct {
 } C;
 
 const char *cluster_front(void) { return C.front; }
-bool cluster_up(void) { return redis_link_ready(C.cmd) && redis_link_ready(C.sub); }
+bool cluster_up(void) { return redis_link_ready(C.cmd) && redis_link_ready(C.sub) && C.subscribed; }
 
 void cluster_create_group(RedisLink *link)
 {

@@ -39,7 +39,8 @@ const JobsBackend *jobs_cluster_start(uv_loop_t *loop, const JobsSettings *setti
 
 /* This front's name (its channel's suffix), "" before jobs_cluster_start. */
 const char *cluster_front(void);
-/* Both of the front's job links are connected (false outside a cluster). */
+/* Both of the front's job links are connected and its events' subscription confirmed (false outside
+ * a cluster). */
 bool cluster_up(void);
 
 /* Cancels job `id` wherever it runs or waits (a front may cancel another front's job, whose events

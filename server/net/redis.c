@@ -485,14 +485,14 @@ const redisReply *redis_message_payload(const redisReply *reply)
     return reply->element[2];
 }
 
-void redis_link_free(RedisLink *l)
+static void close_link(RedisLink *l, bool wait)
 {
     if (!l || l->closing)
         return;
     l->closing = true;
     l->since = uv_now(l->loop);
     release_held(l, true);
-    if (l->ac && l->ready)
+    if (l->ac && l->ready && wait)
         redisAsyncDisconnect(l->ac); /* what was sent goes first; on_disconnect, or the tick's deadline, ends it */
     else if (l->ac)
         drop(l, NULL);
@@ -501,6 +501,9 @@ void redis_link_free(RedisLink *l)
         uv_close((uv_handle_t *)&l->tick, closed);
     }
 }
+
+void redis_link_free(RedisLink *l) { close_link(l, true); }
+void redis_link_abort(RedisLink *l) { close_link(l, false); }
 
 const redisReply *redis_field(const redisReply *map, const char *name)
 {

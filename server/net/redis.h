@@ -56,7 +56,10 @@ long long redis_number(const redisReply *r);
 /* A string reply's text, or "". */
 const char *redis_text(const redisReply *r);
 
-/* Closes it (pending callbacks get NULL). */
+/* Closes it once what was sent is answered (pending callbacks get NULL past a deadline). */
 void redis_link_free(RedisLink *link);
+/* Closes it at once, the replies in flight unread (their callbacks get NULL): for a blocking read
+ * whose answer no one would take any more (Redis then serves it to another reader). */
+void redis_link_abort(RedisLink *link);
 
 #endif

@@ -630,7 +630,7 @@ def worker_started_on_waiting_jobs():
             w = RedisWorker(own.url, "fresh")  # the default --reclaim-ms: a stranded entry waits 30-45 s
             t0 = time.monotonic()
             ends = [poll(lambda j=j: status(front, j), lambda s: s.get("status") not in ("queued", "running"),
-                         tries=100, delay=0.1) for j in jids if j]
+                         tries=200, delay=0.1) for j in jids if j]
             rounds.append((round(time.monotonic() - t0, 2), [e.get("status") for e in ends]))
             w.stop()
     finally:
@@ -639,7 +639,7 @@ def worker_started_on_waiting_jobs():
     print("    a worker started %d times on 2 waiting jobs: all done after %s s"
           % (ROUNDS, ", ".join(str(t) for t, _ in rounds)))
     check("worker_started_on_waiting_jobs_takes_them_at_once",
-          len(rounds) == ROUNDS and all(sts == ["done"] * 2 and t < 8 for t, sts in rounds), rounds)
+          len(rounds) == ROUNDS and all(sts == ["done"] * 2 and t < 15 for t, sts in rounds), rounds)
 
 
 @suite.test("front_takes_work_the_moment_it_listens", "front_without_redis_starts_degraded")
@@ -653,7 +653,7 @@ def front_listens_connected():
         f.stop()
     print("    6 fronts, each's first request the moment it listens: %s" % firsts)
     check("front_takes_work_the_moment_it_listens", all(st == 202 for st, _ in firsts), firsts)
-    # With Redis unreachable it still starts (after a bounded wait) and says why new work is refused.
+    # With Redis unreachable it still starts, after its bounded wait (3 s), and says why new work is refused.
     t0 = time.monotonic()
     lone = Server("--redis", "redis://127.0.0.1:%d/0" % free_port())
     took = time.monotonic() - t0
@@ -661,7 +661,7 @@ def front_listens_connected():
     health = lone.health()
     lone.stop()
     print("    a front with no Redis listening after %.1f s: %s %s" % (took, st, (j.get("error") or {}).get("code")))
-    check("front_without_redis_starts_degraded", took < 10 and st == 503
+    check("front_without_redis_starts_degraded", 2.5 < took < 10 and st == 503
           and (j.get("error") or {}).get("code") == "cluster_unavailable"
           and health.get("cluster", {}).get("redisConnected") is False, (took, st, j, health))
 
