@@ -15,7 +15,8 @@
 # `ELOS=full GAMES=30` takes about an hour; full alone meets the ladder's top). Stockfish's ladder was calibrated at 60 s + 0.6 s against CCRL 40/4 engines; its limited
 # play chooses its move at a fixed depth, so a faster control changes it little.
 # About 4 s a game: ~3 minutes a rating on two cores. `make bench-levels`, or directly (FEELFISH=path
-# for another binary, OUT for the PGNs and each match's output).
+# for another binary, OUT for the PGNs and each match's output, SEED for other random openings than
+# the default draw, the rating's own number or 8 for full: a second run adds independent games).
 set -u
 cd "$(dirname "$0")/../.."
 FF=${FEELFISH:-$(pwd)/feelfish}
@@ -39,10 +40,10 @@ for spec in $ELOS; do
     name="ff$elo-sf$step"
     rm -f "$OUT/$name.pgn"
     if [ "$elo" = full ]; then # level 8: full strength, a fixed time a move as a game gives it
-        clock="movetime=$FULL_MS" strength="" seed=8
+        clock="movetime=$FULL_MS" strength="" seed=${SEED:-8}
     else
         clock="tc=${TC:-$([ "$elo" -le 1900 ] && echo 3+0.03 || { [ "$elo" -le 2100 ] && echo 5+0.05 || echo 15+0.15; })}"
-        strength="option.UCI_LimitStrength=true,option.UCI_Elo=$elo," seed=$elo
+        strength="option.UCI_LimitStrength=true,option.UCI_Elo=$elo," seed=${SEED:-$elo}
     fi
     sf_clock=$clock # (above 2500; below it Stockfish's pick depth is reached at 3+0.03)
     [ "$step" -le 2500 ] && sf_clock=tc=3+0.03
