@@ -8,7 +8,9 @@ work flows again (time printed), and what was stored is still there; a game begu
 continues on front B and back; a front killed -> its clients read their jobs (running and finished)
 on the other; short analyses of other clients run in the workers' quick slots beside long searches
 (--quick-threads); the evaluation cache and the Bayesian counts are shared; /metrics and `feelfish
-cluster status` show the stream. Prints 'cluster: N passed, N failed'."""
+cluster status` show the stream; a worker started on waiting jobs runs them at once, and a front takes
+work the moment it listens (without Redis it starts degraded after a bounded wait). Prints 'cluster: N
+passed, N failed'."""
 import os
 import re
 import signal
