@@ -26,15 +26,11 @@
 static uv_signal_t SigInt, SigTerm;
 static int HttpPort, WsPort;
 
-/* A front's heartbeat line in a cluster ("" before it listens: no line yet). */
+/* A front's heartbeat line in a cluster, once it listens. */
 static void describe_front(char *line, size_t size)
 {
     JobsStats st;
     jobs_stats(&st);
-    if (!HttpPort) {
-        line[0] = 0;
-        return;
-    }
     snprintf(line, size, "front %s http %d ws %d pid %ld queued %d running %d done %llu", cluster_front(), HttpPort,
              WsPort, (long)getpid(), st.queued, st.busy, st.done);
 }
@@ -159,7 +155,7 @@ int serve_command(int argc, char **argv, FILE *out)
         return 1;
     }
     if (cfg.redis[0]) {
-        shared_start(loop, &redis, cluster_front(), describe_front);
+        shared_start(loop, &redis, cluster_front(), NULL); /* no line until it listens */
         wait_for_cluster(loop);
     }
     int port;
@@ -180,7 +176,7 @@ int serve_command(int argc, char **argv, FILE *out)
     }
     HttpPort = port, WsPort = ws_port;
     if (cfg.redis[0]) {
-        shared_beat(); /* its line at once: a front without one has its games' engine moves taken over */
+        shared_describe(describe_front); /* at once: a front without a line has its games' engine moves taken over */
         models_share();
     }
     api_init(&cfg, port, ws_port);

@@ -84,14 +84,21 @@ static void on_counters(redisAsyncContext *ac, void *r, void *priv)
     S.stream = S.reading;
 }
 
+/* The node's line, which expires unless renewed (none before the node has said what it is). */
+static void beat(void)
+{
+    if (!S.describe || !redis_link_ready(S.link))
+        return;
+    char line[256];
+    S.describe(line, sizeof line);
+    redis_link_command(S.link, NULL, NULL, "SET %s%s %s PX %d", SHARED_NODE, S.name, line, SHARED_NODE_TTL_MS);
+}
+
 static void on_tick(uv_timer_t *t)
 {
     (void)t;
+    beat();
     if (redis_link_ready(S.link)) {
-        char line[256];
-        S.describe(line, sizeof line);
-        if (line[0])
-            redis_link_command(S.link, NULL, NULL, "SET %s%s %s PX %d", SHARED_NODE, S.name, line, SHARED_NODE_TTL_MS);
         redis_link_command(S.link, on_groups, NULL, "XINFO GROUPS %s", CLUSTER_STREAM);
         redis_link_command(S.link, on_consumers, NULL, "XINFO CONSUMERS %s %s", CLUSTER_STREAM, CLUSTER_GROUP);
         redis_link_command(S.link, on_length, NULL, "XLEN %s", CLUSTER_STREAM);
@@ -117,10 +124,10 @@ static void on_ready(RedisLink *link, void *user)
     on_tick(&S.tick); /* a heartbeat at once: the node is back */
 }
 
-void shared_beat(void)
+void shared_describe(void (*describe)(char *line, size_t size))
 {
-    if (S.ticking)
-        on_tick(&S.tick);
+    S.describe = describe;
+    beat();
 }
 
 bool shared_start(uv_loop_t *loop, const RedisAddress *a, const char *name, void (*describe)(char *line, size_t size))

@@ -22,11 +22,11 @@
 #define SHARED_NODE_TTL_MS 3000
 
 /* Connects (and keeps connecting) to Redis as node `name` (a front or a worker); `describe` writes
- * its heartbeat line ("front NAME http PORT ...", "worker NAME threads N ...", or "" for none yet). */
+ * its heartbeat line ("front NAME http PORT ...", "worker NAME threads N ..."), NULL for none yet. */
 bool shared_start(uv_loop_t *loop, const RedisAddress *a, const char *name, void (*describe)(char *line, size_t size));
+/* The node's line from now on, written at once (a front that has just begun to listen). */
+void shared_describe(void (*describe)(char *line, size_t size));
 void shared_stop(void);
-/* A heartbeat now (the node's line changed: a front that has just begun to listen). */
-void shared_beat(void);
 bool shared_on(void);
 /* In a cluster and connected to its Redis just now. */
 bool shared_up(void);

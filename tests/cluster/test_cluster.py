@@ -77,6 +77,12 @@ def status(front, job_id):
     return front.request("GET", "/api/jobs/" + job_id)[1]
 
 
+def ended(front, job_id, tries=200, delay=0.05):
+    """The job's status once it is neither queued nor running (or the last one read)."""
+    return poll(lambda: status(front, job_id), lambda s: s.get("status") not in ("queued", "running"), tries=tries,
+                delay=delay)
+
+
 @suite.test("cancel_reaches_worker")
 def cancel():
     a = fronts[0]
@@ -84,7 +90,7 @@ def cancel():
     poll(lambda: status(a, jid), lambda s: s.get("status") == "running", tries=200)
     t0 = time.monotonic()
     st, d, _ = a.request("DELETE", "/api/jobs/" + jid)
-    end = poll(lambda: status(a, jid), lambda s: s.get("status") not in ("queued", "running"), tries=200)
+    end = ended(a, jid)
     took = time.monotonic() - t0
     # both workers free again: two quick analyses at once go through
     quick = [analyse(f, depth=6) for f in fronts]
@@ -101,7 +107,7 @@ def cancel_elsewhere():
     seen_on_b = status(b, jid)
     other = b.request("DELETE", "/api/jobs/" + jid, source="127.0.0.2")  # another client: not its job
     st, d, _ = b.request("DELETE", "/api/jobs/" + jid)
-    end = poll(lambda: status(a, jid), lambda s: s.get("status") not in ("queued", "running"), tries=200)
+    end = ended(a, jid)
     unknown = b.request("DELETE", "/api/jobs/0123456789abcdef")[0]
     print("    B sees A's job as %s; DELETE on B by another client: %s, by its owner: %s %s; on A it ends %s"
           % (seen_on_b.get("status"), other[0], st, d.get("status"), end.get("status")))
@@ -120,7 +126,7 @@ def cancel_queued_elsewhere():
     st, d, _ = b.request("DELETE", "/api/jobs/" + queued)
     for j in busy:
         a.request("DELETE", "/api/jobs/" + j)
-    end = poll(lambda: status(a, queued), lambda s: s.get("status") not in ("queued", "running"), tries=200)
+    end = ended(a, queued)
     on_b = status(b, queued)
     health = a.health()
     print("    a queued job on A (%s), DELETE on B: %s %s; A then says %s, B %s; A's queue depth %s"
@@ -181,7 +187,7 @@ def kill_worker():
     runner.proc.kill()  # -9
     runner.proc.wait()
     t0 = time.monotonic()
-    end = poll(lambda: status(a, jid), lambda s: s.get("status") not in ("queued", "running"), tries=1200, delay=0.1)
+    end = ended(a, jid, tries=1200, delay=0.1)
     took = time.monotonic() - t0
     print("    worker %s killed while running %s; finished by %s %.1f s later (reclaim after %d ms idle)"
           % (runner.name, jid, other[0].name, took, RECLAIM_MS))
@@ -631,8 +637,7 @@ def worker_started_on_waiting_jobs():
             jids = [job(front, 20000) for _ in range(2)]
             w = RedisWorker(own.url, "fresh")  # the default --reclaim-ms: a stranded entry waits 30-45 s
             t0 = time.monotonic()
-            ends = [poll(lambda j=j: status(front, j), lambda s: s.get("status") not in ("queued", "running"),
-                         tries=200, delay=0.1) for j in jids if j]
+            ends = [ended(front, j, delay=0.1) for j in jids if j]
             rounds.append((round(time.monotonic() - t0, 2), [e.get("status") for e in ends]))
             w.stop()
     finally:
