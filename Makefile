@@ -56,7 +56,7 @@ help:
 	@echo "make soak      the server for SOAK_SECONDS (600) beside hostile clients: RSS, fds, db size, p99, 5xx"
 	@echo "                (make bench ends with both, and the bot's clock test: 20 games at 1+0 vs Stockfish, ~17 min)"
 	@echo "make bench-strength  matches against Stockfish at UCI_Elo 2600/2850 and Ethereal 12 (hours)"
-	@echo "make bench-levels    each game level's rating against Stockfish's UCI_Elo ladder (~50 min)"
+	@echo "make bench-levels    each game level's rating against Stockfish's UCI_Elo ladder (~1 h 45 min)"
 	@echo "make bench-affective speed, choices and a 200-game match of affective vs classical (hours)"
 	@echo "make bench-bayesian  the BayesChess experiments: self-play learning, learning curve, chart (~1 hour)"
 	@echo "make data      self-play positions for the learned evaluation into data/nnue (DATA_GEN G: played by net G, 0 the hand-written; DATA_CHUNKS x ~11 min, resumable)"

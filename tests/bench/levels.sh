@@ -3,20 +3,22 @@
 # ELOS (default: the game levels 1-7, docs/levels.md) plays GAMES games (default 60, two at a time,
 # openings.epd with both colours) against Stockfish 15.1 with UCI_LimitStrength at the nearest step of
 # its UCI_Elo ladder (Stockfish 15.1's is 1350-2850, read from the engine: a step outside it meets its
-# nearest end, since Stockfish ignores a value outside and plays at 1350), feelfish on a clock its budget fits
-# in (3+0.03 up to 1900, 5+0.05 to 2100, 15+0.15 above: a rating's nodes must not be cut by the clock;
-# TC sets feelfish's for every rating), Stockfish on SF_TC (default 3+0.03 up to the step 2500: its
-# limited play picks its move at depth 1 + its skill level, 11 at 2300, and thinks on to the clock
-# for nothing, so a longer one only slows the games; above 2500 the pick depth nears 19 at 2850, which
-# 3+0.03 does not reach, so there Stockfish plays under feelfish's own limits). Each line:
-# the rating asked, the step, the score, and the measured rating = step + Elo difference with its 95 %
-# interval. An entry RATING@STEP names the step; full@STEP is level 8 (full strength, FULL_MS a move,
-# default 1500 as in a game; Stockfish then gets 1.5 s a move too: about 3.5 minutes a game, so
-# `ELOS=full GAMES=30` takes about an hour; full alone meets the ladder's top). Stockfish's ladder was calibrated at 60 s + 0.6 s against CCRL 40/4 engines; its limited
-# play chooses its move at a fixed depth, so a faster control changes it little.
-# About 4 s a game: ~3 minutes a rating on two cores. `make bench-levels`, or directly (FEELFISH=path
-# for another binary, OUT for the PGNs and each match's output, SEED for other random openings than
-# the default draw, the rating's own number or 8 for full: a second run adds independent games).
+# nearest end, since Stockfish ignores a value outside and plays at 1350). feelfish plays on TC
+# (default 120+1.2: a rating's move ends at its node budget, about half a second at most, long before
+# that clock would cut it, and is searched from nothing, so its clock changes nothing else; a shorter
+# clock did cut the budgets in long games). Stockfish plays on SF_TC (default 15+0.15 at every step:
+# its limited play picks its move at depth 1 + its skill level, 11 at 2300, but it thinks on to its
+# clock and its next pick reads the hash table that deeper search filled, so its strength grows with
+# its clock: at the step 2200 the same feelfish scored 75 % against it on 3+0.03 and 37 % on 15+0.15.
+# Its ladder was calibrated at 60+0.6, which would take four times as long; 15+0.15 is one condition
+# for every step, the longest affordable). Each line: the rating asked, the step, the score, and the
+# measured rating = step + Elo difference with its 95 % interval. An entry RATING@STEP names the step;
+# full@STEP is level 8 (full strength, FULL_MS a move, default 1500 as in a game; Stockfish then gets
+# 1.5 s a move too: about 3.5 minutes a game, so `ELOS=full GAMES=30` takes about an hour; full alone
+# meets the ladder's top). About 20-50 s a game (Stockfish's 15 s and feelfish's budget): 3-25
+# minutes a rating on two cores. `make bench-levels`, or directly (FEELFISH=path for another binary,
+# OUT for the PGNs and each match's output, SEED for other random openings than the default draw, the
+# rating's own number or 8 for full: a second run adds independent games).
 set -u
 cd "$(dirname "$0")/../.."
 FF=${FEELFISH:-$(pwd)/feelfish}
@@ -24,7 +26,7 @@ SF=${STOCKFISH:-/usr/games/stockfish}
 DATA=${FEELFISH_DATA:-../shared/data}
 GAMES=${GAMES:-60}
 TC=${TC:-}
-SF_TC=${SF_TC:-}
+SF_TC=${SF_TC:-15+0.15}
 OUT=${OUT:-build/levels}
 ELOS=${ELOS:-"1200 1350 1500 1700 1900 2100 2300"}
 FULL_MS=${FULL_MS:-1500}
@@ -42,12 +44,11 @@ for spec in $ELOS; do
     if [ "$elo" = full ]; then # level 8: full strength, a fixed time a move as a game gives it
         clock="movetime=$FULL_MS" strength="" seed=${SEED:-8}
     else
-        clock="tc=${TC:-$([ "$elo" -le 1900 ] && echo 3+0.03 || { [ "$elo" -le 2100 ] && echo 5+0.05 || echo 15+0.15; })}"
+        clock="tc=${TC:-120+1.2}"
         strength="option.UCI_LimitStrength=true,option.UCI_Elo=$elo," seed=${SEED:-$elo}
     fi
-    sf_clock=$clock # (above 2500; below it Stockfish's pick depth is reached at 3+0.03)
-    [ "$step" -le 2500 ] && sf_clock=tc=3+0.03
-    [ -n "$SF_TC" ] && sf_clock=tc=$SF_TC
+    sf_clock=tc=$SF_TC
+    [ "$elo" = full ] && sf_clock=$clock # (level 8: both on the same time a move)
     "$FF" match --engine "cmd=$FF,name=ff$elo,$clock,${strength}option.Hash=16" \
         --engine "cmd=$SF,name=sf$step,$sf_clock,option.UCI_LimitStrength=true,option.UCI_Elo=$step,option.Threads=1,option.Hash=16" \
         --games "$GAMES" --concurrency 2 --openings "$DATA/openings.epd" --random-openings "$seed" \
