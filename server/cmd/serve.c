@@ -155,7 +155,7 @@ int serve_command(int argc, char **argv, FILE *out)
         return 1;
     }
     if (cfg.redis[0]) {
-        shared_start(loop, &redis, cluster_front(), NULL); /* no line until it listens */
+        shared_start(loop, &redis, cluster_front()); /* no line until it listens (shared_describe below) */
         wait_for_cluster(loop);
     }
     int port;

@@ -621,7 +621,8 @@ int worker_command(int argc, char **argv, FILE *unused)
     uv_timer_init(W.loop, &W.reclaim);
     uv_timer_start(&W.heartbeat, on_heartbeat, (uint64_t)reclaim / 3, (uint64_t)reclaim / 3);
     uv_timer_start(&W.reclaim, on_reclaim, (uint64_t)reclaim / 2, (uint64_t)reclaim / 2);
-    shared_start(W.loop, &addr, W.me, describe);
+    shared_start(W.loop, &addr, W.me);
+    shared_describe(describe);
     if (metrics_port >= 0)
         shared_every_second(publish_metrics);
     uv_signal_init(W.loop, &W.sigint);

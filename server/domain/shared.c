@@ -130,11 +130,10 @@ void shared_describe(void (*describe)(char *line, size_t size))
     beat();
 }
 
-bool shared_start(uv_loop_t *loop, const RedisAddress *a, const char *name, void (*describe)(char *line, size_t size))
+bool shared_start(uv_loop_t *loop, const RedisAddress *a, const char *name)
 {
     memset(&S, 0, sizeof S);
     snprintf(S.name, sizeof S.name, "%s", name);
-    S.describe = describe;
     S.link = redis_link_new(loop, a, "shared", on_ready, NULL);
     if (!S.link)
         return false;

@@ -21,10 +21,11 @@
 #define SHARED_STATS "feelfish:stats"
 #define SHARED_NODE_TTL_MS 3000
 
-/* Connects (and keeps connecting) to Redis as node `name` (a front or a worker); `describe` writes
- * its heartbeat line ("front NAME http PORT ...", "worker NAME threads N ..."), NULL for none yet. */
-bool shared_start(uv_loop_t *loop, const RedisAddress *a, const char *name, void (*describe)(char *line, size_t size));
-/* The node's line from now on, written at once (a front that has just begun to listen). */
+/* Connects (and keeps connecting) to Redis as node `name` (a front or a worker); the node has no
+ * heartbeat line until shared_describe. */
+bool shared_start(uv_loop_t *loop, const RedisAddress *a, const char *name);
+/* `describe` writes the node's heartbeat line from now on ("front NAME http PORT ...", "worker NAME
+ * threads N ..."), renewed every second and written at once if Redis is up. */
 void shared_describe(void (*describe)(char *line, size_t size));
 void shared_stop(void);
 bool shared_on(void);

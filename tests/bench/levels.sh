@@ -25,7 +25,7 @@ FF=${FEELFISH:-$(pwd)/feelfish}
 SF=${STOCKFISH:-/usr/games/stockfish}
 DATA=${FEELFISH_DATA:-../shared/data}
 GAMES=${GAMES:-60}
-TC=${TC:-}
+TC=${TC:-120+1.2}
 SF_TC=${SF_TC:-15+0.15}
 OUT=${OUT:-build/levels}
 ELOS=${ELOS:-"1200 1350 1500 1700 1900 2100 2300"}
@@ -41,14 +41,12 @@ for spec in $ELOS; do
     [ "$step" -gt "$LADDER_MAX" ] && step=$LADDER_MAX
     name="ff$elo-sf$step"
     rm -f "$OUT/$name.pgn"
-    if [ "$elo" = full ]; then # level 8: full strength, a fixed time a move as a game gives it
-        clock="movetime=$FULL_MS" strength="" seed=${SEED:-8}
+    if [ "$elo" = full ]; then # level 8: full strength, both on the fixed time a move a game gives it
+        clock="movetime=$FULL_MS" sf_clock="movetime=$FULL_MS" strength="" seed=${SEED:-8}
     else
-        clock="tc=${TC:-120+1.2}"
-        strength="option.UCI_LimitStrength=true,option.UCI_Elo=$elo," seed=${SEED:-$elo}
+        clock="tc=$TC" sf_clock="tc=$SF_TC" seed=${SEED:-$elo}
+        strength="option.UCI_LimitStrength=true,option.UCI_Elo=$elo,"
     fi
-    sf_clock=tc=$SF_TC
-    [ "$elo" = full ] && sf_clock=$clock # (level 8: both on the same time a move)
     "$FF" match --engine "cmd=$FF,name=ff$elo,$clock,${strength}option.Hash=16" \
         --engine "cmd=$SF,name=sf$step,$sf_clock,option.UCI_LimitStrength=true,option.UCI_Elo=$step,option.Threads=1,option.Hash=16" \
         --games "$GAMES" --concurrency 2 --openings "$DATA/openings.epd" --random-openings "$seed" \
