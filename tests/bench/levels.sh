@@ -12,7 +12,9 @@
 # its clock: at the step 2200 the same feelfish scored 75 % against it on 3+0.03 and 37 % on 15+0.15.
 # Its ladder was calibrated at 60+0.6, which would take four times as long; 15+0.15 is one condition
 # for every step, the longest affordable). Each line: the rating asked, the step, the score, and the
-# measured rating = step + Elo difference with its 95 % interval. An entry RATING@STEP names the step;
+# measured rating = step + Elo difference with its 95 % interval, and the largest share of its clock
+# feelfish used in one game (tests/bench/clock_use.py; near 100 %, the clock and not the budget set
+# its moves in that game: lengthen TC and measure again). An entry RATING@STEP names the step;
 # full@STEP is level 8 (full strength, FULL_MS a move, default 1500 as in a game; Stockfish then gets
 # 1.5 s a move too: about 3.5 minutes a game, so `ELOS=full GAMES=30` takes about an hour; full alone
 # meets the ladder's top). About 20-50 s a game (Stockfish's 15 s and feelfish's budget): 3-25
@@ -33,7 +35,8 @@ FULL_MS=${FULL_MS:-1500}
 mkdir -p "$OUT"
 read -r LADDER_MIN LADDER_MAX < <(tests/bench/uci_elo_range.sh "$SF")
 if [ -z "${LADDER_MAX:-}" ]; then echo "levels: $SF declares no UCI_Elo option"; exit 1; fi
-printf '%-8s %-8s %-22s %s\n' asked step "won drawn lost, score" "measured rating"
+printf '%-8s %-8s %-22s %-16s %s\n' asked step "won drawn lost, score" "measured rating" \
+    "feelfish's clock, most used in a game"
 for spec in $ELOS; do
     elo=${spec%@*} step=${spec#*@} # "1500@1700": 1500 against the step 1700
     [ "$step" = full ] && step=$LADDER_MAX # (level 8 alone: against the ladder's top)
@@ -52,9 +55,11 @@ for spec in $ELOS; do
         --games "$GAMES" --concurrency 2 --openings "$DATA/openings.epd" --random-openings "$seed" \
         --pgn "$OUT/$name.pgn" --quiet >"$OUT/$name.txt" 2>&1
     score=$(awk '/^Results of/ { print $4, $5, $6 ",", $8; exit }' "$OUT/$name.txt")
-    awk -v asked="$elo" -v step="$step" -v score="$score" '/^Elo difference:/ {
+    use=$(python3 tests/bench/clock_use.py "$OUT/$name.pgn" "ff$elo")
+    awk -v asked="$elo" -v step="$step" -v score="$score" -v use="$use" '/^Elo difference:/ {
             d = $3; m = $5
-            if (d ~ /inf/) printf "%-8s %-8s %-22s %s\n", asked, step, score, "beyond the step (" d ")"
-            else if (m ~ /inf/) printf "%-8s %-8s %-22s %s\n", asked, step, score, "too few games for an interval"
-            else printf "%-8s %-8s %-22s %.0f +/- %.0f\n", asked, step, score, step + d, m }' "$OUT/$name.txt"
+            if (d ~ /inf/) rating = "beyond the step (" d ")"
+            else if (m ~ /inf/) rating = "too few games for an interval"
+            else rating = sprintf("%.0f +/- %.0f", step + d, m)
+            printf "%-8s %-8s %-22s %-16s %s\n", asked, step, score, rating, use }' "$OUT/$name.txt"
 done

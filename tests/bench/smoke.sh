@@ -36,8 +36,8 @@ part soak '^soak: ' env SOAK_SECONDS=12 python3 tests/bench/soak.py
 part flood 'victim' env FLOOD_SMOKE=1 python3 tests/bench/flood.py
 part clock 'lost on time' python3 tests/bot/clock_test.py --games 1 --concurrency 1 --base 30 --max-plies 16
 part calibrate 'largest bucket gap' python3 tests/bench/calibrate.py --games 40 --nodes 1000 --out "$LOG/calibration"
-part levels '^1100 +1350 ' env GAMES=2 ELOS=1100 TC=2+0.02 SF_TC=2+0.02 OUT="$LOG/levels" tests/bench/levels.sh
-part level_8 '^full +2850 ' env GAMES=2 ELOS=full FULL_MS=50 OUT="$LOG/levels" tests/bench/levels.sh
+part levels '^1100 +1350 .* [0-9]+% \([0-9]+ plies\)$' env GAMES=2 ELOS=1100 TC=2+0.02 SF_TC=2+0.02 OUT="$LOG/levels" tests/bench/levels.sh
+part level_8 '^full +2850 .* -$' env GAMES=2 ELOS=full FULL_MS=50 OUT="$LOG/levels" tests/bench/levels.sh
 part strength '^vs 2850: ' env GAMES=2 TC=1+0.01 OUT="$LOG/strength" tests/bench/strength.sh
 part review 'accuracy correlation' python3 tests/bench/review_quality.py --games 1 --nodes 5000 --speed-nodes 20000 --ceiling-nodes 50000
 

@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""How much of its clock an engine used, from a `feelfish match` PGN: clock_use.py PGN ENGINE prints
+'N% (PLIES plies)', the largest share over the PGN's games of what ENGINE was given (base + increment
+a move, from its WhiteTimeControl / BlackTimeControl tag, or TimeControl when both had one clock)
+that its moves' times (each move's comment ends in '<seconds>s') add up to, with that game's length;
+'-' where it had no clock (movetime). A node budget is only what a rating plays if the clock never
+cut it: levels.sh prints this beside each rating, and a share near 100 % says the clock, not the
+budget, set the moves' length in that game."""
+import re
+import sys
+
+
+def clock_use(pgn_text, engine):
+    worst = None  # (share, plies)
+    for game in pgn_text.split("[Event ")[1:]:
+        tags = dict(re.findall(r'^\[(\w+) "([^"]*)"\]', game, re.M))
+        if engine not in (tags.get("White"), tags.get("Black")):
+            continue
+        colour = "White" if tags.get("White") == engine else "Black"
+        given_tc = tags.get(colour + "TimeControl", tags.get("TimeControl", "-"))
+        clock = re.fullmatch(r"([0-9.]+)\+([0-9.]+)", given_tc)
+        if not clock:
+            return None
+        white_first = " b " not in tags.get("FEN", " w ")
+        body = game[game.find("\n\n"):]
+        times = [float(m) if m else 0.0 for m in re.findall(r"\{[^}]*?(?:([0-9.]+)s)?\}", body)]
+        own = times[0 if white_first == (colour == "White") else 1::2]
+        given = float(clock.group(1)) + float(clock.group(2)) * len(own)
+        share = sum(own) / given if given > 0 else 0.0
+        if worst is None or share > worst[0]:
+            worst = (share, len(times))
+    return worst
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: clock_use.py PGN ENGINE")
+    try:
+        with open(sys.argv[1], encoding="utf-8") as f:
+            worst = clock_use(f.read(), sys.argv[2])
+    except OSError as e:
+        sys.exit(f"clock_use: {e}")
+    print("-" if worst is None else f"{100 * worst[0]:.0f}% ({worst[1]} plies)")
+
+
+if __name__ == "__main__":
+    main()
