@@ -129,8 +129,9 @@ runner "security: foreign origins and hosts, headers, a WebSocket client that ne
 runner "security: per-client rate and analysis quotas" python3 tests/security/test_quotas.py
 runner "security: tokens, scopes, owners, learning policy, fair queue" python3 tests/security/test_auth.py
 # Its SIGTERM check runs build/feelfish-asan (ASAN_OPTIONS as above) whatever FEELFISH says.
-runner "security: connection floods, slowloris, keep-alive, framing, request ids, WebSocket idle, SIGTERM under ASan" \
+runner "security: connection floods, per-address caps, slowloris, keep-alive, WebSocket idle, SIGTERM under ASan" \
     python3 tests/security/test_connections.py
+runner "security: strict framing, paths not UTF-8, request ids, JSON log lines" python3 tests/security/test_framing_and_ids.py
 runner "security: hostile clients (dead listener, quotas, SIGTERM under load, retention flood, JSON refusals, full disk)" python3 tests/security/test_hostile.py
 runner "security: trusted proxies (X-Forwarded-For and Forwarded from trusted peers only: owners, quotas, caps, log)" python3 tests/security/test_proxies.py
 runner "libFuzzer harnesses (FEN, moves, PGN, a UCI session, an analysis request, HTTP and WebSocket in-process), 30 s each" \
