@@ -75,8 +75,14 @@ collect() {
 
 # The Lichess bot bridge (`feelfish bot`, `serve --bot`) against a fake Lichess with real rules and clocks
 # (tests/bot/fake_lichess.py; Stockfish plays the opponent). tests/bot/clock_test.py (20 games at 1+0) is not here.
-in_background "Lichess bot: config, challenges, games, 429s, dropped streams, aborts, PGN, token hygiene" \
+in_background "Lichess bot: config (--print-config, bad values named), a wrong token, an account not a BOT" \
+    python3 tests/bot/test_bot_config.py
+in_background "Lichess bot: challenges, games, 429s, dropped streams, aborts, PGN, token hygiene" \
     python3 tests/bot/test_bot.py
+in_background "Lichess bot: matchmaking, takebacks, the challenge queue, rate_limiting_delay" \
+    python3 tests/bot/test_bot_matchmaking.py
+in_background "Lichess bot inside the server: serve --bot, GET /api/bot, affective and bayesian games" \
+    python3 tests/bot/test_bot_serve.py
 in_background "crash: kill -9 under mixed load, every acknowledged write survives" python3 tests/durability/test_crash.py
 in_background "cluster: two fronts and two workers over a real redis-server (kill -9, Redis restart)" python3 tests/cluster/test_cluster.py
 in_background "cluster (ASan+UBSan build)" "${ASAN_SERVER[@]}" python3 tests/cluster/test_cluster.py

@@ -1,5 +1,8 @@
-"""What the bot's tests share (test_bot.py, clock_test.py): `feelfish bot` as a process with its
-own database and output files, lichess-bot's config.yml.default with edits, fresh tokens."""
+"""What the bot's tests share (test_bot.py, test_bot_config.py, test_bot_matchmaking.py,
+test_bot_serve.py, clock_test.py): `feelfish bot` as a process with its own database and output
+files, lichess-bot's config.yml.default with edits, fresh tokens; for the test files, the fake
+Lichess's log (shown with FEELFISH_BOT_VERBOSE=1), human challengers, waiting out a game, and the
+abort_time their bots run with."""
 import errno
 import os
 import random
@@ -15,6 +18,26 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from harness import FF, ROOT, tmpdir  # noqa: E402
 
 DEFAULT = os.path.join(HERE, "lichess-bot.config.yml.default")
+VERBOSE = bool(os.environ.get("FEELFISH_BOT_VERBOSE"))
+ABORT_TIME = 3
+HUMAN = {"title": None, "rating": 1500}
+
+
+def log(text):
+    if VERBOSE:
+        print(text, flush=True)
+
+
+def human(i):
+    return dict(HUMAN, id="human%s" % i, name="Human%s" % i)
+
+
+def wait_over(fake, gid, timeout, start_timeout=15):
+    """Waits for the game to start (the challenge accepted), then for its end; False if either
+    does not come."""
+    if not fake.wait(lambda: gid in fake.games, start_timeout):
+        return False
+    return fake.wait(lambda: fake.games[gid].status != "started", timeout)
 
 
 def new_token():

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""The Lichess bot bridge's (`feelfish bot`) config and its refusals at start, each check with a bot
+of its own: --print-config on lichess-bot's config.yml.default (every setting read as lichess-bot
+reads it, the token masked), a bad value refused with its key named, feelfish.gain and feelfish.elo
+read and their bad values refused by name; a token the fake Lichess (fake_lichess.py) does not know
+and an account that is not a BOT end the bot before it opens the event stream; LICHESS_BOT_TOKEN
+wins over the file's token. The games are test_bot.py's, test_bot_matchmaking.py's and
+test_bot_serve.py's.
+
+    python3 tests/bot/test_bot_config.py [--list] [CHECK...]   # last line: bot-config: N passed, N failed
+    FEELFISH_BOT_VERBOSE=1 ...                                  # the fake's log"""
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+from botlib import DEFAULT, Bot, config_text, log, new_token, run  # noqa: E402
+from fake_lichess import FakeLichess  # noqa: E402
+from harness import FF, Suite, check, tmpdir  # noqa: E402
+
+
+def settings(text):
+    """--print-config's "key: value" lines as a dict of strings."""
+    out = {}
+    for line in text.splitlines():
+        if ": " in line:
+            k, v = line.split(": ", 1)
+            out[k.strip()] = v.strip()
+    return out
+
+
+suite = Suite("bot-config")
+
+
+# ---- the config ----
+
+@suite.test()
+def config_default_accepted():
+    token = new_token()
+    bot_dir = tmpdir("feelfish-bot-")
+    path = os.path.join(bot_dir, "config.yml")
+    with open(path, "w") as f:
+        f.write(config_text("http://127.0.0.1:9/", token))
+    rc, out, err = run([FF, "bot", "--config", path, "--print-config"])
+    print("    --print-config on lichess-bot's config.yml.default (token and url replaced):")
+    for line in out.splitlines():
+        print("      " + line)
+    s = settings(out)
+    want = {
+        "challenge.concurrency": "1", "challenge.accept_bot": "true", "challenge.only_bot": "false",
+        "challenge.max_base": "1800", "challenge.min_base": "0", "challenge.max_increment": "20",
+        "challenge.min_increment": "0", "challenge.max_days": "14", "challenge.min_days": "1",
+        "challenge.variants": "[standard]", "challenge.time_controls": "[bullet, blitz, rapid, classical]",
+        "challenge.modes": "[casual, rated]", "challenge.max_simultaneous_games_per_user": "5",
+        "challenge.sort_by": '"best"', "challenge.bullet_requires_increment": "false",
+        "engine.draw_or_resign.offer_draw_enabled": "true", "engine.draw_or_resign.offer_draw_moves": "10",
+        "engine.draw_or_resign.offer_draw_score": "0", "engine.draw_or_resign.offer_draw_pieces": "10",
+        "engine.draw_or_resign.resign_enabled": "false", "engine.draw_or_resign.resign_score": "-1000",
+        "engine.draw_or_resign.resign_moves": "3",
+        "move_overhead": "2000", "abort_time": "30", "rate_limiting_delay": "0", "pgn_file_grouping": '"game"',
+        "greeting.goodbye": '"Good game!"', "url": '"http://127.0.0.1:9/"',
+    }
+    wrong = {k: (s.get(k), v) for k, v in want.items() if s.get(k) != v}
+    check("config_default_accepted", rc == 0 and not wrong and token not in out + err and s.get("token") == "********",
+          "exit %s; (printed, expected): %s; token printed: %s; stderr: %s"
+          % (rc, wrong, token in out + err, err[-300:]))
+
+
+@suite.test()
+def config_bad_value_names_key():
+    cases = [
+        (r"^  concurrency: .*$", '  concurrency: "lots"', "challenge.concurrency"),
+        (r"^    offer_draw_moves: .*$", "    offer_draw_moves: -3", "engine.draw_or_resign.offer_draw_moves"),
+        (r"^    - blitz$", "    - hyperBullet", "challenge.time_controls"),
+        (r"^abort_time: .*$", 'abort_time: "soon"', "abort_time"),
+        (r"^  max_base: .*$", "  max_base: [1, 2]", "challenge.max_base"),
+    ]
+    bad = []
+    for pattern, repl, key in cases:
+        d = tmpdir("feelfish-bot-")
+        path = os.path.join(d, "config.yml")
+        with open(path, "w") as f:
+            f.write(config_text("http://127.0.0.1:9/", new_token(), [(pattern, repl)]))
+        rc, out, err = run([FF, "bot", "--config", path, "--print-config"])
+        said = [line for line in err.splitlines() if "feelfish bot:" in line]
+        print("    %-40s -> exit %s: %s" % (repl.strip(), rc, said[-1] if said else err.strip()[-200:]))
+        if rc != 2 or key not in err:
+            bad.append((repl.strip(), rc, err[-200:]))
+    check("config_bad_value_names_key", not bad, bad)
+
+
+@suite.test()
+def config_feelfish_gain():
+    """feelfish.gain (affective: the emotion's hold, 0..1) is read; outside 0..1 it is refused by name;
+    not given it is -1 (the temperament's)."""
+    seen = {}
+    for extra in ("", "feelfish: {mode: affective, temperament: thesis, gain: 0.05}\n", "feelfish: {gain: 2}\n"):
+        path = os.path.join(tmpdir("feelfish-bot-"), "config.yml")
+        with open(path, "w") as f:
+            f.write(config_text("http://127.0.0.1:9/", new_token()) + extra)
+        rc, out, err = run([FF, "bot", "--config", path, "--print-config"])
+        seen[extra.strip() or "none"] = (rc, settings(out).get("feelfish.gain"), settings(out).get("feelfish.temperament"),
+                                         err.strip()[-160:])
+    none, asked, bad = seen.values()
+    check("config_feelfish_gain", none[:2] == (0, "-1") and asked[:3] == (0, "0.05", '"thesis"')
+          and bad[0] == 2 and "feelfish.gain" in bad[3], seen)
+
+
+@suite.test()
+def config_feelfish_elo():
+    """feelfish.elo (play at that rating, strength.h) is read; 0 or absent is full strength; below the
+    lowest rating, above the highest or a fraction is refused by name."""
+    seen = {}
+    for extra in ("", "feelfish: {elo: 1600}\n", "feelfish: {elo: 300}\n", "feelfish: {elo: 9000}\n",
+                  "feelfish: {elo: 1600.5}\n"):
+        path = os.path.join(tmpdir("feelfish-bot-"), "config.yml")
+        with open(path, "w") as f:
+            f.write(config_text("http://127.0.0.1:9/", new_token()) + extra)
+        rc, out, err = run([FF, "bot", "--config", path, "--print-config"])
+        seen[extra.strip() or "none"] = (rc, settings(out).get("feelfish.elo"), err.strip()[-160:])
+    none, asked, *bad = seen.values()
+    check("config_feelfish_elo", none[:2] == (0, "0") and asked[:2] == (0, "1600")
+          and all(b[0] == 2 and "feelfish.elo" in b[2] for b in bad), seen)
+
+
+# ---- refusals ----
+
+@suite.test()
+def bad_token_refused():
+    fake = FakeLichess(token=new_token(), log=log).start()
+    wrong = new_token()
+    try:
+        bot = Bot(config_text(fake.url, wrong))
+        rc = bot.wait(30)
+        if rc is None:
+            bot.stop()
+        err = bot.stderr()
+        kinds = [r["kind"] for r in fake.calls()]
+        check("bad_token_refused",
+              rc == 1 and "token" in err.lower() and "stream_event" not in kinds and "account" not in kinds
+              and wrong not in err + bot.stdout(),
+              "exit %s (want 1); calls %s; stderr: %s" % (rc, kinds, err[-400:]))
+    finally:
+        fake.close()
+
+
+@suite.test("not_a_bot_refused", "token_from_env")
+def not_a_bot_refused():
+    token = new_token()
+    fake = FakeLichess(token=token, account={"id": "feelhuman", "username": "FeelHuman"}, log=log).start()
+    try:
+        # the file keeps lichess-bot's placeholder token: LICHESS_BOT_TOKEN wins
+        with open(DEFAULT) as f:
+            text = re.sub(r"^url: .*$", 'url: "%s"' % fake.url, f.read(), count=1, flags=re.M)
+        bot = Bot(text, env={"LICHESS_BOT_TOKEN": token})
+        rc = bot.wait(30)
+        if rc is None:
+            bot.stop()
+        err = bot.stderr()
+        calls = fake.calls()
+        kinds = [r["kind"] for r in calls]
+        check("not_a_bot_refused", rc == 1 and "BOT" in err and "stream_event" not in kinds,
+              "exit %s (want 1); calls %s; stderr: %s" % (rc, kinds, err[-400:]))
+        tested = [r["body"].decode() for r in calls if r["kind"] == "token_test"]
+        check("token_from_env", tested == [token] and "account" in kinds,
+              "token/test bodies %s (want the LICHESS_BOT_TOKEN one); calls %s" % (tested, kinds))
+    finally:
+        fake.close()
+
+
+if __name__ == "__main__":
+    sys.exit(suite.main())
