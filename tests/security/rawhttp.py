@@ -1,8 +1,9 @@
 """Raw HTTP on a plain socket, for the security tests that send what http.client would not (broken
 framing, half-sent heads and bodies, several requests down one connection): Reader, which reads
-answers off a socket in order; raw_exchange, one request on a fresh connection; error_of, the error
-code of a JSON error body; POST, the head of a JSON POST /api/analyse without its length. Used by
-test_connections.py, test_framing_and_ids.py and test_refusals.py."""
+answers off a socket in order; read_answer, one answer or a string saying what came instead;
+raw_exchange, one request on a fresh connection; error_of, the error code of a JSON error body; POST,
+the head of a JSON POST /api/analyse without its length. Used by test_connections.py,
+test_framing_and_ids.py, test_heavy_load.py and test_refusals.py."""
 import json
 import os
 import socket
@@ -17,10 +18,11 @@ POST = b"POST /api/analyse HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: applicat
 
 
 class Reader:
-    """Answers read off one raw socket, in order (keeps what comes after an answer)."""
+    """Answers read off one raw socket, in order (keeps what comes after an answer). first: bytes
+    already read off it, given back before anything new."""
 
-    def __init__(self, sock):
-        self.sock, self.buf = sock, b""
+    def __init__(self, sock, first=b""):
+        self.sock, self.buf = sock, first
 
     def _more(self, deadline):
         self.sock.settimeout(max(0.01, deadline - time.time()))
@@ -29,9 +31,18 @@ class Reader:
             raise EOFError
         self.buf += chunk
 
-    def response(self, timeout=5):
+    def _until_closed(self, deadline):
+        try:
+            while True:
+                self._more(deadline)
+        except (EOFError, OSError):
+            pass
+
+    def response(self, timeout=5, head_only=False):
         """(status, lower-cased headers, body bytes); None when the peer closed before any byte.
-        Raises socket.timeout when nothing complete came in time."""
+        1xx, 204 and 304 have no body; otherwise, without a Content-Length or with head_only (the answer
+        to a HEAD), the body is what came until the peer closed (for a HEAD it must be nothing). Raises socket.timeout when nothing complete
+        came in time, ConnectionError when the peer closed inside the head or the body."""
         deadline = time.time() + timeout
         try:
             while b"\r\n\r\n" not in self.buf:
@@ -39,17 +50,29 @@ class Reader:
         except EOFError:
             if not self.buf:
                 return None
-            raise ConnectionError("closed inside the headers: %r" % self.buf[:200])
+            raise ConnectionError("closed inside the head: %r" % self.buf[:120])
         head, _, self.buf = self.buf.partition(b"\r\n\r\n")
         lines = head.decode("latin-1").split("\r\n")
-        status = int(lines[0].split()[1])
+        try:
+            status = int(lines[0].split()[1])
+        except (IndexError, ValueError):
+            raise ConnectionError("not HTTP: %r" % head[:120])
         headers = {}
         for line in lines[1:]:
             k, _, v = line.partition(":")
             headers[k.strip().lower()] = v.strip()
-        n = int(headers.get("content-length", "0"))
-        while len(self.buf) < n:
-            self._more(deadline)
+        if status < 200 or status in (204, 304):
+            return status, headers, b""
+        if head_only or "content-length" not in headers:
+            self._until_closed(deadline)
+            body, self.buf = self.buf, b""
+            return status, headers, body
+        n = int(headers["content-length"] or 0)
+        try:
+            while len(self.buf) < n:
+                self._more(deadline)
+        except EOFError:
+            raise ConnectionError("closed inside the body: %d of %d bytes" % (len(self.buf), n))
         body, self.buf = self.buf[:n], self.buf[n:]
         return status, headers, body
 
@@ -92,3 +115,18 @@ def raw_exchange(port, data, timeout=5, source=None):
     except socket.timeout:
         ans = "timeout"
     return ans, time.time() - t0, r
+
+
+def read_answer(sock, timeout=5, head_only=False):
+    """One HTTP answer off a socket or a Reader (Reader.response), or a string saying what came instead:
+    'closed' (nothing), 'timeout', 'reset (...)', or what went wrong inside the answer."""
+    r = sock if isinstance(sock, Reader) else Reader(sock)
+    try:
+        ans = r.response(timeout, head_only)
+    except socket.timeout:
+        return "timeout" if not r.buf else "timeout inside the answer: %r" % r.buf[:120]
+    except ConnectionError as e:
+        return str(e) if type(e) is ConnectionError else "reset (%s)" % e
+    except OSError as e:
+        return "reset (%s)" % e
+    return "closed" if ans is None else ans

@@ -67,28 +67,12 @@ def metric(s, name):
 # ---- WebSockets from a chosen address ----
 
 def ws_open(port, source=None, timeout=5):
-    """A WebSocket (wsclient's) from `source`; raises ConnectionError when the handshake is refused."""
-    sock = connect(port, source, timeout)
-    key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall(("GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                  "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % (port, key)).encode())
-    head = b""
+    """A WebSocket (wsclient's) from `source`; raises ConnectionError when the handshake is refused or
+    does not come."""
     try:
-        while b"\r\n\r\n" not in head:
-            chunk = sock.recv(4096)
-            if not chunk:
-                raise ConnectionError("handshake: connection closed after %r" % head[:100])
-            head += chunk
+        return WebSocket(port, source=source, timeout=timeout)
     except (socket.timeout, ConnectionResetError) as e:
-        sock.close()
-        raise ConnectionError("handshake: %s after %r" % (type(e).__name__, head[:100])) from e
-    status, _, rest = head.partition(b"\r\n\r\n")
-    if b" 101 " not in status.split(b"\r\n")[0]:
-        sock.close()
-        raise ConnectionError("handshake refused: " + status.decode(errors="replace")[:100])
-    ws = WebSocket.__new__(WebSocket)
-    ws.sock, ws.buf = sock, rest
-    return ws
+        raise ConnectionError("handshake: %s" % type(e).__name__) from e
 
 
 def ws_closed(ws, wait=0.3):

@@ -30,7 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 import harness  # noqa: E402
 from harness import ROOT, Server, Suite, connect, raise_nofile, report  # noqa: E402
-from hostile_common import W2, brief, read_answer, req  # noqa: E402
+from hostile_common import W2, brief, req  # noqa: E402
+from rawhttp import read_answer  # noqa: E402
 from wsclient import WebSocket  # noqa: E402
 
 suite = Suite("heavy-load")

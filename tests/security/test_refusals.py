@@ -24,8 +24,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 import harness  # noqa: E402
 from harness import ROOT, Server, Suite, connect, raise_nofile, report, tmpdir  # noqa: E402
-from hostile_common import W2, read_answer, req  # noqa: E402
-from rawhttp import error_of  # noqa: E402
+from hostile_common import W2, req  # noqa: E402
+from rawhttp import Reader, error_of, read_answer  # noqa: E402
 from wsclient import WebSocket  # noqa: E402
 
 suite = Suite("refusals")
@@ -184,28 +184,12 @@ def oversized_requests():
     ans = None
     if b"\r\n\r\n" in buf:
         sock.setblocking(True)
-        ans = read_answer(_Replay(buf, sock), 2)
+        ans = read_answer(Reader(sock, buf), 2)
     sock.close()
     report("huge_chunked_body_answered", isinstance(ans, tuple) and ans[0] == 413
            and error_of(ans[2]) == "body_too_large" and secs <= 5,
            dict(summarize(ans) if isinstance(ans, tuple) else {"answer": ans, "got": buf[:120], "end": how},
                 seconds=round(secs, 2), bytes_sent=sent))
-
-
-class _Replay:
-    """A socket whose first recv() gives back what was already read."""
-
-    def __init__(self, first, sock):
-        self.first, self.sock = first, sock
-
-    def settimeout(self, t):
-        self.sock.settimeout(t)
-
-    def recv(self, n):
-        if self.first:
-            data, self.first = self.first, b""
-            return data
-        return self.sock.recv(n)
 
 
 def ws_handshake(port, host=None, origin=None, source=None):
