@@ -1,9 +1,10 @@
 """Raw HTTP on a plain socket, for the security tests that send what http.client would not (broken
 framing, half-sent heads and bodies, several requests down one connection): Reader, which reads
 answers off a socket in order; read_answer, one answer or a string saying what came instead;
-raw_exchange, one request on a fresh connection; error_of, the error code of a JSON error body; POST,
-the head of a JSON POST /api/analyse without its length. Used by test_connections.py,
-test_framing_and_ids.py, test_heavy_load.py and test_refusals.py."""
+raw_exchange, one request on a fresh connection; health_once, one GET /api/health on its own
+connection; error_of, the error code of a JSON error body; POST, the head of a JSON POST /api/analyse
+without its length. Used by test_connections.py, test_framing_and_ids.py, test_heavy_load.py and
+test_refusals.py."""
 import json
 import os
 import socket
@@ -130,3 +131,21 @@ def read_answer(sock, timeout=5, head_only=False):
     except OSError as e:
         return "reset (%s)" % e
     return "closed" if ans is None else ans
+
+
+def health_once(port, source=None, timeout=5):
+    """(status, or a string saying what came instead, seconds) of one GET /api/health on a fresh
+    connection."""
+    t0 = time.time()
+    try:
+        sock = connect(port, source, timeout)
+    except OSError as e:
+        return "connect: %s" % e, time.time() - t0
+    try:
+        sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        ans = read_answer(sock, max(0.05, timeout - (time.time() - t0)))
+    except OSError as e:
+        ans = "send: %s" % e
+    finally:
+        sock.close()
+    return (ans[0] if isinstance(ans, tuple) else ans), time.time() - t0

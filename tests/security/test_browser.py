@@ -6,7 +6,6 @@ read its frames closed with 1008 while the server's memory stays bounded."""
 import os
 import socket
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))

@@ -27,7 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 import harness  # noqa: E402
 from harness import ROOT, SANITIZER_MARKS, Server, Suite, connect, raise_nofile, report  # noqa: E402
-from rawhttp import POST, Reader, error_of, raw_exchange  # noqa: E402
+from rawhttp import POST, Reader, error_of, health_once, raw_exchange  # noqa: E402
 from wsclient import WebSocket  # noqa: E402
 
 suite = Suite("connections")
@@ -37,19 +37,6 @@ OPENINGS = ["d2d4", "c2c4", "g1f3", "b2b3"]
 
 
 # ---- raw HTTP ----
-
-def health_once(port):
-    """(status or None, seconds) of one GET /api/health on a fresh connection."""
-    t0 = time.time()
-    try:
-        sock = connect(port)
-        sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-        ans = Reader(sock).response(5)
-        sock.close()
-        return (ans[0] if ans else None), time.time() - t0
-    except OSError:
-        return None, time.time() - t0
-
 
 def p99(values):
     s = sorted(values)

@@ -29,9 +29,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 import harness  # noqa: E402
-from harness import ROOT, Server, Suite, connect, raise_nofile, report  # noqa: E402
+from harness import ROOT, Server, Suite, raise_nofile, report  # noqa: E402
 from hostile_common import W2, brief, req  # noqa: E402
-from rawhttp import read_answer  # noqa: E402
+from rawhttp import health_once  # noqa: E402
 from wsclient import WebSocket  # noqa: E402
 
 suite = Suite("heavy-load")
@@ -44,23 +44,6 @@ STOP_MARKS = ("MHD_stop_daemon", "suspended connections", "Aborted")
 
 
 # ---- raw sockets ----
-
-def health_once(port, source=None, timeout=3):
-    """(status or what came instead, seconds) of one GET /api/health on a fresh connection."""
-    t0 = time.time()
-    try:
-        sock = connect(port, source, timeout)
-    except OSError as e:
-        return "connect: %s" % e, time.time() - t0
-    try:
-        sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-        ans = read_answer(sock, max(0.05, timeout - (time.time() - t0)))
-    except OSError as e:
-        ans = "send: %s" % e
-    finally:
-        sock.close()
-    return (ans[0] if isinstance(ans, tuple) else ans), time.time() - t0
-
 
 def idle_connections(port, sources, per_source):
     """per_source connections from each address that send nothing (connects not waited for: past the
