@@ -33,17 +33,21 @@ class Reader:
         self.buf += chunk
 
     def _until_closed(self, deadline):
+        """Reads until the peer closes (EOF or reset); socket.timeout if it has not by the deadline."""
         try:
             while True:
                 self._more(deadline)
+        except socket.timeout:
+            raise
         except (EOFError, OSError):
             pass
 
     def response(self, timeout=5, head_only=False):
         """(status, lower-cased headers, body bytes); None when the peer closed before any byte.
         1xx, 204 and 304 have no body; otherwise, without a Content-Length or with head_only (the answer
-        to a HEAD), the body is what came until the peer closed (for a HEAD it must be nothing). Raises socket.timeout when nothing complete
-        came in time, ConnectionError when the peer closed inside the head or the body."""
+        to a HEAD), the body is what came until the peer closed (for a HEAD it must be nothing). Raises
+        socket.timeout when nothing complete came in time (a body read to the close included: the peer
+        must close by then), ConnectionError when the peer closed inside the head or the body."""
         deadline = time.time() + timeout
         try:
             while b"\r\n\r\n" not in self.buf:
