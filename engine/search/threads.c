@@ -82,6 +82,36 @@ static void fill_info(const SearchThread *t, int line, int depth, SearchInfo *in
     memcpy(info->pv, rm->pv, (size_t)rm->pv_length * sizeof(Move));
 }
 
+/* A line cut to its first move (a fail high at the root, or a stop right after one) takes its
+ * continuation from the hash table while that holds legal moves and no repetition: a ponder move and a
+ * line to show, as Stockfish takes its ponder move. t->pos is the root again after the search. */
+#define LINE_FROM_TT_MAX 8
+static void extend_line_from_tt(SearchThread *t, RootMove *rm)
+{
+    const Search *s = t->search;
+    Position *p = &t->pos;
+    int made = 0;
+    position_make_move(p, rm->pv[0]);
+    made++;
+    while (rm->pv_length < LINE_FROM_TT_MAX && !position_is_repetition(p, 1)) {
+        TTData tte;
+        if (!tt_probe(&s->tt, p->st->key ^ s->salt, &tte) || tte.move == MOVE_NONE)
+            break;
+        MoveList legal;
+        movegen_legal(p, &legal, GEN_ALL);
+        bool is_legal = false;
+        for (int i = 0; i < legal.count && !is_legal; i++)
+            is_legal = legal.moves[i] == tte.move;
+        if (!is_legal)
+            break;
+        rm->pv[rm->pv_length++] = tte.move;
+        position_make_move(p, tte.move);
+        made++;
+    }
+    while (made-- > 0)
+        position_unmake_move(p);
+}
+
 /* Reports every line of the main thread (exact lines and, mid-iteration, a failing one); at a
  * rating, every line it chooses among (as Stockfish shows its skill's four). */
 void search_report(SearchThread *t, int depth)
@@ -375,6 +405,9 @@ void search_run(Search *s, const Position *pos, const SearchLimits *limits, cons
         main->completed_depth = chosen->completed_depth;
         search_report(main, main->completed_depth);
     }
+    for (int i = 0; i < s->report_lines; i++)
+        if (main->root[i].pv_length == 1)
+            extend_line_from_tt(main, &main->root[i]);
     RootMove *best = &main->root[0];
     result->best = s->strength.nodes && main->completed_depth > 0 ? strength_pick(s, main) : best->move;
     result->ponder = MOVE_NONE;

@@ -246,6 +246,43 @@ static void test_search_threads_and_multipv(void)
     search_free(s);
 }
 
+/* A search stopped by its node limit right after a fail high at the root has that move's line cut to
+ * the move itself; every line it reports still shows a continuation (from the hash table) where the
+ * position after the first move has one. Node limits from 2,000 to 60,000 stop at many such points. */
+static void test_stopped_lines_have_continuations(void)
+{
+    Search *s = search_new();
+    CHECK(s);
+    Evaluator e;
+    evaluator_classical(&e);
+    const char *fens[] = {"r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+                          "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                          "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"};
+    int short_lines = 0, lines = 0;
+    for (int f = 0; f < 3; f++)
+        for (uint64_t nodes = 2000; nodes <= (SANITIZED ? 20000u : 60000u); nodes += 1000) {
+            SearchLimits l;
+            search_limits_init(&l);
+            l.nodes = nodes;
+            l.multipv = 2;
+            CHECK_INT(fen_read(&pos, fens[f], NULL, 0), FEN_OK);
+            search_clear(s);
+            SearchResult r;
+            search_run(s, &pos, &l, &e, NULL, &r);
+            for (int i = 0; i < r.lines; i++) {
+                lines++;
+                static Position after;
+                position_copy(&after, &pos);
+                position_make_move(&after, r.line[i].pv[0]);
+                MoveList replies;
+                if (r.line[i].pv_length < 2 && movegen_legal(&after, &replies, GEN_ALL) > 0)
+                    short_lines++;
+            }
+        }
+    CHECK_MSG(short_lines == 0, "%d of %d lines are their first move alone", short_lines, lines);
+    search_free(s);
+}
+
 typedef struct {
     const char *fen;
     uint64_t nodes_limit;
@@ -339,4 +376,5 @@ void suite_search(void)
     RUN(test_search_finds_mates);
     RUN(test_search_draws);
     RUN(test_search_threads_and_multipv);
+    RUN(test_stopped_lines_have_continuations);
 }
