@@ -95,14 +95,7 @@ static void extend_line_from_tt(SearchThread *t, RootMove *rm)
     made++;
     while (rm->pv_length < LINE_FROM_TT_MAX && !position_is_repetition(p, 1)) {
         TTData tte;
-        if (!tt_probe(&s->tt, p->st->key ^ s->salt, &tte) || tte.move == MOVE_NONE)
-            break;
-        MoveList legal;
-        movegen_legal(p, &legal, GEN_ALL);
-        bool is_legal = false;
-        for (int i = 0; i < legal.count && !is_legal; i++)
-            is_legal = legal.moves[i] == tte.move;
-        if (!is_legal)
+        if (!tt_probe(&s->tt, p->st->key ^ s->salt, &tte) || !movegen_is_legal(p, tte.move))
             break;
         rm->pv[rm->pv_length++] = tte.move;
         position_make_move(p, tte.move);

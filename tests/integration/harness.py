@@ -210,7 +210,9 @@ class Server:
 
 
 def error_code(result):
-    return result[1]["error"]["code"] if isinstance(result[1], dict) and "error" in result[1] else None
+    """The error code of a (status, body, response) answer, or None (no JSON error object)."""
+    err = result[1].get("error") if isinstance(result[1], dict) else None
+    return err.get("code") if isinstance(err, dict) else None
 
 
 def poll(fetch, done, tries=100, delay=0.05):

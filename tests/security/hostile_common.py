@@ -1,6 +1,12 @@
 """What the hostile-client test files share (test_heavy_load.py, test_storage_pressure.py,
 test_refusals.py): W2, the two workers their servers run with; req, a request that never raises;
 brief, an answer's status and error code."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from harness import error_code  # noqa: E402
+
 W2 = ("--workers", "2")
 
 
@@ -13,13 +19,6 @@ def req(s, method, path, body=None, source=None, timeout=30, token=None, headers
         return "%s: %s" % (type(e).__name__, e), None, None
 
 
-def code_of(res):
-    body = res[1]
-    if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        return body["error"].get("code")
-    return None
-
-
 def brief(res):
     """(status, error code or None)."""
-    return res[0], code_of(res)
+    return res[0], error_code(res)
