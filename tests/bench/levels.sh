@@ -35,7 +35,7 @@ FULL_MS=${FULL_MS:-1500}
 mkdir -p "$OUT"
 read -r LADDER_MIN LADDER_MAX < <(tests/bench/uci_elo_range.sh "$SF")
 if [ -z "${LADDER_MAX:-}" ]; then echo "levels: $SF declares no UCI_Elo option"; exit 1; fi
-printf '%-8s %-8s %-22s %-16s %s\n' asked step "won drawn lost, score" "measured rating" \
+printf '%-8s %-8s %-22s %-26s %s\n' asked step "won drawn lost, score" "measured rating" \
     "feelfish's clock, most used in a game"
 for spec in $ELOS; do
     elo=${spec%@*} step=${spec#*@} # "1500@1700": 1500 against the step 1700
@@ -59,7 +59,7 @@ for spec in $ELOS; do
     awk -v asked="$elo" -v step="$step" -v score="$score" -v use="$use" '/^Elo difference:/ {
             d = $3; m = $5
             if (d ~ /inf/) rating = "beyond the step (" d ")"
-            else if (m ~ /inf/) rating = "too few games for an interval"
+            else if (m ~ /inf/) rating = "no interval: too few games"
             else rating = sprintf("%.0f +/- %.0f", step + d, m)
-            printf "%-8s %-8s %-22s %-16s %s\n", asked, step, score, rating, use }' "$OUT/$name.txt"
+            printf "%-8s %-8s %-22s %-26s %s\n", asked, step, score, rating, use }' "$OUT/$name.txt"
 done
