@@ -4,7 +4,8 @@
  * split by the emotion the position evokes in the mover (the affective appraisal with the neutral
  * temperament and no mood: fear, neutral, relief), and how often each mode chooses differently from
  * classical, with the paired difference of its matching rate from the first mode's (points, 95 %:
- * the same positions, so the interval is McNemar's, tighter than the two rates' own). The mode
+ * the same positions, so the interval is McNemar's, tighter than the two rates' own), overall on the
+ * mode's row and per emotion on a line under it. The mode
  * `bayesian` is the Bayesian-adaptive evaluator as a game plays it against the mover's opponent:
  * target auto (the opponent's style read from the game's moves so far by the style model, from its
  * 10th move; before that the default, conservative), parameters chosen by the model in --bayes-db. Positions are taken
@@ -262,6 +263,25 @@ static void print_rate(FILE *out, int k, int n)
     fprintf(out, "  %5.1f%% [%4.1f, %4.1f]", n ? 100.0 * k / n : 0.0, lo, hi);
 }
 
+/* Mode m's matching rate minus the first mode's over the positions with the emotion `label` (-1: all),
+ * in points with its 95 % half-width (McNemar: only the positions where exactly one of them matches
+ * count). */
+static void print_paired(FILE *out, const Run *run, int m, int label, int width)
+{
+    int n = 0, only_this = 0, only_first = 0;
+    for (int i = 0; i < run->count; i++) {
+        const Sample *s = &run->samples[i];
+        if (label >= 0 && s->label != label)
+            continue;
+        bool same = s->chosen[m] == s->played, first = s->chosen[0] == s->played;
+        n++;
+        only_this += same && !first;
+        only_first += first && !same;
+    }
+    fprintf(out, "%+*.1f +/- %.1f", width, n ? 100.0 * (only_this - only_first) / n : 0.0,
+            n ? 100.0 * 1.959964 * sqrt(only_this + only_first) / n : 0.0);
+}
+
 static void run_free(Run *run)
 {
     for (int i = 0; i < run->game_count; i++)
@@ -359,15 +379,13 @@ int humanlike_command(int argc, char **argv, FILE *out)
         fprintf(out, " %-8s n=%-14d", Labels[l], per_label[l]);
     fprintf(out, " differs from %s, matching vs it (paired)\n", run.modes[0].name);
     for (int m = 0; m < run.mode_count; m++) {
-        int hit = 0, differ = 0, hit_label[HUMANLIKE_LABELS] = {0}, only_this = 0, only_first = 0;
+        int hit = 0, differ = 0, hit_label[HUMANLIKE_LABELS] = {0};
         for (int i = 0; i < run.count; i++) {
             const Sample *s = &run.samples[i];
-            bool same = s->chosen[m] == s->played, first = s->chosen[0] == s->played;
+            bool same = s->chosen[m] == s->played;
             hit += same;
             hit_label[s->label] += same;
             differ += s->chosen[m] != s->chosen[0];
-            only_this += same && !first;
-            only_first += first && !same;
         }
         char gain[24] = "";
         if (run.modes[m].affective)
@@ -378,9 +396,17 @@ int humanlike_command(int argc, char **argv, FILE *out)
         print_rate(out, hit, run.count);
         for (int l = 0; l < HUMANLIKE_LABELS; l++)
             print_rate(out, hit_label[l], per_label[l]);
-        fprintf(out, "  %5.1f%%  %+5.1f +/- %.1f\n", 100.0 * differ / run.count,
-                100.0 * (only_this - only_first) / run.count,
-                100.0 * 1.959964 * sqrt(only_this + only_first) / run.count);
+        fprintf(out, "  %5.1f%%  ", 100.0 * differ / run.count);
+        print_paired(out, &run, m, -1, 5);
+        fprintf(out, "\n");
+        if (m > 0) {
+            fprintf(out, "  by emotion, matching vs %s (paired):", run.modes[0].name);
+            for (int l = 0; l < HUMANLIKE_LABELS; l++) {
+                fprintf(out, "%s %s ", l ? "," : "", Labels[l]);
+                print_paired(out, &run, m, l, 0);
+            }
+            fprintf(out, "\n");
+        }
         if (run.modes[m].bayesian) {
             int read[STYLE_NB] = {0}, targets[BAYES_TARGET_NB] = {0}, none = 0, moved = 0;
             for (int i = 0; i < run.count; i++) {

@@ -124,6 +124,18 @@ c=$(awk '/^classical / { print $2, $3, $4 }' <<<"$out")
 z=$(awk '/^affective:neutral@0 / { print $4, $5, $6, $(NF-3), $(NF-2), $NF }' <<<"$out")
 grep -q '^humanlike: 40 positions from 2 files' <<<"$out" && grep -q '^affective:thesis (gain 1.00) ' <<<"$out" \
     && [ -n "$c" ] && [ "$z" = "$c 0.0% +0.0 0.0" ] && ok humanlike_rows || fail humanlike_rows "$out"
+# Under each mode after the first, its paired difference per emotion: none at gain 0; the thesis's
+# three sum, weighted by the emotions' counts, to its overall difference.
+zl=$(awk '/^affective:neutral@0 / { getline; print }' <<<"$out")
+[ "$zl" = "  by emotion, matching vs classical (paired): fear +0.0 +/- 0.0, neutral +0.0 +/- 0.0, relief +0.0 +/- 0.0" ] \
+    && python3 -c '
+import re, sys
+t = sys.stdin.read()
+n = [int(x) for x in re.findall(r"n=(\d+)", t)]
+row = re.search(r"^affective:thesis .* ([-+]\d+\.\d) \+/- [\d.]+\n  by emotion.*: fear ([-+]\d+\.\d) .*neutral ([-+]\d+\.\d) .*relief ([-+]\d+\.\d) ", t, re.M)
+total, parts = float(row[1]), [float(row[i]) for i in (2, 3, 4)]
+assert abs(sum(a * b for a, b in zip(n, parts)) / sum(n) - total) < 0.2, (total, parts, n)' <<<"$out" \
+    && ok humanlike_by_emotion || fail humanlike_by_emotion "$out"
 # The Bayesian mode with the opponent's style: a model of two self-play games moves no parameter (the
 # evidence rule), so it plays as classical; the line under its row says what it read.
 $FF learn --games 2 --nodes 300 --concurrency 2 --db "$TMP/hl.db" >/dev/null 2>&1
