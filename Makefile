@@ -59,7 +59,7 @@ help:
 	@echo "make bench-levels    each game level's rating against Stockfish's UCI_Elo ladder (~1 h 45 min)"
 	@echo "make bench-affective speed, choices and a 200-game match of affective vs classical (hours)"
 	@echo "make bench-bayesian  the BayesChess experiments: self-play learning, learning curve, chart (~1 hour)"
-	@echo "make data      self-play positions for the learned evaluation into data/nnue (DATA_GEN G: played by net G, 0 the hand-written; DATA_CHUNKS x 11-20 min, resumable)"
+	@echo "make data      self-play positions for the learned evaluation into data/nnue (DATA_GEN G: played by net G, 0 the hand-written; DATA_CHUNKS x 11-22 min, resumable)"
 	@echo "make net       train the learned evaluation on data/nnue (after make data; ~NET_EPOCHS x 1 min)"
 	@echo "make web       build the browser page into web/dist (npm ci when needed, then esbuild)"
 	@echo "make fuzz      the libFuzzer harnesses, FUZZ_SECONDS (600) each"
@@ -188,7 +188,7 @@ test-docker:
 	@python3 tests/docker/test_docker.py $(if $(KEEP_BASE),--keep-base)
 
 # The learned evaluation's data (issue #26): self-play at 6,000 nodes a move, DATA_CHUNKS chunks of
-# 5,000 games (~390,000 positions, 11-20 min on two cores each), one seed a chunk, into
+# 5,000 games (~390,000 positions, 11-22 min on two cores each), one seed a chunk, into
 # data/nnue/genG-SEED.bin (G = DATA_GEN). Generation 0 is played by the hand-written evaluation (--net
 # none), generation G by the network data/nnue/genG.nnue, seeds from 1001 + 1000 G. A chunk is written
 # to .part and renamed when whole, so `make data` resumes where it stopped.
