@@ -263,21 +263,10 @@ static void print_rate(FILE *out, int k, int n)
     fprintf(out, "  %5.1f%% [%4.1f, %4.1f]", n ? 100.0 * k / n : 0.0, lo, hi);
 }
 
-/* Mode m's matching rate minus the first mode's over the positions with the emotion `label` (-1: all),
- * in points with its 95 % half-width (McNemar: only the positions where exactly one of them matches
- * count). */
-static void print_paired(FILE *out, const Run *run, int m, int label, int width)
+/* A matching rate's paired difference from the first mode's over n positions, in points with its 95 %
+ * half-width (McNemar: only the positions where exactly one of the two matches count). */
+static void print_paired(FILE *out, int only_this, int only_first, int n, int width)
 {
-    int n = 0, only_this = 0, only_first = 0;
-    for (int i = 0; i < run->count; i++) {
-        const Sample *s = &run->samples[i];
-        if (label >= 0 && s->label != label)
-            continue;
-        bool same = s->chosen[m] == s->played, first = s->chosen[0] == s->played;
-        n++;
-        only_this += same && !first;
-        only_first += first && !same;
-    }
     fprintf(out, "%+*.1f +/- %.1f", width, n ? 100.0 * (only_this - only_first) / n : 0.0,
             n ? 100.0 * 1.959964 * sqrt(only_this + only_first) / n : 0.0);
 }
@@ -379,14 +368,19 @@ int humanlike_command(int argc, char **argv, FILE *out)
         fprintf(out, " %-8s n=%-14d", Labels[l], per_label[l]);
     fprintf(out, " differs from %s, matching vs it (paired)\n", run.modes[0].name);
     for (int m = 0; m < run.mode_count; m++) {
-        int hit = 0, differ = 0, hit_label[HUMANLIKE_LABELS] = {0};
+        int hit = 0, differ = 0, hit_label[HUMANLIKE_LABELS] = {0}, only_this[HUMANLIKE_LABELS] = {0},
+            only_first[HUMANLIKE_LABELS] = {0}, this_all = 0, first_all = 0;
         for (int i = 0; i < run.count; i++) {
             const Sample *s = &run.samples[i];
-            bool same = s->chosen[m] == s->played;
+            bool same = s->chosen[m] == s->played, first = s->chosen[0] == s->played;
             hit += same;
             hit_label[s->label] += same;
             differ += s->chosen[m] != s->chosen[0];
+            only_this[s->label] += same && !first;
+            only_first[s->label] += first && !same;
         }
+        for (int l = 0; l < HUMANLIKE_LABELS; l++)
+            this_all += only_this[l], first_all += only_first[l];
         char gain[24] = "";
         if (run.modes[m].affective)
             snprintf(gain, sizeof gain, " (gain %.2f)", run.modes[m].temperament.gain);
@@ -397,13 +391,13 @@ int humanlike_command(int argc, char **argv, FILE *out)
         for (int l = 0; l < HUMANLIKE_LABELS; l++)
             print_rate(out, hit_label[l], per_label[l]);
         fprintf(out, "  %5.1f%%  ", 100.0 * differ / run.count);
-        print_paired(out, &run, m, -1, 5);
+        print_paired(out, this_all, first_all, run.count, 5);
         fprintf(out, "\n");
         if (m > 0) {
             fprintf(out, "  by emotion, matching vs %s (paired):", run.modes[0].name);
             for (int l = 0; l < HUMANLIKE_LABELS; l++) {
                 fprintf(out, "%s %s ", l ? "," : "", Labels[l]);
-                print_paired(out, &run, m, l, 0);
+                print_paired(out, only_this[l], only_first[l], per_label[l], 0);
             }
             fprintf(out, "\n");
         }
