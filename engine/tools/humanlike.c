@@ -8,7 +8,9 @@
  * mode's row and per emotion on a line under it. The mode
  * `bayesian` is the Bayesian-adaptive evaluator as a game plays it against the mover's opponent:
  * target auto (the opponent's style read from the game's moves so far by the style model, from its
- * 10th move; before that the default, conservative), parameters chosen by the model in --bayes-db. Positions are taken
+ * 10th move; before that the default, conservative), parameters chosen by the model in --bayes-db. The modes
+ * `choice:TEMPERAMENT[@GAIN]` try another design (docs/affective.md): the classical search with --lines best
+ * lines, the emotion choosing among those within --margin centipawns of the best. Positions are taken
  * from the games in turn (one game from each file round-robin, so every player counts), from ply --from-ply on, every
  * --every plies, until --positions. */
 #include <math.h>
@@ -31,7 +33,8 @@
 typedef struct {
     char name[48];
     bool affective, bayesian;
-    Temperament temperament; /* affective: a copy, its gain possibly overridden */
+    bool choice;             /* the classical search's best lines, the emotion choosing among the close ones */
+    Temperament temperament; /* affective, choice: a copy, its gain possibly overridden */
 } Mode;
 
 typedef struct {
@@ -60,6 +63,7 @@ typedef struct {
     Mode modes[HUMANLIKE_MODES_MAX];
     int mode_count;
     uint64_t nodes;
+    int lines, margin; /* choice modes: lines searched, and how far (centipawns) below the best one may choose */
     atomic_int next, done;
     BayesModel bayes; /* for the bayesian mode */
     StyleModel style;
@@ -70,10 +74,12 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: feelfish humanlike FILE.pgn... [--positions N] [--nodes N] [--from-ply P] [--every K]\n"
-            "                          [--modes MODE,...] [--threads T]\n"
+            "                          [--modes MODE,...] [--threads T] [--lines N] [--margin CP]\n"
             "                          [--bayes-db FILE] [--style-model FILE]\n"
             "  MODE: classical, affective (neutral), affective:TEMPERAMENT, affective:TEMPERAMENT@GAIN,\n"
-            "        bayesian (target from the opponent's style; model from --bayes-db, default data/feelfish.db)\n"
+            "        bayesian (target from the opponent's style; model from --bayes-db, default data/feelfish.db),\n"
+            "        choice:TEMPERAMENT[@GAIN] (the classical search's --lines best lines, default 4; the emotion\n"
+            "        chooses among those within --margin centipawns of the best, default 20)\n"
             "  (defaults: 2000 positions, 20000 nodes, from ply 16, every 7th, classical,affective,\n"
             "   affective:thesis; 2 threads)\n");
     return 2;
@@ -87,13 +93,15 @@ static bool mode_parse(const char *spec, Mode *m)
         return true;
     if (!strcmp(spec, "bayesian"))
         return m->bayesian = true;
-    if (strncmp(spec, "affective", 9) || (spec[9] && spec[9] != ':'))
+    size_t len = !strncmp(spec, "affective", 9) ? 9 : !strncmp(spec, "choice", 6) ? 6 : 0;
+    if (!len || (spec[len] && spec[len] != ':'))
         return false;
-    m->affective = true;
+    m->affective = len == 9;
+    m->choice = len == 6;
     char name[32] = "neutral";
     double gain = -1;
-    if (spec[9] == ':') {
-        snprintf(name, sizeof name, "%s", spec + 10);
+    if (spec[len] == ':') {
+        snprintf(name, sizeof name, "%s", spec + len + 1);
         char *at = strchr(name, '@');
         if (at) {
             char *end;
@@ -195,6 +203,35 @@ static int collect(Run *run, char **files, int file_count, int want, int from_pl
     return run->count;
 }
 
+/* A choice mode's move: among the classical search's lines within run->margin of the best, the one whose
+ * end the emotion (felt at the root) likes best: the line's score plus what the emotion's weights add to
+ * the evaluation at the line's last position (the mover's view). */
+static Move choose(const Run *run, const Mode *mode, const Position *root, Position *scratch, const SearchResult *r)
+{
+    if (r->lines < 1)
+        return r->best;
+    Emotion e;
+    Evaluator felt, plain;
+    affective_emotion(root, NULL, &mode->temperament, &e);
+    affective_evaluator(&e, &felt);
+    evaluator_classical(&plain);
+    int top = search_cp(r->line[0].score), best = 0;
+    double best_value = -1e18;
+    for (int i = 0; i < r->lines; i++) {
+        const SearchInfo *l = &r->line[i];
+        if (l->pv_length < 1 || search_mate_in(l->score) || top - search_cp(l->score) > run->margin)
+            continue;
+        position_copy_root(scratch, root);
+        for (int k = 0; k < l->pv_length; k++)
+            position_make_move(scratch, l->pv[k]);
+        int delta = evaluate(scratch, &felt) - evaluate(scratch, &plain);
+        double value = search_cp(l->score) + search_cp(scratch->side == root->side ? delta : -delta);
+        if (value > best_value)
+            best_value = value, best = i;
+    }
+    return r->line[best].pv_length ? r->line[best].pv[0] : r->best;
+}
+
 static void *worker(void *arg)
 {
     Run *run = arg;
@@ -205,9 +242,11 @@ static void *worker(void *arg)
         free(p), free(start);
         return NULL;
     }
-    SearchLimits limits;
+    SearchLimits limits, lines;
     search_limits_init(&limits);
     limits.nodes = run->nodes;
+    lines = limits;
+    lines.multipv = run->lines;
     for (int i; (i = atomic_fetch_add(&run->next, 1)) < run->count;) {
         Sample *s = &run->samples[i];
         fen_read(p, s->fen, NULL, 0);
@@ -232,8 +271,13 @@ static void *worker(void *arg)
                 evaluator_classical(&eval);
             SearchResult r;
             search_clear(search); /* each position and mode on its own: no memory between them */
-            search_run(search, p, &limits, &eval, NULL, &r);
-            s->chosen[m] = r.best;
+            if (run->modes[m].choice) {
+                search_run(search, p, &lines, &eval, NULL, &r);
+                s->chosen[m] = choose(run, &run->modes[m], p, start, &r);
+            } else {
+                search_run(search, p, &limits, &eval, NULL, &r);
+                s->chosen[m] = r.best;
+            }
         }
         int done = atomic_fetch_add(&run->done, 1) + 1;
         if (done % 200 == 0 || done == run->count)
@@ -289,6 +333,8 @@ int humanlike_command(int argc, char **argv, FILE *out)
     const char *modes = "classical,affective,affective:thesis", *bayes_db = "data/feelfish.db",
                *style_path = "engine/style.model";
     run.nodes = 20000;
+    run.lines = 4;
+    run.margin = 20;
     for (int i = 0; i < argc; i++) {
         bool has = i + 1 < argc;
         char *end = NULL;
@@ -302,6 +348,10 @@ int humanlike_command(int argc, char **argv, FILE *out)
             from_ply = (int)v, i++;
         else if (!strcmp(argv[i], "--every") && number && v >= 1 && v <= 400)
             every = (int)v, i++;
+        else if (!strcmp(argv[i], "--lines") && number && v >= 1 && v <= MAX_MULTIPV)
+            run.lines = (int)v, i++;
+        else if (!strcmp(argv[i], "--margin") && number && v >= 0 && v <= 1000)
+            run.margin = (int)v, i++;
         else if (!strcmp(argv[i], "--threads") && number && v >= 1 && v <= 256)
             threads = (int)v, i++;
         else if (!strcmp(argv[i], "--modes") && has)
@@ -382,7 +432,7 @@ int humanlike_command(int argc, char **argv, FILE *out)
         for (int l = 0; l < HUMANLIKE_LABELS; l++)
             this_all += only_this[l], first_all += only_first[l];
         char gain[24] = "";
-        if (run.modes[m].affective)
+        if (run.modes[m].affective || run.modes[m].choice)
             snprintf(gain, sizeof gain, " (gain %.2f)", run.modes[m].temperament.gain);
         char name[80];
         snprintf(name, sizeof name, "%s%s", run.modes[m].name, gain);

@@ -147,6 +147,18 @@ b=$(grep '^bayesian ' <<<"$out" | cut -c35-)
     && ok humanlike_bayesian || fail humanlike_bayesian "$out"
 run humanlike_bayesian_no_model 1 "the bayesian mode's model: .*none.db" $FF humanlike "$DATA/pgn/Kasparov.pgn" \
     --positions 2 --modes bayesian --bayes-db "$TMP/none.db"
+# The choice modes: with one line there is nothing to choose, so the thesis's choice is classical's move;
+# with four lines and any margin, it differs from the same search's best line (gain 0) somewhere.
+out=$($FF humanlike "$DATA/pgn/Kasparov.pgn" --positions 30 --nodes 2000 --threads 2 --lines 1 \
+      --modes classical,choice:thesis 2>/dev/null)
+c=$(grep '^classical ' <<<"$out" | cut -c35-76)
+t=$(grep '^choice:thesis (gain 1.00) ' <<<"$out" | cut -c35-76)
+[ -n "$c" ] && [ "$t" = "$c" ] && grep -Eq '^choice:thesis .*   0\.0%   \+0\.0 \+/- 0\.0$' <<<"$out" \
+    && ok humanlike_choice_one_line || fail humanlike_choice_one_line "$out"
+out=$($FF humanlike "$DATA/pgn/Kasparov.pgn" --positions 30 --nodes 2000 --threads 2 --lines 4 --margin 1000 \
+      --modes choice:neutral@0,choice:thesis 2>/dev/null)
+grep -Eq '^choice:thesis .* +([1-9][0-9]*\.[0-9]|0\.[1-9])% +[-+][0-9.]+ \+/- [0-9.]+$' <<<"$out" \
+    && ok humanlike_choice_differs || fail humanlike_choice_differs "$out"
 run humanlike_bad_mode 2 "bad mode 'affective:wild'" $FF humanlike "$DATA/pgn/Kasparov.pgn" --modes classical,affective:wild
 # The affective evaluator's term ranges (engine/eval/affective.h) are what affective-ranges measures
 # with this engine's evaluation: a change of the evaluation (or its tuned vector) must update them.
