@@ -215,21 +215,25 @@ static Move choose(const Run *run, const Mode *mode, const Position *root, Posit
     affective_emotion(root, NULL, &mode->temperament, &e);
     affective_evaluator(&e, &felt);
     evaluator_classical(&plain);
+    /* A search stopped inside an iteration leaves the lines after the one it was on with the previous
+     * depth's scores, which may be above the best line's: none counts as better than the best (so at gain 0
+     * the choice is the search's own move). */
     int top = search_cp(r->line[0].score), best = 0;
     double best_value = -1e18;
     for (int i = 0; i < r->lines; i++) {
         const SearchInfo *l = &r->line[i];
-        if (l->pv_length < 1 || search_mate_in(l->score) || top - search_cp(l->score) > run->margin)
+        int cp = search_cp(l->score) < top ? search_cp(l->score) : top;
+        if (l->pv_length < 1 || search_mate_in(l->score) || top - cp > run->margin)
             continue;
         position_copy_root(scratch, root);
         for (int k = 0; k < l->pv_length; k++)
             position_make_move(scratch, l->pv[k]);
         int delta = evaluate(scratch, &felt) - evaluate(scratch, &plain);
-        double value = search_cp(l->score) + search_cp(scratch->side == root->side ? delta : -delta);
+        double value = cp + search_cp(scratch->side == root->side ? delta : -delta);
         if (value > best_value)
             best_value = value, best = i;
     }
-    return r->line[best].pv_length ? r->line[best].pv[0] : r->best;
+    return best ? r->line[best].pv[0] : r->best;
 }
 
 static void *worker(void *arg)

@@ -148,7 +148,7 @@ b=$(grep '^bayesian ' <<<"$out" | cut -c35-)
 run humanlike_bayesian_no_model 1 "the bayesian mode's model: .*none.db" $FF humanlike "$DATA/pgn/Kasparov.pgn" \
     --positions 2 --modes bayesian --bayes-db "$TMP/none.db"
 # The choice modes: with one line there is nothing to choose, so the thesis's choice is classical's move;
-# with four lines and any margin, it differs from the same search's best line (gain 0) somewhere.
+# with four lines and a wide margin, it differs from the same search's best line (gain 0) somewhere.
 out=$($FF humanlike "$DATA/pgn/Kasparov.pgn" --positions 30 --nodes 2000 --threads 2 --lines 1 \
       --modes classical,choice:thesis 2>/dev/null)
 c=$(grep '^classical ' <<<"$out" | cut -c35-76)
