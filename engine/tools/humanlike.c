@@ -203,18 +203,12 @@ static int collect(Run *run, char **files, int file_count, int want, int from_pl
     return run->count;
 }
 
-/* A choice mode's move: among the classical search's lines within run->margin of the best, the one whose
- * end the emotion (felt at the root) likes best: the line's score plus what the emotion's weights add to
- * the evaluation at the line's last position (the mover's view). */
-static Move choose(const Run *run, const Mode *mode, const Position *root, Position *scratch, const SearchResult *r)
+/* A choice mode's move: among the lines of the search with the `plain` (classical) evaluator within
+ * run->margin of the best, the one whose end the emotion's evaluator `felt` likes best: the line's score
+ * plus what the emotion's weights add to the evaluation at the line's last position (the mover's view). */
+static Move choose(const Run *run, const Evaluator *felt, const Evaluator *plain, const Position *root,
+                   Position *scratch, const SearchResult *r)
 {
-    if (r->lines < 1)
-        return r->best;
-    Emotion e;
-    Evaluator felt, plain;
-    affective_emotion(root, NULL, &mode->temperament, &e);
-    affective_evaluator(&e, &felt);
-    evaluator_classical(&plain);
     /* A search stopped inside an iteration leaves the lines after the one it was on with the previous
      * depth's scores, which may be above the best line's: none counts as better than the best (so at gain 0
      * the choice is the search's own move). */
@@ -228,7 +222,7 @@ static Move choose(const Run *run, const Mode *mode, const Position *root, Posit
         position_copy_root(scratch, root);
         for (int k = 0; k < l->pv_length; k++)
             position_make_move(scratch, l->pv[k]);
-        int delta = evaluate(scratch, &felt) - evaluate(scratch, &plain);
+        int delta = evaluate(scratch, felt) - evaluate(scratch, plain);
         double value = cp + search_cp(scratch->side == root->side ? delta : -delta);
         if (value > best_value)
             best_value = value, best = i;
@@ -267,21 +261,19 @@ static void *worker(void *arg)
                 s->style = choice.has_style ? (int8_t)choice.style : -1;
                 s->target = (int8_t)choice.target;
                 s->changed = (int8_t)choice.changed;
-            } else if (run->modes[m].affective) {
+            } else if (run->modes[m].affective || run->modes[m].choice) {
                 Emotion e;
                 affective_emotion(p, NULL, &run->modes[m].temperament, &e);
                 affective_evaluator(&e, &eval);
             } else
                 evaluator_classical(&eval);
+            bool chooses = run->modes[m].choice; /* searches classically, then chooses with the emotion's eval */
+            Evaluator classical;
+            evaluator_classical(&classical);
             SearchResult r;
             search_clear(search); /* each position and mode on its own: no memory between them */
-            if (run->modes[m].choice) {
-                search_run(search, p, &lines, &eval, NULL, &r);
-                s->chosen[m] = choose(run, &run->modes[m], p, start, &r);
-            } else {
-                search_run(search, p, &limits, &eval, NULL, &r);
-                s->chosen[m] = r.best;
-            }
+            search_run(search, p, chooses ? &lines : &limits, chooses ? &classical : &eval, NULL, &r);
+            s->chosen[m] = chooses ? choose(run, &eval, &classical, p, start, &r) : r.best;
         }
         int done = atomic_fetch_add(&run->done, 1) + 1;
         if (done % 200 == 0 || done == run->count)
