@@ -212,6 +212,8 @@ static Move choose(const Run *run, const Evaluator *felt, const Evaluator *plain
     /* A search stopped inside an iteration leaves the lines after the one it was on with the previous
      * depth's scores, which may be above the best line's: none counts as better than the best (so at gain 0
      * the choice is the search's own move). */
+    if (r->lines < 1)
+        return r->best;
     int top = search_cp(r->line[0].score), best = 0;
     double best_value = -1e18;
     for (int i = 0; i < r->lines; i++) {
@@ -245,6 +247,8 @@ static void *worker(void *arg)
     limits.nodes = run->nodes;
     lines = limits;
     lines.multipv = run->lines;
+    Evaluator classical; /* classical modes' evaluator, and the one choice modes search with */
+    evaluator_classical(&classical);
     for (int i; (i = atomic_fetch_add(&run->next, 1)) < run->count;) {
         Sample *s = &run->samples[i];
         fen_read(p, s->fen, NULL, 0);
@@ -266,10 +270,8 @@ static void *worker(void *arg)
                 affective_emotion(p, NULL, &run->modes[m].temperament, &e);
                 affective_evaluator(&e, &eval);
             } else
-                evaluator_classical(&eval);
+                eval = classical;
             bool chooses = run->modes[m].choice; /* searches classically, then chooses with the emotion's eval */
-            Evaluator classical;
-            evaluator_classical(&classical);
             SearchResult r;
             search_clear(search); /* each position and mode on its own: no memory between them */
             search_run(search, p, chooses ? &lines : &limits, chooses ? &classical : &eval, NULL, &r);
