@@ -9,7 +9,8 @@
 # Long: about 35 s a game pair, ~30 min an opponent on two cores. Run it as `make bench-strength` or
 # directly (FEELFISH=path to test another binary). PGNs and each match's output in $OUT. RESUME=1 goes
 # on with the games already in $OUT's PGNs (a run stopped at any point; same settings) instead of
-# starting again.
+# starting again. SEED=N plays the openings in an order drawn with that seed (--random-openings) instead
+# of the file's, so a second run meets other openings (GAMES=100 uses 50 of the file's 300).
 set -u
 cd "$(dirname "$0")/../.."
 FF=${FEELFISH:-$(pwd)/feelfish}
@@ -20,6 +21,8 @@ GAMES=${GAMES:-100}
 TC=${TC:-10+0.1}
 OUT=${OUT:-build/strength}
 LEVELS=${LEVELS-"2600 2850"} # LEVELS="": Ethereal alone
+order=()
+[ -n "${SEED:-}" ] && order=(--random-openings "$SEED")
 mkdir -p "$OUT"
 read -r LADDER_MIN LADDER_MAX < <(tests/bench/uci_elo_range.sh "$SF")
 summary=""
@@ -28,7 +31,7 @@ play() { # NAME ENGINE-SPEC: GAMES games of feelfish against it
     if [ "${RESUME:-0}" = 1 ]; then resume=(--resume); else rm -f "$OUT/$1.pgn"; fi
     "$FF" match --engine "cmd=$FF,name=feelfish,option.Hash=64" --engine "$2" \
         --tc "$TC" --games "$GAMES" --concurrency 2 --openings "$DATA/openings.epd" --pgn "$OUT/$1.pgn" \
-        "${resume[@]}" --quiet >"$OUT/$1.txt" 2>"$OUT/$1.err"
+        "${order[@]}" "${resume[@]}" --quiet >"$OUT/$1.txt" 2>"$OUT/$1.err"
     echo "== feelfish vs $1 ($TC, $GAMES games)"
     [ -s "$OUT/$1.err" ] && cat "$OUT/$1.err"
     cat "$OUT/$1.txt"
