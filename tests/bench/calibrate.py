@@ -14,17 +14,19 @@ reported = score * 100 / SCORE_PAWN (engine/search/search.h), SCORE_PAWN the who
 Lichess's curve of the reported cp most likely on these results, as Stockfish reports
 `100 * v / NormalizeToPawnValue`. Then a reported +100 means what +100 means on Lichess's graph.
 
-Prints the fit, the SCORE_PAWN it implies beside the one compiled in, a table per bucket (predicted
-vs observed score, raw and normalised), writes the buckets' CSV and a calibration plot (gnuplot) to
---out. docs/calibration.md shows a run.
+Prints the fit with its 95 % interval (a bootstrap over the games: positions of one game share its
+result, so they are not independent; 1,000 games fit within about +-6), the SCORE_PAWN it implies beside
+the one compiled in, a table per bucket (predicted vs observed score, raw and normalised), writes the
+buckets' CSV and a calibration plot (gnuplot) to --out. docs/calibration.md shows a run.
 
-    python3 tests/bench/calibrate.py [--games 1000] [--nodes 20000] [--seed 900] [--labels FILE]
-                                     [--out DIR] [--plot docs/calibration.png]
+    python3 tests/bench/calibrate.py [--games 1000] [--nodes 20000] [--seed 900] [--labels FILE...]
+                                     [--bootstrap 200] [--out DIR] [--plot docs/calibration.png]
     python3 tests/bench/calibrate.py --human ../shared/data/pgn/Anand.pgn --games 400   (human games)"""
 import argparse
 import json
 import math
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -47,8 +49,10 @@ def compiled_pawn():
     return int(m.group(1)) if m else None
 
 
-def read_samples(path, min_ply):
-    out = []
+def read_games(path, min_ply):
+    """The (score, result) pairs of a `datagen --scores` file from ply min_ply on, a list per game:
+    datagen writes each game's positions together, so a game starts where the ply stops growing."""
+    games, last = [], None
     for line in open(path):
         if line.startswith("#"):
             continue
@@ -58,12 +62,15 @@ def read_samples(path, min_ply):
         fen, result, score = parts[0], float(parts[1]), int(parts[2])
         fields = fen.split()
         ply = (int(fields[5]) - 1) * 2 + (fields[1] == "b") if len(fields) >= 6 else 0
+        if last is None or ply <= last:
+            games.append([])
+        last = ply
         if ply >= min_ply:
-            out.append((score, result))
-    return out
+            games[-1].append((score, result))
+    return [g for g in games if g]
 
 
-def human_samples(pgn, games, nodes, threads, out, min_ply):
+def human_games(pgn, games, nodes, threads, out, min_ply):
     """The other calibration: feelfish's scores on the positions of human games (`feelfish annotate`,
     the review's own pipeline, at --nodes) against those games' results. Its evals are reported cp
     (White's view): back to engine units with the compiled SCORE_PAWN. Mate scores are left out."""
@@ -72,29 +79,67 @@ def human_samples(pgn, games, nodes, threads, out, min_ply):
            "--out", os.path.join(out, "human.pgn"), "--json", js]
     print("analysing: " + " ".join(cmd[1:]), flush=True)
     subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
-    pawn, samples = compiled_pawn(), []
+    pawn, read = compiled_pawn(), []
     for line in open(js):
         g = json.loads(line)
         result = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}.get(g.get("result"))
         if result is None:
             continue
-        samples += [(p["eval"] * pawn / 100, result) for p in g["analysis"] if "eval" in p and p["ply"] >= min_ply]
-    return samples
+        read.append([(p["eval"] * pawn / 100, result) for p in g["analysis"] if "eval" in p and p["ply"] >= min_ply])
+    return [g for g in read if g]
 
 
-def log_loss(pawn, samples):
+def tally(games):
+    """score -> [positions, sum of results]: all the log loss needs, whatever the number of positions."""
+    t = {}
+    for g in games:
+        for s, r in g:
+            e = t.setdefault(s, [0, 0.0])
+            e[0] += 1
+            e[1] += r
+    return t
+
+
+def log_loss(pawn, t):
     """Mean log loss of Lichess's curve (with its clamp) on the scores reported with this SCORE_PAWN."""
-    total = 0.0
-    for s, r in samples:
+    total, n = 0.0, 0
+    for s, (k, wins) in t.items():
         p = min(max(lichess_score(s * 100 / pawn), 1e-9), 1 - 1e-9)
-        total -= r * math.log(p) + (1 - r) * math.log(1 - p)
-    return total / len(samples)
+        total -= wins * math.log(p) + (k - wins) * math.log(1 - p)
+        n += k
+    return total / n
 
 
-def fit(samples):
+FIT_RANGE = (30, 160)
+
+
+def fit(t):
     """The whole SCORE_PAWN that makes Lichess's curve (clamp included, as the review applies it)
-    most likely on these results: a scan, the loss being smooth and one-humped in it."""
-    return min(range(30, 161), key=lambda pawn: log_loss(pawn, samples))
+    most likely on these results: the loss is smooth and one-humped in it, so a ternary search over
+    the whole numbers of FIT_RANGE finds its least."""
+    lo, hi = FIT_RANGE
+    while hi - lo > 2:
+        a, b = lo + (hi - lo) // 3, hi - (hi - lo) // 3
+        if log_loss(a, t) <= log_loss(b, t):
+            hi = b
+        else:
+            lo = a
+    return min(range(lo, hi + 1), key=lambda pawn: log_loss(pawn, t))
+
+
+def interval(games, n, seed=1):
+    """The 95 % interval of the fit over n resamplings of the games (with replacement)."""
+    rng, per_game, fits = random.Random(seed), [tally([g]) for g in games], []
+    for _ in range(n):
+        t = {}
+        for g in rng.choices(per_game, k=len(per_game)):
+            for s, (k, wins) in g.items():
+                e = t.setdefault(s, [0, 0.0])
+                e[0] += k
+                e[1] += wins
+        fits.append(fit(t))
+    fits.sort()
+    return fits[int(0.025 * (n - 1))], fits[int(math.ceil(0.975 * (n - 1)))]
 
 
 def main():
@@ -105,7 +150,10 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--min-ply", type=int, default=16)
     ap.add_argument("--min-positions", type=int, default=1000, help="fewer labelled positions: no fit")
-    ap.add_argument("--labels", help="an existing `feelfish datagen --scores` file instead of playing")
+    ap.add_argument("--labels", nargs="+", help="existing `feelfish datagen --scores` files instead of playing "
+                    "(several are pooled: runs with other seeds)")
+    ap.add_argument("--bootstrap", type=int, default=200, help="resamplings of the games for the fit's interval "
+                    "(0: none)")
     ap.add_argument("--human", metavar="PGN", help="fit on the results of these human games instead of self-play "
                     "(their positions analysed at --nodes by annotate; --games of them)")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "calibration"))
@@ -113,32 +161,39 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     if a.human:
-        samples = human_samples(a.human, a.games, a.nodes, a.threads, a.out, a.min_ply)
+        games = human_games(a.human, a.games, a.nodes, a.threads, a.out, a.min_ply)
     else:
         labels = a.labels
         if not labels:
-            labels = os.path.join(a.out, "selfplay.txt")
+            labels = [os.path.join(a.out, "selfplay.txt")]
             cmd = [FF, "datagen", "--games", str(a.games), "--nodes", str(a.nodes), "--seed", str(a.seed),
-                   "--threads", str(a.threads), "--scores", "--out", labels]
+                   "--threads", str(a.threads), "--scores", "--out", labels[0]]
             print("playing: " + " ".join(cmd[1:]), flush=True)
             subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
-        samples = read_samples(labels, a.min_ply)
+        games = [g for path in labels for g in read_games(path, a.min_ply)]
+    samples = [x for g in games for x in g]
     if len(samples) < a.min_positions:
         sys.exit("calibrate: only %d positions; play more games" % len(samples))
     wins = sum(r for _, r in samples) / len(samples)
-    pawn = fit(samples)
+    t = tally(games)
+    pawn = fit(t)
     have = compiled_pawn()
-    print("positions: %d (from ply %d), White's mean score %.3f" % (len(samples), a.min_ply, wins))
+    print("positions: %d of %d games (from ply %d), White's mean score %.3f" % (len(samples), len(games), a.min_ply,
+                                                                               wins))
     print("fit: Lichess's curve 1 / (1 + exp(-%.8f * cp)), cp clamped to +-1000, on cp = 100 * score / SCORE_PAWN"
           % LICHESS_A)
-    print("one pawn (reported 100 cp) = %d engine units (fit);  compiled in: SCORE_PAWN %s" % (pawn, have))
+    spread = ""
+    if a.bootstrap > 0:
+        lo, hi = interval(games, a.bootstrap)
+        spread = ", 95 %% [%d, %d] over %d resamplings of the games" % (lo, hi, a.bootstrap)
+    print("one pawn (reported 100 cp) = %d engine units (fit%s);  compiled in: SCORE_PAWN %s" % (pawn, spread, have))
     use = have or pawn
 
     def norm(s):
         return s * 100 / use
 
     print("log loss of Lichess's curve: on raw engine scores %.4f, on reported cp (SCORE_PAWN %d) %.4f, "
-          "at the fit (%d) %.4f" % (log_loss(100, samples), use, log_loss(use, samples), pawn, log_loss(pawn, samples)))
+          "at the fit (%d) %.4f" % (log_loss(100, t), use, log_loss(use, t), pawn, log_loss(pawn, t)))
     edges = [-1000, -600, -400, -300, -200, -150, -100, -60, -30, -10, 10, 30, 60, 100, 150, 200, 300, 400, 600, 1000]
     rows = []
     print("\n%-14s %7s %9s %11s %11s" % ("reported cp", "n", "observed", "raw->Win%", "reported->Win%"))
