@@ -51,8 +51,9 @@ def compiled_pawn():
 
 def read_games(path, min_ply):
     """The (score, result) pairs of a `datagen --scores` file from ply min_ply on, a list per game:
-    datagen writes each game's positions together, so a game starts where the ply stops growing."""
-    games, last = [], None
+    datagen writes each game's positions together, so a game starts where the ply stops growing or
+    the result changes."""
+    games, last, last_result = [], None, None
     for line in open(path):
         if line.startswith("#"):
             continue
@@ -62,9 +63,9 @@ def read_games(path, min_ply):
         fen, result, score = parts[0], float(parts[1]), int(parts[2])
         fields = fen.split()
         ply = (int(fields[5]) - 1) * 2 + (fields[1] == "b") if len(fields) >= 6 else 0
-        if last is None or ply <= last:
+        if last is None or ply <= last or result != last_result:
             games.append([])
-        last = ply
+        last, last_result = ply, result
         if ply >= min_ply:
             games[-1].append((score, result))
     return [g for g in games if g]
