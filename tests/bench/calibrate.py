@@ -90,15 +90,24 @@ def human_games(pgn, games, nodes, threads, out, min_ply):
     return [g for g in read if g]
 
 
-def tally(games):
-    """score -> [positions, sum of results]: all the log loss needs, whatever the number of positions."""
+def merge(tallies):
+    """The sum of tallies (score -> [positions, sum of results]): all the log loss needs, whatever the
+    number of positions."""
     t = {}
-    for g in games:
-        for s, r in g:
+    for part in tallies:
+        for s, (k, wins) in part.items():
             e = t.setdefault(s, [0, 0.0])
-            e[0] += 1
-            e[1] += r
+            e[0] += k
+            e[1] += wins
     return t
+
+
+def game_tally(game):
+    return merge({s: (1, r)} for s, r in game)
+
+
+def tally(games):
+    return merge(game_tally(g) for g in games)
 
 
 def log_loss(pawn, t):
@@ -130,15 +139,8 @@ def fit(t):
 
 def interval(games, n, seed=1):
     """The 95 % interval of the fit over n resamplings of the games (with replacement)."""
-    rng, per_game, fits = random.Random(seed), [tally([g]) for g in games], []
-    for _ in range(n):
-        t = {}
-        for g in rng.choices(per_game, k=len(per_game)):
-            for s, (k, wins) in g.items():
-                e = t.setdefault(s, [0, 0.0])
-                e[0] += k
-                e[1] += wins
-        fits.append(fit(t))
+    rng, per_game = random.Random(seed), [game_tally(g) for g in games]
+    fits = [fit(merge(rng.choices(per_game, k=len(per_game)))) for _ in range(n)]
     fits.sort()
     return fits[int(0.025 * (n - 1))], fits[int(math.ceil(0.975 * (n - 1)))]
 
