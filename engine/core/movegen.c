@@ -1,6 +1,7 @@
 /* Legal move generation with check and pin masks (no make/unmake to test legality).
- * One inline generator serves three callers: storing moves of a kind, and counting them for
- * perft's last ply, where whole target sets are popcounted instead of stored. */
+ * One inline generator serves four callers: storing moves of a kind, counting them for perft's
+ * last ply (whole target sets are popcounted instead of stored), and testing one move (the
+ * generator limited to its from- and to-square, so only that piece's moves are looked at). */
 #include "movegen.h"
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
@@ -78,17 +79,20 @@ static ALWAYS_INLINE void gen_pawns(Sink *s, const Position *p, Color us, Bitboa
     }
 }
 
-static ALWAYS_INLINE int generate(const Position *p, Move *list, GenType type, bool count_only)
+/* Moves of the given kind from a square in from_mask to a square in to_mask (both ~0 but when
+ * one move is tested). */
+static ALWAYS_INLINE int generate(const Position *p, Move *list, GenType type, bool count_only, Bitboard from_mask,
+                                 Bitboard to_mask)
 {
     Sink s = {list, 0, count_only};
     Color us = p->side, them = color_flip(us);
     Bitboard ours = p->by_color[us], theirs = p->by_color[them], occ = ours | theirs;
     Square ksq = king_square(p, us);
     Bitboard checkers = p->st->checkers;
-    Bitboard target = type == GEN_ALL ? ~ours : type == GEN_NOISY ? theirs : ~occ;
+    Bitboard target = (type == GEN_ALL ? ~ours : type == GEN_NOISY ? theirs : ~occ) & to_mask;
 
     /* King steps: the king itself must not shield the square it steps to along a ray. */
-    Bitboard kt = KingAttacks[ksq] & target, occ_no_king = occ ^ square_bb(ksq);
+    Bitboard kt = from_mask & square_bb(ksq) ? KingAttacks[ksq] & target : 0, occ_no_king = occ ^ square_bb(ksq);
     while (kt) {
         Square to = pop_lsb(&kt);
         if (!position_attacked_by(p, them, to, occ_no_king)) {
@@ -113,12 +117,12 @@ static ALWAYS_INLINE int generate(const Position *p, Move *list, GenType type, b
     }
 
     Bitboard movable = target & checkmask;
-    Bitboard b = pieces(p, us, KNIGHT) & ~pinned;
+    Bitboard b = pieces(p, us, KNIGHT) & ~pinned & from_mask;
     while (b) {
         Square from = pop_lsb(&b);
         sink_targets(&s, from, KnightAttacks[from] & movable);
     }
-    b = ours & (p->by_type[BISHOP] | p->by_type[QUEEN]);
+    b = ours & (p->by_type[BISHOP] | p->by_type[QUEEN]) & from_mask;
     while (b) {
         Square from = pop_lsb(&b);
         Bitboard att = bishop_attacks(from, occ) & movable;
@@ -126,7 +130,7 @@ static ALWAYS_INLINE int generate(const Position *p, Move *list, GenType type, b
             att &= LineBB[ksq][from];
         sink_targets(&s, from, att);
     }
-    b = ours & (p->by_type[ROOK] | p->by_type[QUEEN]);
+    b = ours & (p->by_type[ROOK] | p->by_type[QUEEN]) & from_mask;
     while (b) {
         Square from = pop_lsb(&b);
         Bitboard att = rook_attacks(from, occ) & movable;
@@ -135,18 +139,18 @@ static ALWAYS_INLINE int generate(const Position *p, Move *list, GenType type, b
         sink_targets(&s, from, att);
     }
 
-    Bitboard pawns = pieces(p, us, PAWN);
-    gen_pawns(&s, p, us, pawns & ~pinned, checkmask, type);
+    Bitboard pawns = pieces(p, us, PAWN) & from_mask;
+    gen_pawns(&s, p, us, pawns & ~pinned, checkmask & to_mask, type);
     if (!checkers) {
         Bitboard pinned_pawns = pawns & pinned;
         while (pinned_pawns) {
             Square from = pop_lsb(&pinned_pawns);
-            gen_pawns(&s, p, us, square_bb(from), LineBB[ksq][from], type);
+            gen_pawns(&s, p, us, square_bb(from), LineBB[ksq][from] & to_mask, type);
         }
     }
 
     Square ep = p->st->ep;
-    if (ep != NO_SQUARE && type != GEN_QUIET) {
+    if (ep != NO_SQUARE && type != GEN_QUIET && (to_mask & square_bb(ep))) {
         Square victim = us == WHITE ? ep - 8 : ep + 8;
         Bitboard capturers = PawnAttacks[them][ep] & pawns;
         while (capturers) {
@@ -163,17 +167,17 @@ static ALWAYS_INLINE int generate(const Position *p, Move *list, GenType type, b
         }
     }
 
-    if (!checkers && type != GEN_NOISY) {
+    Square k = us == WHITE ? E1 : E8;
+    if (!checkers && type != GEN_NOISY && (from_mask & square_bb(k))) {
         int cr = p->st->castling & (us == WHITE ? WHITE_OO | WHITE_OOO : BLACK_OO | BLACK_OOO);
-        Square k = us == WHITE ? E1 : E8;
-        if ((cr & (WHITE_OO | BLACK_OO)) && !(occ & (square_bb(k + 1) | square_bb(k + 2))) &&
+        if ((cr & (WHITE_OO | BLACK_OO)) && (to_mask & square_bb(k + 2)) && !(occ & (square_bb(k + 1) | square_bb(k + 2))) &&
             !position_attacked_by(p, them, k + 1, occ) && !position_attacked_by(p, them, k + 2, occ)) {
             if (count_only)
                 s.count++;
             else
                 *s.out++ = move_make(k, k + 2, MOVE_CASTLING, 0);
         }
-        if ((cr & (WHITE_OOO | BLACK_OOO)) && !(occ & (square_bb(k - 1) | square_bb(k - 2) | square_bb(k - 3))) &&
+        if ((cr & (WHITE_OOO | BLACK_OOO)) && (to_mask & square_bb(k - 2)) && !(occ & (square_bb(k - 1) | square_bb(k - 2) | square_bb(k - 3))) &&
             !position_attacked_by(p, them, k - 1, occ) && !position_attacked_by(p, them, k - 2, occ)) {
             if (count_only)
                 s.count++;
@@ -188,21 +192,21 @@ done:
 int movegen_legal(const Position *p, MoveList *list, GenType type)
 {
     switch (type) {
-    case GEN_NOISY: list->count = generate(p, list->moves, GEN_NOISY, false); break;
-    case GEN_QUIET: list->count = generate(p, list->moves, GEN_QUIET, false); break;
-    default: list->count = generate(p, list->moves, GEN_ALL, false); break;
+    case GEN_NOISY: list->count = generate(p, list->moves, GEN_NOISY, false, ~0ULL, ~0ULL); break;
+    case GEN_QUIET: list->count = generate(p, list->moves, GEN_QUIET, false, ~0ULL, ~0ULL); break;
+    default: list->count = generate(p, list->moves, GEN_ALL, false, ~0ULL, ~0ULL); break;
     }
     return list->count;
 }
 
-int movegen_count(const Position *p) { return generate(p, NULL, GEN_ALL, true); }
+int movegen_count(const Position *p) { return generate(p, NULL, GEN_ALL, true, ~0ULL, ~0ULL); }
 
 bool movegen_is_legal(const Position *p, Move m)
 {
-    MoveList list;
-    movegen_legal(p, &list, GEN_ALL);
-    for (int i = 0; i < list.count; i++)
-        if (list.moves[i] == m)
+    Move moves[4]; /* one from- and to-square: at most the four promotions */
+    int n = generate(p, moves, GEN_ALL, false, square_bb(move_from(m)), square_bb(move_to(m)));
+    for (int i = 0; i < n; i++)
+        if (moves[i] == m)
             return true;
     return false;
 }

@@ -1,5 +1,6 @@
-/* The staged move picker. Our generator is legal, so the table move, killers and counter-move are
- * validated by finding them in the generated lists (which are then reused, never regenerated). */
+/* The staged move picker. Our generator is legal, so killers and the counter-move are validated by
+ * finding them in the generated lists (which are then reused, never regenerated); a quiet table
+ * move is tested alone, so a node it cuts off never generates the quiet moves. */
 #include "movepick.h"
 
 #include "../core/movegen.h"
@@ -128,10 +129,8 @@ Move movepick_next(MovePicker *mp, bool skip_quiets)
                 gen_noisy(mp);
                 if (list_contains(&mp->noisy, mp->tt_move))
                     return mp->tt_move;
-            } else if (!mp->noisy_only) {
-                gen_quiet(mp);
-                if (list_contains(&mp->quiet, mp->tt_move))
-                    return mp->tt_move;
+            } else if (!mp->noisy_only && movegen_is_legal(mp->pos, mp->tt_move)) {
+                return mp->tt_move; /* the quiet list waits: a cutoff may come first */
             }
             mp->tt_move = MOVE_NONE; /* not legal here: a key collision */
             break;

@@ -98,7 +98,8 @@ static bool state_matches_refresh(const Position *p)
 }
 
 /* Random games from every random.epd position: at each ply the noisy and quiet lists partition the
- * legal list, the count agrees, the incremental state matches a fresh one, and unmake restores. */
+ * legal list, the count agrees, one move's test agrees with the list, the incremental state matches
+ * a fresh one, and unmake restores. */
 static void test_random_playouts(void)
 {
     FILE *f = fopen(test_data_path("perft/random.epd"), "r");
@@ -130,6 +131,14 @@ static void test_random_playouts(void)
                 CHECK(!is_capture(&pos, m) && move_kind(m) != MOVE_PROMOTION);
             }
             CHECK_MSG(state_matches_refresh(&pos), "state differs from refresh at %s", fen_write(&pos, fen));
+            for (int i = 0; i < all.count; i++)
+                CHECK_MSG(movegen_is_legal(&pos, all.moves[i]), "is_legal false for a legal move in %s",
+                          fen_write(&pos, fen));
+            for (int i = 0; i < 64; i++) { /* and as many values the list may or may not hold */
+                Move v = (Move)(test_rand() & 0xffff);
+                CHECK_MSG(movegen_is_legal(&pos, v) == list_has(&all, v), "is_legal(value %u) wrong in %s", v,
+                          fen_write(&pos, fen));
+            }
             CheckInfo ci;
             position_check_info(&pos, &ci);
             for (int i = 0; i < all.count; i++) {
@@ -172,16 +181,43 @@ static void test_null_move(void)
     CHECK(pos.side == WHITE);
 }
 
+/* movegen_is_legal tests one move with the generator limited to its squares: for every 16-bit
+ * value, in the standard positions and the random ones, it must say exactly whether the value is in
+ * the legal list (promotions, en passant, castling through or out of check, pins included). */
 static void test_is_legal_any_value(void)
 {
+    static const char *files[] = {"perft/standard.epd", "perft/random.epd"};
+    int positions = 0;
+    for (int fi = 0; fi < 2; fi++) {
+        FILE *f = fopen(test_data_path(files[fi]), "r");
+        CHECK(f);
+        char line[4096], fen[FEN_BUFFER_SIZE];
+        while (f && fgets(line, sizeof line, f)) {
+            *strchr(line, ';') = 0;
+            CHECK(fen_read(&pos, line, NULL, 0) == FEN_OK);
+            MoveList all;
+            movegen_legal(&pos, &all, GEN_ALL);
+            int legal = 0;
+            for (unsigned v = 0; v < 65536; v++) {
+                bool said = movegen_is_legal(&pos, (Move)v);
+                legal += said;
+                if (said != list_has(&all, (Move)v)) {
+                    char u[MOVE_STRING_SIZE];
+                    CHECK_MSG(false, "is_legal(%s, value %u) = %d in %s", move_to_uci((Move)v, u), v, said,
+                              fen_write(&pos, fen));
+                    break;
+                }
+            }
+            CHECK_INT(legal, all.count);
+            positions++;
+        }
+        if (f)
+            fclose(f);
+    }
+    CHECK_INT(positions, 127);
     CHECK_INT(fen_read(&pos, "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", NULL, 0), FEN_OK);
     MoveList all;
-    movegen_legal(&pos, &all, GEN_ALL);
-    int legal = 0;
-    for (unsigned v = 0; v < 65536; v++)
-        legal += movegen_is_legal(&pos, (Move)v);
-    CHECK_INT(legal, all.count);
-    CHECK_INT(all.count, 48);
+    CHECK_INT(movegen_legal(&pos, &all, GEN_ALL), 48);
 }
 
 void suite_movegen(void)
