@@ -209,7 +209,7 @@ data: feelfish
 # then `feelfish train` on every chunk of every generation (resumable: data/nnue/NET_NAME.nnue.ckpt),
 # the loss per epoch in data/nnue/NET_NAME.csv. Install it with
 # `cp data/nnue/NET_NAME.nnue engine/eval/default.nnue`.
-NET_NAME ?= gen7
+NET_NAME ?= gen8
 NET_HIDDEN ?= 128
 NET_BUCKETS ?= 8
 NET_EPOCHS ?= 40
