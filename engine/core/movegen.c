@@ -170,14 +170,16 @@ static ALWAYS_INLINE int generate(const Position *p, Move *list, GenType type, b
     Square k = us == WHITE ? E1 : E8;
     if (!checkers && type != GEN_NOISY && (from_mask & square_bb(k))) {
         int cr = p->st->castling & (us == WHITE ? WHITE_OO | WHITE_OOO : BLACK_OO | BLACK_OOO);
-        if ((cr & (WHITE_OO | BLACK_OO)) && (to_mask & square_bb(k + 2)) && !(occ & (square_bb(k + 1) | square_bb(k + 2))) &&
+        if ((cr & (WHITE_OO | BLACK_OO)) && (to_mask & square_bb(k + 2)) &&
+            !(occ & (square_bb(k + 1) | square_bb(k + 2))) &&
             !position_attacked_by(p, them, k + 1, occ) && !position_attacked_by(p, them, k + 2, occ)) {
             if (count_only)
                 s.count++;
             else
                 *s.out++ = move_make(k, k + 2, MOVE_CASTLING, 0);
         }
-        if ((cr & (WHITE_OOO | BLACK_OOO)) && (to_mask & square_bb(k - 2)) && !(occ & (square_bb(k - 1) | square_bb(k - 2) | square_bb(k - 3))) &&
+        if ((cr & (WHITE_OOO | BLACK_OOO)) && (to_mask & square_bb(k - 2)) &&
+            !(occ & (square_bb(k - 1) | square_bb(k - 2) | square_bb(k - 3))) &&
             !position_attacked_by(p, them, k - 1, occ) && !position_attacked_by(p, them, k - 2, occ)) {
             if (count_only)
                 s.count++;

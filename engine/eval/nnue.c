@@ -324,10 +324,9 @@ static int32_t dot_portable(const int16_t *us, const int16_t *them, const int16_
 #ifdef NNUE_X86
 /* dst = src + the rows in add − the rows in sub, 16 lanes at a time. Inlined with constant counts
  * (and the built-in width) the loops unroll and each lane is loaded and stored once. */
-__attribute__((target("avx2"), always_inline)) static inline void update_avx2_fixed(int16_t *dst, const int16_t *src,
-                                                                                    const int16_t *w, const int *add,
-                                                                                    int adds, const int *sub, int subs,
-                                                                                    int n)
+__attribute__((target("avx2"), always_inline)) static inline void
+add_rows_avx2(int16_t *dst, const int16_t *src, const int16_t *w, const int *add, int adds, const int *sub, int subs,
+              int n)
 {
     for (int i = 0; i < n; i += 16) {
         __m256i v = _mm256_load_si256((const __m256i *)(src + i));
@@ -343,15 +342,15 @@ __attribute__((target("avx2"))) static void update_avx2(int16_t *dst, const int1
                                                         const int *add, int adds, const int *sub, int subs)
 {
     const int16_t *w = net->ft_weight;
-    if (net->hidden == 128) { /* the built-in net's width: a quiet move, a capture, castling */
-        if (adds == 1 && subs == 1)
-            return update_avx2_fixed(dst, src, w, add, 1, sub, 1, 128);
-        if (adds == 1 && subs == 2)
-            return update_avx2_fixed(dst, src, w, add, 1, sub, 2, 128);
-        if (adds == 2 && subs == 2)
-            return update_avx2_fixed(dst, src, w, add, 2, sub, 2, 128);
-    }
-    update_avx2_fixed(dst, src, w, add, adds, sub, subs, net->hidden);
+    /* The built-in net's width and a move's usual changes: a quiet move, a capture, castling. */
+    if (net->hidden == 128 && adds == 1 && subs == 1)
+        add_rows_avx2(dst, src, w, add, 1, sub, 1, 128);
+    else if (net->hidden == 128 && adds == 1 && subs == 2)
+        add_rows_avx2(dst, src, w, add, 1, sub, 2, 128);
+    else if (net->hidden == 128 && adds == 2 && subs == 2)
+        add_rows_avx2(dst, src, w, add, 2, sub, 2, 128);
+    else
+        add_rows_avx2(dst, src, w, add, adds, sub, subs, net->hidden);
 }
 
 __attribute__((target("avx2"))) static int32_t dot_avx2(const int16_t *us, const int16_t *them, const int16_t *w,

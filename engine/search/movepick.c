@@ -1,6 +1,6 @@
-/* The staged move picker. Our generator is legal, so killers and the counter-move are validated by
- * finding them in the generated lists (which are then reused, never regenerated); a quiet table
- * move is tested alone, so a node it cuts off never generates the quiet moves. */
+/* The staged move picker. Our generator is legal, so a noisy table move, killers and the counter-move
+ * are validated by finding them in the generated lists (each generated once); a quiet table move is
+ * tested alone, so a node it cuts off never generates the quiet moves. */
 #include "movepick.h"
 
 #include "../core/movegen.h"
@@ -52,7 +52,7 @@ void movepick_init(MovePicker *mp, const Position *pos, const SearchThread *t, c
             mp->counter = t->counter[prev->piece][move_to(prev->move)];
     }
     mp->stage = tt_move ? STAGE_TT : STAGE_GEN_NOISY;
-    mp->noisy_ready = mp->quiet_ready = false;
+    mp->noisy_ready = false;
     mp->noisy_next = mp->quiet_next = mp->bad_count = mp->bad_next = 0;
 }
 
@@ -87,7 +87,6 @@ static void gen_noisy(MovePicker *mp)
 static void gen_quiet(MovePicker *mp)
 {
     movegen_legal(mp->pos, &mp->quiet, GEN_QUIET);
-    mp->quiet_ready = true;
 }
 
 static void score_quiets(MovePicker *mp)
@@ -126,7 +125,7 @@ Move movepick_next(MovePicker *mp, bool skip_quiets)
         case STAGE_TT:
             mp->stage = STAGE_GEN_NOISY;
             if (looks_noisy(mp->pos, mp->tt_move)) {
-                gen_noisy(mp);
+                gen_noisy(mp); /* scored now, before the table move's search moves the capture history */
                 if (list_contains(&mp->noisy, mp->tt_move))
                     return mp->tt_move;
             } else if (!mp->noisy_only && movegen_is_legal(mp->pos, mp->tt_move)) {
@@ -153,13 +152,14 @@ Move movepick_next(MovePicker *mp, bool skip_quiets)
             }
             if (mp->noisy_only) {
                 mp->stage = mp->quiet_checks ? STAGE_QUIET_CHECKS : STAGE_DONE;
+                if (mp->quiet_checks)
+                    gen_quiet(mp);
                 break;
             }
             mp->stage = STAGE_GEN_QUIET;
             break;
         case STAGE_GEN_QUIET:
-            if (!mp->quiet_ready)
-                gen_quiet(mp);
+            gen_quiet(mp);
             mp->stage = STAGE_KILLER1;
             break;
         case STAGE_KILLER1:
@@ -193,8 +193,6 @@ Move movepick_next(MovePicker *mp, bool skip_quiets)
             mp->stage = STAGE_DONE;
             break;
         case STAGE_QUIET_CHECKS:
-            if (!mp->quiet_ready)
-                gen_quiet(mp);
             while (mp->quiet_next < mp->quiet.count) {
                 Move m = mp->quiet.moves[mp->quiet_next++];
                 if (m != mp->tt_move && position_gives_check_ci(mp->pos, mp->quiet_checks, m))

@@ -14,7 +14,7 @@ typedef struct {
     bool noisy_only;               /* quiescence search not in check */
     const CheckInfo *quiet_checks; /* with noisy_only: then quiet moves giving check (by this), or NULL */
     MoveList noisy, quiet;
-    bool noisy_ready, quiet_ready;
+    bool noisy_ready; /* generated early, by the table move's stage */
     int noisy_score[MAX_MOVES], quiet_score[MAX_MOVES];
     int noisy_next, quiet_next;
     Move bad[MAX_MOVES];
