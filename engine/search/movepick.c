@@ -6,6 +6,11 @@
 #include "../core/movegen.h"
 #include "../core/see.h"
 
+#include <limits.h>
+#ifdef __SSE4_1__
+#include <smmintrin.h>
+#endif
+
 enum {
     STAGE_TT,
     STAGE_GEN_NOISY,
@@ -68,6 +73,16 @@ int movepick_quiet_history(const SearchThread *t, const Stack *ss, const Positio
     return h;
 }
 
+/* best_index's padding: the four scores after a list's last (MAX_MOVES leaves room: a position has
+ * at most 218 moves). */
+_Static_assert(MAX_MOVES >= 218 + 4, "score lists need room for best_index's padding");
+
+static void pad_scores(int *scores, int count)
+{
+    for (int i = count; i < count + 4; i++)
+        scores[i] = INT_MIN;
+}
+
 static void gen_noisy(MovePicker *mp)
 {
     const Position *p = mp->pos;
@@ -81,6 +96,7 @@ static void gen_noisy(MovePicker *mp)
             s += move_promo(m) == QUEEN ? 8000 : -8000;
         mp->noisy_score[i] = s;
     }
+    pad_scores(mp->noisy_score, mp->noisy.count);
     mp->noisy_ready = true;
 }
 
@@ -93,16 +109,41 @@ static void score_quiets(MovePicker *mp)
 {
     for (int i = 0; i < mp->quiet.count; i++)
         mp->quiet_score[i] = movepick_quiet_history(mp->t, mp->ss, mp->pos, mp->quiet.moves[i]);
+    pad_scores(mp->quiet_score, mp->quiet.count);
+}
+
+/* Index of the first highest score in scores[from, count): the move a left-to-right scan keeping the
+ * first maximum finds. With SSE4.1, four scores at a time, reading up to three past count: the lists
+ * are padded with INT_MIN (pad_scores), which can only tie a real score that is INT_MIN itself, and
+ * the first equal index found is then still a real one (from < count). */
+static int best_index(const int *scores, int from, int count)
+{
+#ifdef __SSE4_1__
+    __m128i top = _mm_set1_epi32(INT_MIN);
+    for (int i = from; i < count; i += 4)
+        top = _mm_max_epi32(top, _mm_loadu_si128((const __m128i *)(scores + i)));
+    top = _mm_max_epi32(top, _mm_shuffle_epi32(top, _MM_SHUFFLE(1, 0, 3, 2)));
+    top = _mm_max_epi32(top, _mm_shuffle_epi32(top, _MM_SHUFFLE(2, 3, 0, 1)));
+    for (int i = from;; i += 4) {
+        __m128i eq = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(scores + i)), top);
+        int mask = _mm_movemask_ps(_mm_castsi128_ps(eq));
+        if (mask)
+            return i + __builtin_ctz((unsigned)mask);
+    }
+#else
+    int best = from;
+    for (int i = from + 1; i < count; i++)
+        if (scores[i] > scores[best])
+            best = i;
+    return best;
+#endif
 }
 
 /* Removes and returns the best-scored remaining move (selection: lists are short, most nodes
  * take only one or two moves before a cutoff). */
 static Move pick_best(MoveList *l, int *scores, int *next)
 {
-    int best = *next;
-    for (int i = *next + 1; i < l->count; i++)
-        if (scores[i] > scores[best])
-            best = i;
+    int best = best_index(scores, *next, l->count);
     Move m = l->moves[best];
     int s = scores[best];
     l->moves[best] = l->moves[*next];

@@ -28,7 +28,7 @@ int main(void)
         {"style", suite_style},       {"bayes", suite_bayes},
         {"adaptive", suite_adaptive}, {"selfplay", suite_selfplay},
         {"review", suite_review},     {"trainset", suite_trainset},
-        {"nnue", suite_nnue},
+        {"nnue", suite_nnue},         {"movepick", suite_movepick},
     };
     for (size_t i = 0; i < sizeof Suites / sizeof Suites[0]; i++)
         if (test_wanted(Suites[i].name))

@@ -76,6 +76,7 @@ void suite_bayes(void);
 void suite_nnue(void);
 void suite_search(void);   /* search */
 void suite_strength(void); /* search */
+void suite_movepick(void);
 void suite_adaptive(void); /* adapt */
 void suite_selfplay(void);
 void suite_style(void);
