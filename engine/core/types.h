@@ -146,6 +146,14 @@ typedef struct {
     int count;
 } MoveList;
 
+static inline bool movelist_contains(const MoveList *l, Move m)
+{
+    for (int i = 0; i < l->count; i++)
+        if (l->moves[i] == m)
+            return true;
+    return false;
+}
+
 /* A middlegame/endgame pair packed in one int (endgame in the high half), added as one. */
 typedef int32_t Score;
 static inline Score score_make(int mg, int eg) { return (Score)((uint32_t)eg << 16) + mg; }

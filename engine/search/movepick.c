@@ -25,14 +25,6 @@ enum {
     STAGE_DONE
 };
 
-static bool list_contains(const MoveList *l, Move m)
-{
-    for (int i = 0; i < l->count; i++)
-        if (l->moves[i] == m)
-            return true;
-    return false;
-}
-
 static bool looks_noisy(const Position *p, Move m)
 {
     return move_kind(m) == MOVE_PROMOTION || move_kind(m) == MOVE_EN_PASSANT ||
@@ -167,7 +159,7 @@ Move movepick_next(MovePicker *mp, bool skip_quiets)
             mp->stage = STAGE_GEN_NOISY;
             if (looks_noisy(mp->pos, mp->tt_move)) {
                 gen_noisy(mp); /* scored now, before the table move's search moves the capture history */
-                if (list_contains(&mp->noisy, mp->tt_move))
+                if (movelist_contains(&mp->noisy, mp->tt_move))
                     return mp->tt_move;
             } else if (!mp->noisy_only && movegen_is_legal(mp->pos, mp->tt_move)) {
                 return mp->tt_move; /* the quiet list waits: a cutoff may come first */
@@ -212,7 +204,7 @@ Move movepick_next(MovePicker *mp, bool skip_quiets)
                 break;
             if (stage == STAGE_KILLER2 && m == mp->killer[0])
                 break;
-            if (skip_quiets || !m || m == mp->tt_move || !list_contains(&mp->quiet, m))
+            if (skip_quiets || !m || m == mp->tt_move || !movelist_contains(&mp->quiet, m))
                 break;
             return m;
         }

@@ -79,14 +79,6 @@ static void test_perft_tricky(void)
     }
 }
 
-static bool list_has(const MoveList *l, Move m)
-{
-    for (int i = 0; i < l->count; i++)
-        if (l->moves[i] == m)
-            return true;
-    return false;
-}
-
 /* Compares the incrementally updated state with one computed from scratch. */
 static bool state_matches_refresh(const Position *p)
 {
@@ -122,12 +114,12 @@ static void test_random_playouts(void)
             CHECK_INT(movegen_count(&pos), all.count);
             for (int i = 0; i < noisy.count; i++) {
                 Move m = noisy.moves[i];
-                CHECK(list_has(&all, m));
+                CHECK(movelist_contains(&all, m));
                 CHECK(is_capture(&pos, m) || move_kind(m) == MOVE_PROMOTION);
             }
             for (int i = 0; i < quiet.count; i++) {
                 Move m = quiet.moves[i];
-                CHECK(list_has(&all, m));
+                CHECK(movelist_contains(&all, m));
                 CHECK(!is_capture(&pos, m) && move_kind(m) != MOVE_PROMOTION);
             }
             CHECK_MSG(state_matches_refresh(&pos), "state differs from refresh at %s", fen_write(&pos, fen));
@@ -136,7 +128,7 @@ static void test_random_playouts(void)
                           fen_write(&pos, fen));
             for (int i = 0; i < 64; i++) { /* and as many values the list may or may not hold */
                 Move v = (Move)(test_rand() & 0xffff);
-                CHECK_MSG(movegen_is_legal(&pos, v) == list_has(&all, v), "is_legal(value %u) wrong in %s", v,
+                CHECK_MSG(movegen_is_legal(&pos, v) == movelist_contains(&all, v), "is_legal(value %u) wrong in %s", v,
                           fen_write(&pos, fen));
             }
             CheckInfo ci;
@@ -201,7 +193,7 @@ static void test_is_legal_any_value(void)
             for (unsigned v = 0; v < 65536; v++) {
                 bool said = movegen_is_legal(&pos, (Move)v);
                 legal += said;
-                if (said != list_has(&all, (Move)v)) {
+                if (said != movelist_contains(&all, (Move)v)) {
                     char u[MOVE_STRING_SIZE];
                     CHECK_MSG(false, "is_legal(%s, value %u) = %d in %s", move_to_uci((Move)v, u), v, said,
                               fen_write(&pos, fen));

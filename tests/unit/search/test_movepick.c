@@ -29,13 +29,9 @@ static void reference_quiet_order(const SearchThread *t, const Stack *ss, MoveLi
     }
 }
 
-static bool list_has(const MoveList *l, Move m)
-{
-    for (int i = 0; i < l->count; i++)
-        if (l->moves[i] == m)
-            return true;
-    return false;
-}
+/* The moves the picker returns before its quiet stage: the table move, killers (no counter-move at
+ * the root ply). */
+static bool special(Move m, Move tt, const Stack *ss) { return m == tt || m == ss->killer[0] || m == ss->killer[1]; }
 
 /* One position: the picker with a table move and killers drawn from the legal moves. */
 static void check_picker(SearchThread *t, Stack *ss, const char *fen)
@@ -54,16 +50,15 @@ static void check_picker(SearchThread *t, Stack *ss, const char *fen)
     Move seen[MAX_MOVES];
     int n = 0, next_quiet = 0;
     for (Move m; (m = movepick_next(&mp, false)) != MOVE_NONE;) {
-        CHECK_MSG(n < all.count && list_has(&all, m), "%s: a move not legal or one too many", fen);
+        CHECK_MSG(n < all.count && movelist_contains(&all, m), "%s: a move not legal or one too many", fen);
         for (int i = 0; i < n; i++)
             CHECK_MSG(seen[i] != m, "%s: a move picked twice", fen);
         CHECK_MSG(n > 0 || !tt || m == tt, "%s: the table move not first", fen);
         seen[n++] = m;
-        if (m == tt || m == ss->killer[0] || m == ss->killer[1] || !list_has(&quiet, m))
+        if (special(m, tt, ss) || !movelist_contains(&quiet, m))
             continue;
         /* A quiet move from the quiet stage: the next of the reference order that is not special. */
-        while (next_quiet < quiet.count && (quiet.moves[next_quiet] == tt || quiet.moves[next_quiet] == ss->killer[0] ||
-                                            quiet.moves[next_quiet] == ss->killer[1]))
+        while (next_quiet < quiet.count && special(quiet.moves[next_quiet], tt, ss))
             next_quiet++;
         CHECK_MSG(next_quiet < quiet.count && quiet.moves[next_quiet] == m, "%s: quiet move %d out of order", fen,
                   next_quiet);
@@ -80,7 +75,7 @@ static void test_picker_order(void)
     static const char *files[] = {"perft/standard.epd", "perft/random.epd"};
     static char fens[200][128];
     int positions = 0;
-    for (int spread = 0; t && spread < 2; spread++) {
+    for (int spread = 0; spread < 2; spread++) {
         /* Small histories tie often (the order among ties is where a faster picker could differ);
          * full-range ones rarely. */
         int range = spread ? 2 * HISTORY_MAX : 7;
