@@ -11,15 +11,19 @@ fail() { failed=$((failed + 1)); echo "FAIL $1"; shift; printf '    %s\n' "$@"; 
 coproc ENGINE { exec "$FF" 2>&1; }
 engine_pid=$ENGINE_PID # bash unsets ENGINE_PID once it reaps the engine, which can be before `wait`
 send() { echo "$1" >&"${ENGINE[1]}"; }
+# now_us: the clock in microseconds in $NOW, without starting a process (a fork is milliseconds on a busy machine)
+now_us() { NOW=${EPOCHREALTIME//[.,]/}; }
 # expect REGEX SECONDS: reads lines until one matches; all lines read are in $SEEN
 expect() {
     local re=$1 limit=$2 line end
     SEEN=""
-    end=$(($(date +%s%N) + limit * 1000000000))
+    now_us
+    end=$((NOW + limit * 1000000))
     while :; do
-        local left=$(((end - $(date +%s%N)) / 1000000))
+        now_us
+        local left=$(((end - NOW) / 1000))
         [ "$left" -le 0 ] && return 1
-        if IFS= read -r -t "$(awk -v l="$left" 'BEGIN { printf "%.3f", l / 1000 }')" line <&"${ENGINE[0]}"; then
+        if IFS= read -r -t "$((left / 1000)).$(printf '%03d' $((left % 1000)))" line <&"${ENGINE[0]}"; then
             SEEN+="$line"$'\n'
             [[ $line =~ $re ]] && return 0
         else
@@ -71,22 +75,42 @@ else
     fail go_depth_info_format "no bestmove"
 fi
 
-# go infinite: isready is answered during the search, and stop answers within 50 ms.
+# go infinite: isready is answered during the search, and stop answers within 50 ms. The time includes
+# this shell's reading (the machine is shared), so the stop is timed up to three times and the quickest
+# counts: an engine that only looks at its stop flag now and then is slow every time, a busy machine seldom thrice.
 send "position startpos"
 send "go infinite"
 sleep 0.5
 send "isready"
 if expect '^readyok$' 5 && ! grep -q '^bestmove' <<<"$SEEN"; then ok isready_during_search; else fail isready_during_search "$SEEN"; fi
-sleep 0.3
-# Read the info lines already written, so the time measured is the engine's, not this loop's.
-while IFS= read -r -t 0.02 line <&"${ENGINE[0]}"; do :; done
-t0=$(date +%s%N)
-send "stop"
-if expect '^bestmove ' 5; then
-    ms=$((($(date +%s%N) - t0) / 1000000))
-    [ "$ms" -le 50 ] && ok "stop_within_50ms (${ms} ms)" || fail stop_within_50ms "bestmove after $ms ms"
-else
+stop_times=""
+for try in 1 2 3; do
+    if [ "$try" -gt 1 ]; then
+        send "position startpos"
+        send "go infinite"
+        sleep 0.5
+    fi
+    sleep 0.3
+    # Read the info lines already written, so the time measured is the engine's, not this loop's.
+    while IFS= read -r -t 0.02 line <&"${ENGINE[0]}"; do :; done
+    now_us
+    t0=$NOW
+    send "stop"
+    if ! expect '^bestmove ' 5; then
+        stop_times=""
+        break
+    fi
+    now_us
+    ms=$(((NOW - t0) / 1000))
+    stop_times+=" $ms"
+    [ "$ms" -le 50 ] && break
+done
+if [ -z "$stop_times" ]; then
     fail stop_within_50ms "no bestmove after stop"
+elif [ "${ms}" -le 50 ]; then
+    ok "stop_within_50ms (ms:${stop_times})"
+else
+    fail stop_within_50ms "bestmove after${stop_times} ms (three tries)"
 fi
 
 # Pondering: no bestmove before ponderhit; after it, time management applies.
@@ -97,10 +121,12 @@ send "ponderhit"; check ponderhit_answers '^bestmove [a-h][1-8]' 5
 
 # Clock: a game-like go answers in reasonable time.
 send "position startpos"
-t0=$(date +%s%N)
+now_us
+t0=$NOW
 send "go wtime 1000 btime 1000 winc 10 binc 10"
 if expect '^bestmove [a-h][1-8]' 5; then
-    ms=$((($(date +%s%N) - t0) / 1000000))
+    now_us
+    ms=$(((NOW - t0) / 1000))
     [ "$ms" -lt 500 ] && ok "clock_move_time (${ms} ms of 1000)" || fail clock_move_time "$ms ms"
 else
     fail clock_move_time "no bestmove"
@@ -221,11 +247,13 @@ send "go movetime 200"
 check limited_strength_mates '^bestmove a1a8' 5
 send "setoption name UCI_LimitStrength value false"
 
-t0=$(date +%s%N)
+now_us
+t0=$NOW
 send "go infinite"
 send "quit"
 wait "$engine_pid"; rc=$?
-ms=$((($(date +%s%N) - t0) / 1000000))
+now_us
+ms=$(((NOW - t0) / 1000))
 [ "$rc" = 0 ] && [ "$ms" -lt 2000 ] && ok "quit_during_search (${ms} ms)" || fail quit_during_search "exit $rc after $ms ms"
 
 echo "uci: $passed passed, $failed failed"
