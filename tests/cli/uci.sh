@@ -21,9 +21,10 @@ expect() {
     end=$((NOW + limit * 1000000))
     while :; do
         now_us
-        local left=$(((end - NOW) / 1000))
+        local left=$(((end - NOW) / 1000)) secs
         [ "$left" -le 0 ] && return 1
-        if IFS= read -r -t "$((left / 1000)).$(printf '%03d' $((left % 1000)))" line <&"${ENGINE[0]}"; then
+        printf -v secs '%d.%03d' $((left / 1000)) $((left % 1000))
+        if IFS= read -r -t "$secs" line <&"${ENGINE[0]}"; then
             SEEN+="$line"$'\n'
             [[ $line =~ $re ]] && return 0
         else
