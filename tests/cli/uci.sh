@@ -11,8 +11,11 @@ fail() { failed=$((failed + 1)); echo "FAIL $1"; shift; printf '    %s\n' "$@"; 
 coproc ENGINE { exec "$FF" 2>&1; }
 engine_pid=$ENGINE_PID # bash unsets ENGINE_PID once it reaps the engine, which can be before `wait`
 send() { echo "$1" >&"${ENGINE[1]}"; }
-# now_us: the clock in microseconds in $NOW, without starting a process (a fork is milliseconds on a busy machine)
+# now_us: the clock in microseconds in $NOW, without starting a process (a fork is milliseconds on a busy machine);
+# clock_start, then clock_ms: the milliseconds since in $ms.
 now_us() { NOW=${EPOCHREALTIME//[.,]/}; }
+clock_start() { now_us; T0=$NOW; }
+clock_ms() { now_us; ms=$(((NOW - T0) / 1000)); }
 # expect REGEX SECONDS: reads lines until one matches; all lines read are in $SEEN
 expect() {
     local re=$1 limit=$2 line end
@@ -89,20 +92,17 @@ for try in 1 2 3; do
     if [ "$try" -gt 1 ]; then
         send "position startpos"
         send "go infinite"
-        sleep 0.5
     fi
     sleep 0.3
     # Read the info lines already written, so the time measured is the engine's, not this loop's.
     while IFS= read -r -t 0.02 line <&"${ENGINE[0]}"; do :; done
-    now_us
-    t0=$NOW
+    clock_start
     send "stop"
     if ! expect '^bestmove ' 5; then
         stop_times=""
         break
     fi
-    now_us
-    ms=$(((NOW - t0) / 1000))
+    clock_ms
     stop_times+=" $ms"
     [ "$ms" -le 50 ] && break
 done
@@ -122,12 +122,10 @@ send "ponderhit"; check ponderhit_answers '^bestmove [a-h][1-8]' 5
 
 # Clock: a game-like go answers in reasonable time.
 send "position startpos"
-now_us
-t0=$NOW
+clock_start
 send "go wtime 1000 btime 1000 winc 10 binc 10"
 if expect '^bestmove [a-h][1-8]' 5; then
-    now_us
-    ms=$(((NOW - t0) / 1000))
+    clock_ms
     [ "$ms" -lt 500 ] && ok "clock_move_time (${ms} ms of 1000)" || fail clock_move_time "$ms ms"
 else
     fail clock_move_time "no bestmove"
@@ -248,13 +246,11 @@ send "go movetime 200"
 check limited_strength_mates '^bestmove a1a8' 5
 send "setoption name UCI_LimitStrength value false"
 
-now_us
-t0=$NOW
+clock_start
 send "go infinite"
 send "quit"
 wait "$engine_pid"; rc=$?
-now_us
-ms=$(((NOW - t0) / 1000))
+clock_ms
 [ "$rc" = 0 ] && [ "$ms" -lt 2000 ] && ok "quit_during_search (${ms} ms)" || fail quit_during_search "exit $rc after $ms ms"
 
 echo "uci: $passed passed, $failed failed"
