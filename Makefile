@@ -187,23 +187,27 @@ test: deps-test
 test-docker:
 	@python3 tests/docker/test_docker.py $(if $(KEEP_BASE),--keep-base)
 
-# The learned evaluation's data (issue #26): self-play at 6,000 nodes a move, DATA_CHUNKS chunks of
-# 5,000 games (~390,000 positions, 11-22 min on two cores each), one seed a chunk, into
-# data/nnue/genG-SEED.bin (G = DATA_GEN). Generation 0 is played by the hand-written evaluation (--net
-# none), generation G by the network data/nnue/genG.nnue, seeds from 1001 + 1000 G. A chunk is written
-# to .part and renamed when whole, so `make data` resumes where it stopped.
+# The learned evaluation's data (issue #26): self-play at DATA_NODES (6,000) nodes a move, DATA_CHUNKS
+# chunks of 5,000 games (~390,000 positions, 11-22 min on two cores each at 6,000 nodes), one seed a
+# chunk, into data/nnue/genG-SEED.bin (G = DATA_GEN; genG-nNODES-SEED.bin at another DATA_NODES, its
+# seeds 500 further on so that its openings are not the 6,000-node chunks'). Generation 0 is played
+# by the hand-written evaluation (--net none), generation G by the network data/nnue/genG.nnue, seeds
+# from 1001 + 1000 G. A chunk is written to .part and renamed when whole, so `make data` resumes
+# where it stopped.
 DATA_GEN ?= 0
 DATA_CHUNKS ?= 60
+DATA_NODES ?= 6000
 DATA_NET = $(if $(filter 0,$(DATA_GEN)),none,data/nnue/gen$(DATA_GEN).nnue)
+DATA_PREFIX = data/nnue/gen$(DATA_GEN)-$(if $(filter 6000,$(DATA_NODES)),,n$(DATA_NODES)-)
 data: feelfish
 	@mkdir -p data/nnue
 	@[ "$(DATA_NET)" = none ] || [ -f "$(DATA_NET)" ] || \
 	  { echo "make data DATA_GEN=$(DATA_GEN): $(DATA_NET) is missing (docs/nnue.md says where each generation comes from)"; exit 1; }
-	@first=$$((1001 + 1000 * $(DATA_GEN))); \
-	for seed in $$(seq $$first $$((first + $(DATA_CHUNKS) - 1))); do f=data/nnue/gen$(DATA_GEN)-$$seed.bin; \
-	  [ -f $$f ] && continue; echo "$$f, played by $(DATA_NET) ($$(date +%H:%M:%S))"; \
-	  nice -n 19 ./feelfish --net $(DATA_NET) datagen --games 5000 --nodes 6000 --threads $$(nproc) --seed $$seed \
-	    --format bin --out $$f.part && mv $$f.part $$f || exit 1; done
+	@first=$$((1001 + 1000 * $(DATA_GEN) + $(if $(filter 6000,$(DATA_NODES)),0,500))); \
+	for seed in $$(seq $$first $$((first + $(DATA_CHUNKS) - 1))); do f=$(DATA_PREFIX)$$seed.bin; \
+	  [ -f $$f ] && continue; echo "$$f, played by $(DATA_NET) at $(DATA_NODES) nodes a move ($$(date +%H:%M:%S))"; \
+	  nice -n 19 ./feelfish --net $(DATA_NET) datagen --games 5000 --nodes $(DATA_NODES) --threads $$(nproc) \
+	    --seed $$seed --format bin --out $$f.part && mv $$f.part $$f || exit 1; done
 
 # The learned evaluation's network from the data (docs/nnue.md): `make data` first when there is none,
 # then `feelfish train` on every chunk of every generation (resumable: data/nnue/NET_NAME.nnue.ckpt),
