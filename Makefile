@@ -198,12 +198,13 @@ DATA_GEN ?= 0
 DATA_CHUNKS ?= 60
 DATA_NODES ?= 6000
 DATA_NET = $(if $(filter 0,$(DATA_GEN)),none,data/nnue/gen$(DATA_GEN).nnue)
-DATA_PREFIX = data/nnue/gen$(DATA_GEN)-$(if $(filter 6000,$(DATA_NODES)),,n$(DATA_NODES)-)
+DATA_DEEP = $(filter-out 6000,$(DATA_NODES))
+DATA_PREFIX = data/nnue/gen$(DATA_GEN)-$(if $(DATA_DEEP),n$(DATA_DEEP)-)
 data: feelfish
 	@mkdir -p data/nnue
 	@[ "$(DATA_NET)" = none ] || [ -f "$(DATA_NET)" ] || \
 	  { echo "make data DATA_GEN=$(DATA_GEN): $(DATA_NET) is missing (docs/nnue.md says where each generation comes from)"; exit 1; }
-	@first=$$((1001 + 1000 * $(DATA_GEN) + $(if $(filter 6000,$(DATA_NODES)),0,500))); \
+	@first=$$((1001 + 1000 * $(DATA_GEN) + $(if $(DATA_DEEP),500,0))); \
 	for seed in $$(seq $$first $$((first + $(DATA_CHUNKS) - 1))); do f=$(DATA_PREFIX)$$seed.bin; \
 	  [ -f $$f ] && continue; echo "$$f, played by $(DATA_NET) at $(DATA_NODES) nodes a move ($$(date +%H:%M:%S))"; \
 	  nice -n 19 ./feelfish --net $(DATA_NET) datagen --games 5000 --nodes $(DATA_NODES) --threads $$(nproc) \
