@@ -38,7 +38,7 @@ Move move_from_uci(const Position *p, const char *s)
         return MOVE_NONE;
     PieceType promo = 0;
     if (n == 5) {
-        const char *at = strchr("nbrq", s[4]);
+        const char *at = strchr("nbrq", s[4] | 0x20); /* (either case: a7a8Q as Stockfish reads it) */
         if (!at || !s[4])
             return MOVE_NONE;
         promo = KNIGHT + (PieceType)(at - "nbrq");

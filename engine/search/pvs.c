@@ -529,7 +529,7 @@ void search_iterate(SearchThread *t)
         t->stack[i].cont = &t->cont_history[NO_PIECE][0];
         t->stack[i].extensions = 0;
     }
-    t->completed_depth = 0;
+    t->root_depth = t->completed_depth = 0;
     t->nmp_min_ply = 0;
     t->best_move_changes = 0;
     /* `mate N` does not cap the depth: reductions can hide a short mate at a shallow depth, so we

@@ -56,7 +56,10 @@ void search_check_time(SearchThread *t)
         atomic_store(&s->stop, true);
         return;
     }
-    if ((nodes & 1023) || !s->tm.maximum || atomic_load_explicit(&s->pondering, memory_order_relaxed))
+    /* The clock never stops a search before depth 1 is finished (a few dozen nodes): the move it
+     * plays is then at least a searched one, not the first one generated. */
+    if ((nodes & 1023) || !s->tm.maximum || !t->completed_depth ||
+        atomic_load_explicit(&s->pondering, memory_order_relaxed))
         return;
     if (time_now_ms() - s->tm.start >= s->tm.maximum)
         atomic_store(&s->stop, true);
@@ -393,14 +396,20 @@ void search_run(Search *s, const Position *pos, const SearchLimits *limits, cons
     for (int i = 1; i <= helpers; i++)
         if (s->threads[i]->completed_depth > chosen->completed_depth)
             chosen = s->threads[i];
+    int reported = 0; /* the depth to report again, 0 if the last report already says it all */
     if (chosen != main && chosen->completed_depth > 0) {
         memcpy(main->root, chosen->root, (size_t)count * sizeof(RootMove));
         main->completed_depth = chosen->completed_depth;
-        search_report(main, main->completed_depth);
-    }
+        reported = main->completed_depth;
+    } else if (!s->strength.nodes && main->root_depth > main->completed_depth &&
+               main->root[0].score != -VALUE_INFINITE) /* (a rating draws among the last full iteration's) */
+        reported = main->root_depth; /* stopped inside an iteration whose first line has a new score */
     for (int i = 0; i < s->report_lines; i++)
         if (main->root[i].pv_length == 1)
             extend_line_from_tt(main, &main->root[i]);
+    /* UCI: a final info, whose line starts with the move played, directly before bestmove. */
+    if (reported)
+        search_report(main, reported);
     RootMove *best = &main->root[0];
     result->best = s->strength.nodes && main->completed_depth > 0 ? strength_pick(s, main) : best->move;
     result->ponder = MOVE_NONE;

@@ -52,7 +52,7 @@ typedef struct {
     BayesTarget target;
     char model_path[512], style_path[512];
     const Temperament *temperament;
-    int gain_percent; /* AffectiveGain once set (it then overrides the temperament's gain); -1 before */
+    int gain_percent; /* AffectiveGain: 0-100 overrides the temperament's gain; -1 (the default) leaves it */
     int multipv;
     bool ponder;
     bool limit_strength;
@@ -198,8 +198,6 @@ static bool apply_evalfile(Uci *u, const char *v, long n, char *why, size_t size
     return true;
 }
 
-#define SPELLED_(x) #x
-#define SPELLED(x) SPELLED_(x) /* a macro's value as a string */
 static const Option Options[] = {
     {"Hash", OPT_SPIN, "16", 1, 32768, NULL, apply_hash},
     {"Threads", OPT_SPIN, "1", 1, MAX_THREADS, NULL, apply_threads},
@@ -212,7 +210,7 @@ static const Option Options[] = {
     {"BayesModel", OPT_STRING, "data/feelfish.db", 0, 0, NULL, apply_model_path},
     {"StyleModel", OPT_STRING, "engine/style.model", 0, 0, NULL, apply_style_path},
     {"Temperament", OPT_COMBO, "neutral", 0, 0, "neutral calm anxious bold thesis", apply_temperament},
-    {"AffectiveGain", OPT_SPIN, SPELLED(AFFECTIVE_GAIN_PERCENT), 0, 100, NULL, apply_gain},
+    {"AffectiveGain", OPT_SPIN, "-1", -1, 100, NULL, apply_gain}, /* -1: the temperament's own gain */
     {"UCI_LimitStrength", OPT_CHECK, "false", 0, 1, NULL, apply_limit_strength},
     {"UCI_Elo", OPT_SPIN, "1500", STRENGTH_ELO_MIN, STRENGTH_ELO_MAX, NULL, apply_elo},
     {"EvalFile", OPT_STRING, "embedded", 0, 0, NULL, apply_evalfile},
@@ -257,8 +255,8 @@ static bool option_value(const Option *o, char *value, long *number, char *why, 
         snprintf(why, size, "%s takes a path shorter than 512 characters", o->name);
         return false;
     case OPT_CHECK:
-        if (!strcmp(value, "true") || !strcmp(value, "false")) {
-            *number = !strcmp(value, "true");
+        if (!strcasecmp(value, "true") || !strcasecmp(value, "false")) {
+            *number = !strcasecmp(value, "true");
             return true;
         }
         snprintf(why, size, "%s takes true or false", o->name);
@@ -300,9 +298,13 @@ static void set_option(Uci *u, char *args)
     }
     name += 5;
     char *value = strstr(name, " value ");
+    size_t n = strlen(name);
     if (value) {
         *value = 0;
         value += 7;
+    } else if (n >= 6 && !strcmp(name + n - 6, " value")) { /* an empty value ("... value " trimmed) */
+        name[n - 6] = 0;
+        value = name + n;
     }
     while (*name == ' ')
         name++;
@@ -496,15 +498,33 @@ static void reap_search(Uci *u)
         wait_search(u);
 }
 
-static bool parse_number(Uci *u, const char *name, const char *s, long min, long max, long *out)
+/* The words of a command, one at a time; a word read too far can be given back. */
+typedef struct {
+    char *save, *back;
+} Words;
+
+static char *word_next(Words *w)
 {
-    char *end;
+    char *t = w->back;
+    w->back = NULL;
+    return t ? t : strtok_r(NULL, " ", &w->save);
+}
+
+/* A go parameter's number: the integer the next word starts with (as Stockfish reads it), clamped
+ * to [min, max]. A word that does not start with one is given back, to be read as the next
+ * parameter, and this one is ignored (UCI: ignore what is not understood and read on). */
+static bool go_number(Uci *u, const char *name, Words *w, long min, long max, long *out)
+{
+    char *s = word_next(w), *end = s;
     errno = 0;
     long v = s ? strtol(s, &end, 10) : 0;
-    if (!s || errno || end == s || *end) {
-        say(u, "info string go %s needs a number, got '%s'", name, s ? s : "");
+    if (!s || end == s) {
+        say(u, "info string go %s needs a number, got '%s'; ignored", name, s ? s : "");
+        w->back = s;
         return false;
     }
+    if (*end || errno)
+        say(u, "info string go %s: '%s' read as %ld", name, s, v < min ? min : v > max ? max : v);
     *out = v < min ? min : v > max ? max : v;
     return true;
 }
@@ -521,11 +541,16 @@ static void go(Uci *u, char *args)
     l->elo = u->limit_strength ? u->elo : 0;
     long v;
     bool in_searchmoves = false;
-    for (char *save, *t = strtok_r(args, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+    Words w = {0};
+    for (char *t = strtok_r(args, " ", &w.save); t; t = word_next(&w)) {
         if (in_searchmoves) {
             Move m = move_from_uci(u->pos, t);
             if (m) {
-                l->searchmoves[l->searchmoves_count++] = m;
+                bool again = false; /* (a move listed twice counts once: at most every legal move) */
+                for (int i = 0; i < l->searchmoves_count; i++)
+                    again |= l->searchmoves[i] == m;
+                if (!again && l->searchmoves_count < MAX_MOVES)
+                    l->searchmoves[l->searchmoves_count++] = m;
                 continue;
             }
             in_searchmoves = false;
@@ -538,8 +563,8 @@ static void go(Uci *u, char *args)
         else if (!strcmp(t, "searchmoves"))
             in_searchmoves = true;
         else if (!strcmp(t, "wtime") || !strcmp(t, "btime") || !strcmp(t, "winc") || !strcmp(t, "binc")) {
-            if (!parse_number(u, t, strtok_r(NULL, " \t", &save), t[1] == 't' ? 1 : 0, big, &v))
-                return;
+            if (!go_number(u, t, &w, t[1] == 't' ? 1 : 0, big, &v))
+                continue;
             Color c = t[0] == 'w' ? WHITE : BLACK;
             if (t[1] == 't')
                 l->time[c] = v;
@@ -547,27 +572,22 @@ static void go(Uci *u, char *args)
                 l->inc[c] = v;
             l->use_clock = true;
         } else if (!strcmp(t, "movestogo")) {
-            if (!parse_number(u, t, strtok_r(NULL, " \t", &save), 0, 1000, &v))
-                return;
-            l->movestogo = (int)v;
+            if (go_number(u, t, &w, 0, 1000, &v))
+                l->movestogo = (int)v;
         } else if (!strcmp(t, "depth")) {
-            if (!parse_number(u, t, strtok_r(NULL, " \t", &save), 1, MAX_PLY - 1, &v))
-                return;
-            l->depth = (int)v;
+            if (go_number(u, t, &w, 1, MAX_PLY - 1, &v))
+                l->depth = (int)v;
         } else if (!strcmp(t, "nodes")) {
-            if (!parse_number(u, t, strtok_r(NULL, " \t", &save), 1, big, &v))
-                return;
-            l->nodes = (uint64_t)v;
+            if (go_number(u, t, &w, 1, big, &v))
+                l->nodes = (uint64_t)v;
         } else if (!strcmp(t, "mate")) {
-            if (!parse_number(u, t, strtok_r(NULL, " \t", &save), 1, MAX_PLY / 2 - 1, &v))
-                return;
-            l->mate = (int)v;
+            if (go_number(u, t, &w, 1, MAX_PLY / 2 - 1, &v))
+                l->mate = (int)v;
         } else if (!strcmp(t, "movetime")) {
-            if (!parse_number(u, t, strtok_r(NULL, " \t", &save), 1, big, &v))
-                return;
-            l->movetime = v;
+            if (go_number(u, t, &w, 1, big, &v))
+                l->movetime = v;
         } else if (!strcmp(t, "perft")) {
-            if (!parse_number(u, t, strtok_r(NULL, " \t", &save), 1, 12, &v))
+            if (!go_number(u, t, &w, 1, 12, &v))
                 return;
             MoveList list;
             movegen_legal(u->pos, &list, GEN_ALL);
@@ -695,7 +715,10 @@ int uci_loop(FILE *in, FILE *out)
             say(&u, "info string line too long, ignored");
             continue;
         }
-        while (len && isspace((unsigned char)line[len - 1]))
+        for (char *c = line; *c; c++) /* any white space between words (a tab too) is one space */
+            if (isspace((unsigned char)*c))
+                *c = ' ';
+        while (len && line[len - 1] == ' ')
             line[--len] = 0;
         char *cmd = line;
         while (isspace((unsigned char)*cmd))

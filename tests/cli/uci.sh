@@ -60,7 +60,21 @@ send "setoption name Hash value lots"; check bad_option_value 'info string Hash 
 send "setoption name Threads value 0"; check option_out_of_range 'info string Threads takes a whole number from 1' 5
 send "setoption name NoSuchThing value 3"; check unknown_option 'info string no such option: NoSuchThing' 5
 send "setoption name Mode value emotional"; check bad_combo 'info string Mode takes one of: classical affective' 5
-send "go depth 3 nodes zero"; check bad_go_number "info string go nodes needs a number, got 'zero'" 5
+# A malformed go parameter is ignored and the rest read: a go is always answered (UCI: "for every go a
+# bestmove is needed"); a number is read as far as it goes, as Stockfish reads it.
+send "go depth 3 nodes zero"; check bad_go_number "info string go nodes needs a number, got 'zero'; ignored" 5
+check bad_go_number_still_searches '^bestmove [a-h][1-8]' 10
+send "go depth 2 movetime 1e3"; check go_number_prefix "info string go movetime: '1e3' read as 1" 5
+check go_number_prefix_searches '^bestmove [a-h][1-8]' 10
+# Tabs between words are white space (the protocol's own example), and an empty value (python-chess and
+# cutechess send "value " for an empty string) is a value: EvalFile's empty one is the built-in network.
+send $'position\tstartpos\tmoves\te2e4'; send "d"; check tab_separated '^Fen: rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b' 5
+send "setoption name EvalFile value "; check empty_option_value '^info string evaluation: embedded' 5
+# searchmoves takes every legal move once, however often it is listed (300 times once overran its list).
+send "position startpos"
+send "go nodes 2000 searchmoves $(printf 'g1f3 %.0s' $(seq 1 300)) b1c3"
+check searchmoves_many '^bestmove (g1f3|b1c3)' 10
+send "isready"; check searchmoves_many_alive '^readyok$' 5
 send "setoption name Hash value 32"
 send "setoption name Clear Hash"
 send "ucinewgame"
@@ -78,6 +92,32 @@ if expect '^bestmove [a-h][1-8][a-h][1-8]' 20; then
 else
     fail go_depth_info_format "no bestmove"
 fi
+
+# A search stopped inside an iteration (here by its node budget) still ends with an info line whose
+# line starts with the move it plays, directly before bestmove (UCI: "a final info command"; clients
+# such as python-chess report that line with the move). The positions of a game, one search each at
+# 8,000 nodes after one ucinewgame, as a GUI plays (so the table carries over): reproducible, and
+# several of them stop inside an iteration with a new best move.
+mismatch="" searched=0 moves=""
+send "ucinewgame"
+for m in "" e2e4 e7e6 d2d4 d7d5 b1c3 g8f6 c1g5 f8e7 e4e5 f6d7 g5e7 d8e7 f2f4 a7a6 g1f3 c7c5 d1d2 b8c6 d4c5 e7c5; do
+    moves+=" $m"
+    send "position startpos moves$moves"; send "go nodes 8000"
+    expect '^bestmove' 20 || { mismatch+=" [$moves: no bestmove]"; continue; }
+    searched=$((searched + 1))
+    last=$(grep '^info depth' <<<"$SEEN" | tail -1 | sed -n 's/.* pv \([a-h1-8qrbn]*\).*/\1/p')
+    best=$(grep '^bestmove' <<<"$SEEN" | cut -d' ' -f2)
+    [ "$last" = "$best" ] || mismatch+=" [$moves: info pv $last, bestmove $best]"
+done
+[ -z "$mismatch" ] && ok "final_info_is_bestmove ($searched searches)" || fail final_info_is_bestmove "$mismatch"
+# The clock never cuts a search before depth 1 is done: every move of a 1 ms search is a searched one,
+# with its info line (once, Ke2 came back from a search stopped at its first node).
+unsearched=0
+for i in $(seq 1 30); do
+    send "ucinewgame"; send "position startpos moves e2e4 e7e5"; send "go movetime 1"
+    expect '^bestmove' 5 && grep -q '^info depth [1-9]' <<<"$SEEN" || unsearched=$((unsearched + 1))
+done
+[ "$unsearched" = 0 ] && ok movetime_1_searched || fail movetime_1_searched "$unsearched of 30 without a finished depth 1"
 
 # go infinite: isready is answered during the search, and stop answers within 50 ms. The time includes
 # this shell's reading (the machine is shared), so the stop is timed up to three times and the quickest
@@ -215,7 +255,10 @@ send "setoption name AffectiveGain value 30"; depth8 affective ""
 [ "$GAIN_SEEN" = '"gain": 0.3000' ] && ok affective_gain_thirty || fail affective_gain_thirty "$GAIN_SEEN"
 send "setoption name Temperament value thesis"; depth8 affective ""
 [ "$GAIN_SEEN" = '"gain": 0.3000' ] && ok affective_gain_over_temperament || fail affective_gain_over_temperament "$GAIN_SEEN"
-send "setoption name AffectiveGain value 101"; check affective_gain_range 'info string AffectiveGain takes a whole number from 0 to 100' 5
+send "setoption name AffectiveGain value 101"; check affective_gain_range 'info string AffectiveGain takes a whole number from -1 to 100' 5
+# Its declared default, -1, is "the temperament's own gain": a GUI that sends every default back changes nothing.
+send "setoption name AffectiveGain value -1"; depth8 affective ""
+[ "$GAIN_SEEN" = '"gain": 1.0000' ] && ok affective_gain_default_is_temperaments || fail affective_gain_default_is_temperaments "$GAIN_SEEN"
 # A combo's value in any case is taken in its listed spelling; a refused one leaves the option as it
 # was (the fuzzer found "bOld" accepted by the check and then refused by the temperament, which left
 # none and crashed the next affective search).
@@ -223,7 +266,7 @@ send "setoption name Temperament value bOld"
 send "setoption name Temperament value nope"; check combo_refused 'info string Temperament takes one of: neutral calm anxious bold thesis' 5
 send "position startpos"; send "go depth 2"; check combo_any_case_then_search '^bestmove' 10
 send "setoption name Temperament value neutral"
-send "setoption name AffectiveGain value 5"
+send "setoption name AffectiveGain value -1"
 send "setoption name Mode value classical"
 
 # A very long line is rejected without harm.

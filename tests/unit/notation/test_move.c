@@ -1,4 +1,4 @@
-/* UCI move text: reading (castling as king-takes-rook too, promotions) and writing. */
+/* UCI move text: reading (castling as king-takes-rook too, promotions, their letter in either case) and writing. */
 #include "../../../engine/engine.h"
 #include "../test.h"
 
@@ -19,7 +19,8 @@ static void test_uci_read_write(void)
     CHECK_STR(move_to_uci(uci("b7a8n"), buf), "b7a8n");
     CHECK(uci("b7a8") == MOVE_NONE);  /* promotion piece missing */
     CHECK(uci("e2e4q") == MOVE_NONE); /* not a promotion */
-    CHECK(uci("b7a8k") == MOVE_NONE);
+    CHECK(uci("b7a8Q") == uci("b7a8q") && uci("b7a8N") == uci("b7a8n")); /* either case, as Stockfish */
+    CHECK(uci("b7a8k") == MOVE_NONE && uci("b7a8K") == MOVE_NONE);
     CHECK(uci("e2e5") == MOVE_NONE);
     CHECK(uci("") == MOVE_NONE);
     CHECK(uci("e2") == MOVE_NONE);
