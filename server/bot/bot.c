@@ -30,6 +30,14 @@ static void fatal(const char *fmt, ...)
     bot_stop();
 }
 
+/* The delay before the next try (1 s, doubling to 60 s; reset when the server talks again). */
+static unsigned take_backoff(void)
+{
+    unsigned delay = B.backoff_ms;
+    B.backoff_ms = delay * 2 > 60000 ? 60000 : delay * 2;
+    return delay;
+}
+
 /* ---- the event stream ---- */
 
 static void open_events(void);
@@ -86,7 +94,7 @@ static void events_ended(const LichessAnswer *a, void *user)
         fatal("the event stream was refused (HTTP %d): is the token still valid?", a->status);
         return;
     }
-    unsigned delay = B.backoff_ms;
+    unsigned delay = take_backoff();
     if (a->status == 429)
         delay = (unsigned)(lichess_held(B.li, "stream") * 1000) + 1000;
     B.counts.reconnects++;
@@ -96,7 +104,6 @@ static void events_ended(const LichessAnswer *a, void *user)
                           : "dropped",
               delay / 1000.0);
     uv_timer_start(&B.reconnect, on_reconnect, delay, 0);
-    B.backoff_ms = B.backoff_ms * 2 > 60000 ? 60000 : B.backoff_ms * 2;
 }
 
 static void open_events(void)
@@ -105,9 +112,8 @@ static void open_events(void)
     B.events = lichess_stream(B.li, "api/stream/event", on_event, events_ended, NULL);
     B.connected = B.events != NULL;
     if (!B.events) {
-        unsigned held = (unsigned)(lichess_held(B.li, "stream") * 1000);
-        uv_timer_start(&B.reconnect, on_reconnect, held > B.backoff_ms ? held + 1000 : B.backoff_ms, 0);
-        B.backoff_ms = B.backoff_ms * 2 > 60000 ? 60000 : B.backoff_ms * 2;
+        unsigned held = (unsigned)(lichess_held(B.li, "stream") * 1000), delay = take_backoff();
+        uv_timer_start(&B.reconnect, on_reconnect, held > delay ? held + 1000 : delay, 0);
     }
 }
 
@@ -122,6 +128,30 @@ static void on_tick(uv_timer_t *t)
 }
 
 /* ---- start: token, account, games in progress ---- */
+
+static void token_tested(const LichessAnswer *a, void *user);
+
+static void on_restart(uv_timer_t *t)
+{
+    (void)t;
+    if (B.running)
+        lichess_token_test(B.li, token_tested, NULL);
+}
+
+/* A start call that failed for a passing reason (no answer, a 429, a 5xx: the network is not up yet,
+ * the server is being deployed) starts again from the token test after a growing delay (1 s to
+ * 60 s), as lichess-bot restarts after a network error; anything else is fatal. */
+static bool start_again(const LichessAnswer *a, const char *kind, const char *what)
+{
+    if (a->status != 0 && a->status != 429 && a->status < 500)
+        return false;
+    unsigned held = (unsigned)(lichess_held(B.li, kind) * 1000), delay = take_backoff();
+    delay = held > delay ? held + 1000 : delay;
+    bot_error("%s (HTTP %d%s%s): trying again in %.1f s", what, a->status, a->error ? ", " : "",
+              a->error ? a->error : "", delay / 1000.0);
+    uv_timer_start(&B.reconnect, on_restart, delay, 0);
+    return true;
+}
 
 static void got_playing(const LichessAnswer *a, void *user)
 {
@@ -151,6 +181,8 @@ static void got_account(const LichessAnswer *a, void *user)
     const char *id = json_string_value(json_object_get(a->json, "id"));
     const char *name = json_string_value(json_object_get(a->json, "username"));
     const char *title = json_string_value(json_object_get(a->json, "title"));
+    if (a->status != 200 && start_again(a, "account", "the account could not be read"))
+        return;
     if (a->status != 200 || !id) {
         fatal("the account could not be read (HTTP %d %s)", a->status, a->error ? a->error : "");
         return;
@@ -164,6 +196,10 @@ static void got_account(const LichessAnswer *a, void *user)
     snprintf(B.user_id, sizeof B.user_id, "%s", id);
     snprintf(B.username, sizeof B.username, "%s", name ? name : id);
     snprintf(B.counts.account, sizeof B.counts.account, "%s", B.username);
+    B.backoff_ms = 1000; /* (the start's delays, if any, are over) */
+    char ua[160];        /* Lichess asks an application to say who runs it, as lichess-bot does */
+    snprintf(ua, sizeof ua, "feelfish/%s user:%s", VERSION, B.username);
+    lichess_set_user_agent(B.li, ua);
     matchmaking_set_perfs(json_object_get(a->json, "perfs"));
     log_msg(LOG_INFO, "bot: playing as %s on %s (%s mode)", B.username, B.cfg.url, B.cfg.feelfish.mode);
     lichess_get(B.li, "playing", "api/account/playing?nb=50", got_playing, NULL);
@@ -180,6 +216,8 @@ static void token_tested(const LichessAnswer *a, void *user)
     json_t *v;
     json_object_foreach(a->json, key, v) entry = v;
     const char *scopes = json_string_value(json_object_get(entry, "scopes"));
+    if (a->status != 200 && start_again(a, "token", "the token could not be checked"))
+        return;
     if (a->status != 200) {
         fatal("the token could not be checked (HTTP %d %s)", a->status, a->error ? a->error : "");
         return;
@@ -208,7 +246,7 @@ bool bot_start(uv_loop_t *loop, const BotConfig *cfg, char *err, size_t err_size
     B.loop = loop;
     B.backoff_ms = 1000;
     char ua[96];
-    snprintf(ua, sizeof ua, "feelfish/%s (lichess-bot compatible)", VERSION);
+    snprintf(ua, sizeof ua, "feelfish/%s", VERSION);
     if (!client_start(loop) || !(B.li = lichess_new(cfg->url, cfg->token, ua))) {
         snprintf(err, err_size, "cannot start the HTTP client");
         return false;

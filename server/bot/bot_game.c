@@ -233,11 +233,17 @@ static void finish(BotGame *bg, const char *status, const char *winner)
     if (bg->over)
         return;
     bg->over = true;
-    bool aborted = !strcmp(status, "aborted") || !strcmp(status, "noStart");
-    const char *result = aborted ? "*" : !winner || !*winner ? "1/2-1/2" : !strcmp(winner, "white") ? "1-0" : "0-1";
+    /* noStart has a winner when the game could not be aborted (rules noAbort, a tournament): the one
+     * who did not fail to move; without one it is an abort. unknownFinish without one is no result. */
+    bool won = winner && *winner;
+    bool aborted = !strcmp(status, "aborted") || (!strcmp(status, "noStart") && !won);
+    bool unknown = !strcmp(status, "unknownFinish") && !won;
+    const char *result = aborted || unknown ? "*" : !won ? "1/2-1/2" : !strcmp(winner, "white") ? "1-0" : "0-1";
     if (aborted)
         B.counts.aborted++;
-    else if (!winner || !*winner)
+    else if (unknown)
+        ;
+    else if (!won)
         B.counts.draws++;
     else if ((bg->color == WHITE) == !strcmp(winner, "white"))
         B.counts.wins++;
@@ -427,6 +433,16 @@ static void on_line(json_t *e, void *user)
         json_t *clock = json_object_get(e, "clock");
         bg->clock_initial_ms = json_is_object(clock) ? json_integer_value(json_object_get(clock, "initial")) : -1;
         bg->clock_inc_ms = json_is_object(clock) ? json_integer_value(json_object_get(clock, "increment")) : -1;
+        const char *variant = json_string_value(json_object_get(json_object_get(e, "variant"), "key"));
+        if (!bg->g && variant && strcmp(variant, "standard") && strcmp(variant, "fromPosition")) {
+            /* (a game found in progress, or started from elsewhere: the challenges it accepts are standard) */
+            bot_error("game %s is %s, and this engine plays standard chess only: aborting it, or resigning", bg->id,
+                      variant);
+            post(bg, "abort", "abort", NULL);
+            post(bg, "resign", "resign", NULL); /* (refused if the abort ended it) */
+            bg->over = true;
+            return;
+        }
         if (!bg->g) {
             const char *fen = json_string_value(json_object_get(e, "initialFen"));
             ApiError err;
@@ -446,6 +462,7 @@ static void on_line(json_t *e, void *user)
             if (!bg->g) {
                 bot_error("game %s cannot be played here: %s", bg->id, err.message);
                 post(bg, "abort", "abort", NULL);
+                post(bg, "resign", "resign", NULL); /* (refused if the abort ended it) */
                 bg->over = true;
                 return;
             }

@@ -67,18 +67,23 @@ const char *bot_challenge_verdict(const BotConfig *c, json_t *ch, const BotLoad 
     bool rated = json_is_true(json_object_get(ch, "rated"));
     if (!bot_list_has(&c->challenge.modes, rated ? "rated" : "casual"))
         return rated ? "casual" : "rated";
-    double rating = number(challenger, "rating", 1500);
-    if (c->challenge.rating_difference >= 0 && c->challenge.rating_difference < BOT_INF) {
-        /* relative to the bot's own rating, which the challenge does not carry: lichess-bot uses
-         * the bot's perf rating; destUser has it */
-        double mine = number(json_object_get(ch, "destUser"), "rating", rating);
-        if (rating < mine - c->challenge.rating_difference || rating > mine + c->challenge.rating_difference)
+    /* The rating, as lichess-bot checks it: min_rating-max_rating, narrowed by rating_difference around
+     * the bot's own rating in the challenge's perf (destUser's) when that is known; an unrated
+     * challenger passes. */
+    double rating = number(challenger, "rating", -1), mine = number(json_object_get(ch, "destUser"), "rating", -1);
+    if (rating >= 0) {
+        double lo = c->challenge.min_rating, hi = c->challenge.max_rating, diff = c->challenge.rating_difference;
+        if (diff >= 0 && diff < BOT_INF && mine > 0) {
+            lo = lo > mine - diff ? lo : mine - diff;
+            hi = hi < mine + diff ? hi : mine + diff;
+        }
+        if (rating < lo || rating > hi)
             return "generic";
-    } else if (rating < c->challenge.min_rating || rating > c->challenge.max_rating)
+    }
+    const char *name = text(challenger, "name");
+    if (bot_list_has_user(&c->challenge.block_list, who, name))
         return "generic";
-    if (bot_list_has(&c->challenge.block_list, who))
-        return "generic";
-    if (c->challenge.allow_list.count && !bot_list_has(&c->challenge.allow_list, who))
+    if (c->challenge.allow_list.count && !bot_list_has_user(&c->challenge.allow_list, who, name))
         return "generic";
     if (is_bot && c->challenge.max_recent_bot_challenges >= 0 && c->challenge.recent_bot_challenge_age >= 0 &&
         load->recent_from_user >= c->challenge.max_recent_bot_challenges)

@@ -195,6 +195,14 @@ bool bot_list_has(const BotList *list, const char *text)
     return false;
 }
 
+bool bot_list_has_user(const BotList *list, const char *id, const char *name)
+{
+    for (int i = 0; i < list->count; i++)
+        if ((id && !strcasecmp(list->items[i], id)) || (name && !strcasecmp(list->items[i], name)))
+            return true;
+    return false;
+}
+
 static bool in_choices(const char *choices, const char *value)
 {
     if (!choices)
@@ -435,6 +443,15 @@ bool bot_config_load(BotConfig *c, const char *path, FILE *warn, char *err, size
         snprintf(err, err_size, "feelfish.elo: 0 (full strength) or a whole number from %d to %d", STRENGTH_ELO_MIN,
                  STRENGTH_ELO_MAX);
         return false;
+    }
+    const char *cv = c->matchmaking.challenge_variant;
+    if (strcmp(cv, "random") && strcmp(cv, "standard")) { /* lichess-bot picks among the engine's variants */
+        if (warn)
+            fprintf(warn,
+                    "bot config: matchmaking.challenge_variant '%s': this engine plays standard chess only, "
+                    "so it challenges to standard\n",
+                    cv);
+        strcpy(c->matchmaking.challenge_variant, "standard");
     }
     if (c->challenge.min_base > c->challenge.max_base || c->challenge.min_increment > c->challenge.max_increment) {
         snprintf(err, err_size, "challenge: a min_ is above its max_");

@@ -71,5 +71,8 @@ bool bot_config_load(BotConfig *c, const char *path, FILE *warn, char *err, size
 void bot_config_print(const BotConfig *c, FILE *out);
 /* Whether list holds text. */
 bool bot_list_has(const BotList *list, const char *text);
+/* Whether a list of users (block_list, allow_list) names this one by id or by name, in any case (Lichess
+ * ids are the lower-cased names; lichess-bot's lists hold names). */
+bool bot_list_has_user(const BotList *list, const char *id, const char *name);
 
 #endif

@@ -247,6 +247,8 @@ static void answer(const ClientAnswer *a, void *user)
     pump(l);
 }
 
+void lichess_set_user_agent(Lichess *l, const char *user_agent) { snprintf(l->ua, sizeof l->ua, "%s", user_agent); }
+
 Lichess *lichess_new(const char *url, const char *token, const char *user_agent)
 {
     Lichess *l = calloc(1, sizeof *l);

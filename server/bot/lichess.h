@@ -29,6 +29,8 @@ typedef struct {
 Lichess *lichess_new(const char *url, const char *token, const char *user_agent);
 /* Ends every call and stream without their callbacks. */
 void lichess_free(Lichess *l);
+/* The User-Agent of the calls and streams started from now on. */
+void lichess_set_user_agent(Lichess *l, const char *user_agent);
 
 /* GET or POST `path` (no leading '/'); `kind` names its rate limit ("move", "chat", "challenge",
  * ...): a 429 on one kind holds back that kind only. `form` (POST) is an urlencoded body or NULL.

@@ -119,9 +119,7 @@ static void got_online(const LichessAnswer *a, void *user)
         return;
     }
     const char *speed = speed_of(base, inc, days);
-    const char *variant = c->matchmaking.challenge_variant;
-    if (!strcmp(variant, "random"))
-        variant = "standard"; /* the one variant this engine plays (lichess-bot picks among challenge.variants) */
+    const char *variant = "standard"; /* the one variant this engine plays (config.c says so of any other) */
     const char *mode = c->matchmaking.challenge_mode;
     if (!strcmp(mode, "random"))
         mode = rand() % 2 ? "rated" : "casual";
@@ -145,11 +143,12 @@ static void got_online(const LichessAnswer *a, void *user)
         const char *name = json_string_value(json_object_get(u, "username"));
         json_t *perfs = json_object_get(u, "perfs");
         double r = rating_in(perfs, speed, -1);
-        bool ok = id && name && strcasecmp(id, B.user_id) && !json_is_true(json_object_get(u, "disabled")) &&
-                  !json_is_true(json_object_get(u, "tosViolation")) && r >= lo && r <= hi &&
-                  !bot_list_has(&c->matchmaking.block_list, id) && !bot_list_has(&c->matchmaking.block_list, name) &&
-                  !(c->matchmaking.include_challenge_block_list && bot_list_has(&c->challenge.block_list, id)) &&
-                  !declined(id, speed, variant, mode);
+        bool ok =
+            id && name && strcasecmp(id, B.user_id) && !json_is_true(json_object_get(u, "disabled")) &&
+            !json_is_true(json_object_get(u, "tosViolation")) && r >= lo && r <= hi &&
+            !bot_list_has_user(&c->matchmaking.block_list, id, name) &&
+            !(c->matchmaking.include_challenge_block_list && bot_list_has_user(&c->challenge.block_list, id, name)) &&
+            !declined(id, speed, variant, mode);
         if (ok) {
             snprintf(names[n], sizeof names[n], "%s", name);
             const char *pref = c->matchmaking.rating_preference;

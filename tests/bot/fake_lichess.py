@@ -30,7 +30,7 @@ own Stockfish (fixed movetime, or on its clock), or never moves, as the game's o
 Everything is recorded: every request (method, path, headers, body, answer), calls per kind,
 each challenge's answer (accept, or the decline reason), each game's moves with the mover's clock,
 rejected moves, draw offers and answers, chat. Misbehaviours are scripted: 429 (HTML body,
-Retry-After) on the next calls of a kind, a game stream dropped (TCP reset) once at a ply, an
+Retry-After) or 503 on the next calls of a kind, a game stream dropped (TCP reset) once at a ply, an
 event stream dropped on demand, a draw offer from the opponent, an opponent that never moves.
 
 Run alone: `python3 tests/bot/fake_lichess.py --port 9000 --token lip_test` then point a bot
@@ -72,6 +72,7 @@ class FakeLichess:
         self.outgoing = []  # the bot's own challenges: {id, to, form, t, status}
         self.requests = []  # {t, method, path, headers, body, status, kind}
         self.rate_limit = {}  # kind -> how many of the next calls get 429
+        self.failing = {}  # kind -> how many of the next calls get 503 (a deploy, an overloaded server)
         self.event_streams = []
         self.event_opens = []
         self.in_flight, self.max_in_flight = 0, 0
@@ -128,6 +129,11 @@ class FakeLichess:
     def calls(self, kind=None):
         with self.lock:
             return [r for r in self.requests if kind is None or r["kind"] == kind]
+
+    def fail(self, kind, count=1):
+        """The next `count` calls of this kind (token_test too) get 503 with an HTML body."""
+        with self.lock:
+            self.failing[kind] = self.failing.get(kind, 0) + count
 
     def limit(self, kind, count=1):
         """The next `count` calls of this kind (accept, decline, chat, move, abort, ...) get 429."""
@@ -671,6 +677,9 @@ class _Handler(BaseHTTPRequestHandler):
             limited = fake.rate_limit.get(kind, 0) > 0 and kind != "token_test"
             if limited:
                 fake.rate_limit[kind] -= 1
+            failing = not limited and fake.failing.get(kind, 0) > 0
+            if failing:
+                fake.failing[kind] -= 1
             if not streaming and kind != "control":
                 fake.in_flight += 1
                 fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
@@ -678,6 +687,10 @@ class _Handler(BaseHTTPRequestHandler):
             if limited:
                 out = (429, HTML_429, {"Retry-After": "1", "Content-Type": "text/html; charset=utf-8"})
                 fake._log("429 on %s %s" % (method, self.path))
+            elif failing:
+                out = (503, b"<html><body>503 Service Temporarily Unavailable</body></html>",
+                       {"Content-Type": "text/html"})
+                fake._log("503 on %s %s" % (method, self.path))
             else:
                 out = fake.api(method, url.path, urllib.parse.parse_qs(url.query), body, self.headers, self)
         finally:

@@ -177,7 +177,8 @@ class Game:
 
     def full(self):
         f = {"type": "gameFull", "id": self.id,
-             "variant": {"key": "standard", "name": "Standard", "short": "Std"},
+             "variant": {"key": self.opts.get("variant", "standard"), "name": self.opts.get("variant", "Standard"),
+                         "short": self.opts.get("variant", "Std")[:3]},
              "speed": speed_of(self.clock), "perf": {"name": speed_of(self.clock).capitalize()},
              "rated": self.rated, "createdAt": self.created,
              "white": self.player("white"), "black": self.player("black"),
@@ -191,7 +192,8 @@ class Game:
         info = {"fullId": self.id + "wxyz", "gameId": self.id, "id": self.id, "fen": self.fen,
                 "color": self.bot_color, "lastMove": self.moves[-1] if self.moves else "", "source": "friend",
                 "status": {"id": STATUS_IDS.get(self.status, 38), "name": self.status},
-                "variant": {"key": "standard", "name": "Standard"}, "speed": speed_of(self.clock),
+                "variant": {"key": self.opts.get("variant", "standard"), "name": self.opts.get("variant", "Standard")},
+                "speed": speed_of(self.clock),
                 "perf": speed_of(self.clock), "rated": self.rated, "hasMoved": len(self.moves) > 0,
                 "opponent": {"id": opp["id"], "username": opp["name"], "rating": opp.get("rating", 1500)},
                 "isMyTurn": self.status == "started" and self.to_move() == self.bot_color,

@@ -4,7 +4,8 @@ of its own: --print-config on lichess-bot's config.yml.default (every setting re
 reads it, the token masked), a bad value refused with its key named, feelfish.gain and feelfish.elo
 read and their bad values refused by name; a token the fake Lichess (fake_lichess.py) does not know
 and an account that is not a BOT end the bot before it opens the event stream; LICHESS_BOT_TOKEN
-wins over the file's token. The games are test_bot.py's, test_bot_matchmaking.py's and
+wins over the file's token; 503s at the start are waited out, and the User-Agent then names the account; a
+variant game found in progress is aborted or resigned, not played. The games are test_bot.py's, test_bot_matchmaking.py's and
 test_bot_serve.py's.
 
     python3 tests/bot/test_bot_config.py [--list] [CHECK...]   # last line: bot-config: N passed, N failed
@@ -16,7 +17,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from botlib import DEFAULT, Bot, config_text, log, new_token, run  # noqa: E402
+from botlib import DEFAULT, Bot, config_text, human, log, new_token, run  # noqa: E402
 from fake_lichess import FakeLichess  # noqa: E402
 from harness import FF, Suite, check, tmpdir  # noqa: E402
 
@@ -89,6 +90,20 @@ def config_bad_value_names_key():
         if rc != 2 or key not in err:
             bad.append((repl.strip(), rc, err[-200:]))
     check("config_bad_value_names_key", not bad, bad)
+
+
+@suite.test()
+def config_variant_challenged_is_standard():
+    """matchmaking.challenge_variant other than random or standard: a warning, and standard is offered."""
+    path = os.path.join(tmpdir("feelfish-bot-"), "config.yml")
+    with open(path, "w") as f:
+        f.write(config_text("http://127.0.0.1:9/", new_token(),
+                            [(r'^  challenge_variant: .*$', '  challenge_variant: "crazyhouse"')]))
+    rc, out, err = run([FF, "bot", "--config", path, "--print-config"])
+    got = settings(out).get("matchmaking.challenge_variant")
+    check("config_variant_challenged_is_standard",
+          rc == 0 and got == '"standard"' and "crazyhouse" in err and "standard chess only" in err,
+          "exit %s, challenge_variant %s, stderr %s" % (rc, got, err[-300:]))
 
 
 @suite.test()
@@ -166,6 +181,63 @@ def not_a_bot_refused():
         tested = [r["body"].decode() for r in calls if r["kind"] == "token_test"]
         check("token_from_env", tested == [token] and "account" in kinds,
               "token/test bodies %s (want the LICHESS_BOT_TOKEN one); calls %s" % (tested, kinds))
+    finally:
+        fake.close()
+
+
+@suite.test("start_survives_server_errors", "user_agent_names_account")
+def start_survives_server_errors():
+    """A server that answers 503 at the start (a deploy; no answer at all goes the same way) is tried
+    again with growing delays, as lichess-bot restarts after a network error, instead of ending the bot."""
+    token = new_token()
+    fake = FakeLichess(token=token, log=log).start()
+    try:
+        fake.fail("token_test", 6)  # more than one try's own retries (three): the start itself must come again
+        fake.fail("account", 5)
+        bot = Bot(config_text(fake.url, token))
+        opened = fake.wait(lambda: fake.event_streams, 60)
+        rc = bot.wait(0.5)
+        err = bot.stderr()
+        if rc is None:
+            bot.stop()
+        kinds = [r["kind"] for r in fake.calls()]
+        check("start_survives_server_errors",
+              opened and rc is None and "trying again" in err and kinds.count("token_test") >= 7
+              and kinds.count("account") >= 6,
+              "event stream %s, exit %s; calls %s; stderr: %s"
+              % ("opened" if opened else "NOT opened", rc, kinds, err[-600:]))
+        agents = [dict(r["headers"]).get("User-Agent", "") for r in fake.calls("stream_event")]
+        check("user_agent_names_account", agents and all(a.startswith("feelfish/") and
+                                                         a.endswith(" user:" + fake.account["username"])
+                                                         for a in agents), "User-Agent: %s" % agents)
+    finally:
+        fake.close()
+
+
+@suite.test()
+def variant_game_not_played():
+    """Games of a variant this engine does not play, found in progress at the start (the challenges it
+    accepts are standard): one still abortable is aborted, one that is not is resigned; neither gets a
+    move, and the bot goes on."""
+    token = new_token()
+    fake = FakeLichess(token=token, log=log).start()
+    try:
+        zh = fake.new_game({"bot_color": "black", "opponent": human(0), "clock": (60, 0), "variant": "crazyhouse",
+                            "never_moves": True, "moves": ["e2e4", "e7e5", "g1f3"]}, announce=False)
+        c960 = fake.new_game({"bot_color": "white", "opponent": human(1), "clock": (60, 0), "variant": "chess960",
+                              "never_moves": True}, announce=False)
+        bot = Bot(config_text(fake.url, token))
+        ended = fake.wait(lambda: fake.games[zh.id].status != "started" and fake.games[c960.id].status != "started",
+                          30)
+        alive = bot.wait(1) is None
+        bot.stop()
+        s1, s2 = fake.games[zh.id].summary(), fake.games[c960.id].summary()
+        check("variant_game_not_played",
+              ended and alive and s1["status"] == "resign" and s2["status"] == "aborted" and s1["plies"] == 3
+              and s2["plies"] == 0 and not s1["rejected"] and not s2["rejected"] and "standard chess only" in bot.stderr(),
+              "crazyhouse %s after %d plies, chess960 %s after %d; bot %s; stderr: %s"
+              % (s1["status"], s1["plies"], s2["status"], s2["plies"], "running" if alive else "exited",
+                 bot.stderr()[-500:]))
     finally:
         fake.close()
 

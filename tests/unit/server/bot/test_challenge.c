@@ -178,6 +178,48 @@ static void test_queue_order(void)
     json_decref(bot);
 }
 
+/* Ratings as lichess-bot checks them: min_rating-max_rating narrowed (not replaced) by rating_difference
+ * around the bot's own rating (destUser's), an unrated challenger let through; block_list and
+ * allow_list name users by id or name in any case (lichess-bot's lists hold names). */
+static void test_ratings_and_user_lists(void)
+{
+    BotConfig c;
+    char err[300];
+    CHECK_MSG(load_text(&c,
+                        "token: abc\nchallenge:\n  min_rating: 1000\n  rating_difference: 300\n"
+                        "  block_list: [PEST]\n  allow_list: [MyFriend, Pest, Rated900, Rated1400, Unrated]\n",
+                        err, sizeof err),
+              "%s", err);
+    BotLoad idle = {0, 0, 0, 0};
+    struct {
+        const char *id, *name;
+        double rating; /* < 0: none */
+        const char *verdict;
+    } cases[] = {
+        {"myfriend", "MyFriend", 1300, NULL},     /* in the allow list by name, any case */
+        {"pest", "Pest", 1300, "generic"},        /* blocked (PEST) though allowed */
+        {"rated900", "Rated900", 900, "generic"}, /* within 300 of 1200, but under min_rating */
+        {"rated1400", "Rated1400", 1400, NULL},   {"rated1400", "Rated1400", 1600, "generic"}, /* beyond 1200 + 300 */
+        {"unrated", "Unrated", -1, NULL},         {"stranger", "Stranger", 1300, "generic"}, /* not on the allow list */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *ch = challenge("standard", "blitz", BLITZ, false, false);
+        json_t *who = json_object_get(ch, "challenger");
+        json_object_set_new(who, "id", json_string(cases[i].id));
+        json_object_set_new(who, "name", json_string(cases[i].name));
+        if (cases[i].rating < 0)
+            json_object_del(who, "rating");
+        else
+            json_object_set_new(who, "rating", json_real(cases[i].rating));
+        json_object_set_new(json_object_get(ch, "destUser"), "rating", json_integer(1200));
+        const char *v = bot_challenge_verdict(&c, ch, &idle);
+        CHECK_MSG((!v && !cases[i].verdict) || (v && cases[i].verdict && !strcmp(v, cases[i].verdict)),
+                  "case %zu (%s %g): %s, expected %s", i, cases[i].id, cases[i].rating, v ? v : "accept",
+                  cases[i].verdict ? cases[i].verdict : "accept");
+        json_decref(ch);
+    }
+}
+
 void suite_bot(void)
 {
     RUN(test_lichess_bot_default_file);
@@ -185,4 +227,5 @@ void suite_bot(void)
     RUN(test_bad_values_name_their_key);
     RUN(test_challenge_verdicts_in_lichess_bots_order);
     RUN(test_queue_order);
+    RUN(test_ratings_and_user_lists);
 }
