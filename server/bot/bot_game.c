@@ -31,12 +31,20 @@ static BotGame *find(const char *id)
     return NULL;
 }
 
+/* A game that takes a place of challenge.concurrency: every game on a clock; a correspondence one only
+ * while it is the bot's move (lichess-bot leaves one after disconnect_time when it is not, which
+ * frees its place until the next check-in), so one slow game does not keep every other out for days. */
+static bool takes_a_place(const BotGame *bg)
+{
+    return !bg->over && (bg->clock_initial_ms >= 0 || !bg->full_seen || !bg->g || games_engine_to_move(bg->g));
+}
+
 int bot_games_now(int *bot_games, const char *with_user, int *with_user_count)
 {
     int n = 0;
     *bot_games = *with_user_count = 0;
     for (BotGame *bg = B.games; bg; bg = bg->next)
-        if (!bg->over) {
+        if (takes_a_place(bg)) {
             n++;
             *bot_games += bg->opponent_bot;
             *with_user_count += with_user && !strcasecmp(bg->opponent_id, with_user);

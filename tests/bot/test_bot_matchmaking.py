@@ -5,7 +5,8 @@
 rating range); in that game it answers the opponent's takebacks as max_takebacks_accepted says;
 challenges that come meanwhile wait in its queue, best first, and it says the queue in chat (!queue);
 a withdrawn challenge is dropped; a bot's second challenge within recent_bot_challenge_age is
-declined "later"; its move calls keep rate_limiting_delay apart.
+declined "later"; its move calls keep rate_limiting_delay apart. With a bot of its own: a correspondence game
+waiting on the opponent leaves room for a blitz challenge.
 
     python3 tests/bot/test_bot_matchmaking.py [--list] [CHECK...]   # ends: bot-matchmaking: N passed, N failed
     FEELFISH_BOT_VERBOSE=1 ...                                       # the fake's log"""
@@ -152,6 +153,33 @@ def extras_run():
     said = [text for room, who, text, t in g.get("chat", []) if who == "FeelBot" and "queue" in text.lower()]
     check("queue_told_in_chat", any(t.startswith("Challenge queue: Hhigh, Hlow") for t in said),
           "the bot's answers to !queue: %s (want 'Challenge queue: Hhigh, Hlow')" % said)
+
+
+@suite.test()
+def correspondence_leaves_room():
+    """A correspondence game waiting on the opponent takes no place of challenge.concurrency (lichess-bot
+    leaves it until its next check-in): with concurrency 1, a blitz challenge is accepted at once."""
+    token = new_token()
+    fake = FakeLichess(token=token, log=log).start()
+    bot = None
+    try:
+        corr = fake.new_game({"bot_color": "white", "opponent": dict(HUMAN, id="pen", name="Pen"), "clock": None,
+                              "never_moves": True, "moves": ["e2e4", "e7e5", "g1f3"]}, announce=False)
+        bot = Bot(config_text(fake.url, token, [(r"^abort_time: .*$", "abort_time: %d" % ABORT_TIME)]))
+        followed = fake.wait(lambda: fake.calls("game_stream"), 30)
+        time.sleep(1.5)  # its gameFull read: the opponent's move
+        cid = fake.challenge(challenger=dict(HUMAN, id="quick", name="Quick"), clock=(180, 2),
+                             game={"never_moves": True})
+        answered = fake.wait(lambda: cid in fake.answers, 10)
+        still = fake.games[corr.id].status
+        check("correspondence_leaves_room", followed and answered and fake.answers.get(cid) == ("accept",)
+              and still == "started",
+              "correspondence game followed: %s, its status %s; blitz challenge answer: %s (want accept within 10 s)"
+              % (bool(followed), still, fake.answers.get(cid)))
+    finally:
+        if bot:
+            bot.stop()
+        fake.close()
 
 
 if __name__ == "__main__":
