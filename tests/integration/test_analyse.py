@@ -42,6 +42,16 @@ def mate_score():
 
 
 @suite.test()
+def mate_score_black():
+    # Black mates: in one (Ra1#) and in two (Rb2, then Ra1#), White's view negative, counted in moves as
+    # for White (once, Black's mate in one came back as centipawns and its mate in two as -1).
+    st1, r1, _ = analyse({"fen": "6k1/8/8/8/8/8/r4PPP/6K1 b - - 0 1", "limits": {"depth": 4}})
+    st2, r2, _ = analyse({"fen": "7k/8/8/8/1r6/r7/8/6K1 b - - 0 1", "limits": {"depth": 6}})
+    check("mate_score_black", st1 == 200 and r1["pvs"][0].get("mate") == -1 and r1["bestMove"] == "a2a1"
+          and st2 == 200 and r2["pvs"][0].get("mate") == -2, (r1, r2))
+
+
+@suite.test()
 def analyse_moves():
     st, r, _ = analyse({"moves": ["e2e4", "e7e5", "g1f3"], "limits": {"nodes": 20000}})
     check("analyse_moves", st == 200 and r["fen"].startswith("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b"), r)

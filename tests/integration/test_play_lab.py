@@ -65,6 +65,14 @@ def play_finds_mate_and_says_so():
 
 
 @suite.test()
+def play_black_mate_says_so():
+    st, j, _ = suite.server().request("POST", "/api/play", {"fen": "6k1/8/8/8/8/8/r4PPP/6K1 b - - 0 1",
+                                                            "limits": {"depth": 4}})
+    check("play_black_mate_says_so", st == 200 and j.get("move") == "a2a1" and j.get("status") == "mate"
+          and j.get("mate") == -1 and "eval" not in j, (st, j))
+
+
+@suite.test()
 def play_draw_has_reason():
     st, j, _ = suite.server().request("POST", "/api/play", {"fen": "8/8/8/8/8/8/1r6/K6k w - - 0 1", "level": 3})
     check("play_draw_has_reason", st == 200 and j.get("move") == "a1b2" and j.get("status") == "draw"
