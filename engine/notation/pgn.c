@@ -1,13 +1,14 @@
-/* PGN reading and writing. The reader tokenizes a stream (file or string), replays each game's
+/* PGN reading (pgn_write.c writes). The reader tokenizes a stream (file or string), replays each game's
  * moves against the rules, and on a bad game records why, skips to the next game and goes on. */
 #include "pgn.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "fen.h"
+#include "text.h"
 #include "../core/movegen.h"
 
 #define PGN_MAX_TOKEN (64 * 1024) /* longer comments are cut, not grown without bound */
@@ -33,7 +34,7 @@ struct PgnReader {
     const char *text;
     size_t pos;
     int line;
-    int pushed_char; /* -2: none */
+    int pushed[4], pushed_count; /* characters read ahead and given back, the last first */
     bool at_line_start;
     TokenType pushed_tok; /* TOK_EOF: none (a pushed EOF is never needed) */
     bool has_pushed_tok;
@@ -43,48 +44,6 @@ struct PgnReader {
     int tok_dots; /* periods after a move number: 1 for "12.", 3 for "12..." */
     Position *pos_buf;
 };
-
-/* ---- growable strings ---- */
-
-typedef struct {
-    char *s;
-    size_t len, cap;
-} Buf;
-
-static void buf_reserve(Buf *b, size_t extra)
-{
-    if (b->len + extra + 1 <= b->cap)
-        return;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + extra + 1)
-        cap *= 2;
-    char *s = realloc(b->s, cap);
-    if (!s)
-        abort(); /* out of memory: nothing sensible to do in a parser */
-    b->s = s;
-    b->cap = cap;
-}
-
-static void buf_put(Buf *b, const char *s, size_t n)
-{
-    buf_reserve(b, n);
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = 0;
-}
-
-static void buf_puts(Buf *b, const char *s) { buf_put(b, s, strlen(s)); }
-
-static void buf_printf(Buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char tmp[256];
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        buf_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
 
 static char *dup_string(const char *s)
 {
@@ -107,12 +66,7 @@ static int raw_get(PgnReader *r)
 
 static int get_char(PgnReader *r)
 {
-    int c;
-    if (r->pushed_char != -2) {
-        c = r->pushed_char;
-        r->pushed_char = -2;
-    } else
-        c = raw_get(r);
+    int c = r->pushed_count ? r->pushed[--r->pushed_count] : raw_get(r);
     if (c == '\n')
         r->line++;
     return c;
@@ -122,7 +76,21 @@ static void unget_char(PgnReader *r, int c)
 {
     if (c == '\n')
         r->line--;
-    r->pushed_char = c;
+    if (r->pushed_count < (int)(sizeof r->pushed / sizeof r->pushed[0]))
+        r->pushed[r->pushed_count++] = c;
+}
+
+/* Whether the next characters are `rest` (consumed if so, given back if not). */
+static bool next_chars_are(PgnReader *r, const char *rest)
+{
+    int got[3], n = 0;
+    for (; rest[n]; n++)
+        if ((got[n] = get_char(r)) != (unsigned char)rest[n]) {
+            for (int k = n; k >= 0; k--)
+                unget_char(r, got[k]);
+            return false;
+        }
+    return true;
 }
 
 PgnReader *pgn_reader_open(FILE *f)
@@ -137,7 +105,6 @@ PgnReader *pgn_reader_open(FILE *f)
     }
     r->file = f;
     r->line = 1;
-    r->pushed_char = -2;
     r->at_line_start = true;
     return r;
 }
@@ -245,6 +212,14 @@ static TokenType next_token(PgnReader *r)
             return TOK_EOF;
         if (isspace(c))
             continue;
+        /* White space too: a byte order mark (a file's start, or files joined), a no-break space (text
+         * copied from a web page), periods apart from a move number ("2. ... Nc6") and an ellipsis
+         * ("2… Nc6"). */
+        if ((c == 0xEF && next_chars_are(r, "\xBB\xBF")) || (c == 0xC2 && next_chars_are(r, "\xA0")) || c == '.' ||
+            (c == 0xE2 && next_chars_are(r, "\x80\xA6"))) {
+            r->at_line_start = line_start;
+            continue;
+        }
         r->tok_line = r->line;
         if (c == '%' && line_start) { /* escape line */
             while ((c = get_char(r)) != EOF && c != '\n')
@@ -290,12 +265,25 @@ static TokenType next_token(PgnReader *r)
         default: break;
         }
         if (!is_symbol_char(c)) {
-            tok_add(r, c);
+            tok_add(r, c); /* a character not of PGN: the whole of it when it is UTF-8, for the message */
+            for (int more = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0; more > 0; more--) {
+                int d = get_char(r);
+                if (d == EOF || (d & 0xC0) != 0x80) {
+                    unget_char(r, d);
+                    break;
+                }
+                tok_add(r, d);
+            }
+            tok_make_utf8(r);
             return TOK_JUNK;
         }
         tok_add(r, c);
         while ((c = get_char(r)) != EOF && is_symbol_char(c))
             tok_add(r, c);
+        if (c == '.' && !strcmp(r->tok, "e") && next_chars_are(r, "p.")) { /* "exd6 e.p.": nothing more */
+            tok_clear(r);
+            continue;
+        }
         bool digits = strspn(r->tok, "0123456789") == r->tok_len;
         r->tok_dots = 0;
         if (digits && c == '.') {
@@ -416,11 +404,6 @@ static void fold_space(char *s)
     *o = 0;
 }
 
-static const struct {
-    const char *glyph;
-    int nag;
-} Glyphs[] = {{"!!", 3}, {"??", 4}, {"!?", 5}, {"?!", 6}, {"!", 1}, {"?", 2}};
-
 /* Reads the tokens of a variation (after its '('), rendering them as PGN text into out. */
 static bool read_variation(PgnReader *r, Buf *out, char *err, size_t err_size)
 {
@@ -503,14 +486,60 @@ static PgnResult bad_game(PgnReader *r, PgnGame *g, bool skip)
     return PGN_BAD_GAME;
 }
 
+/* Symbols written apart from their move: annotation glyphs and evaluation signs, as their NAGs. */
+static const struct {
+    const char *symbol;
+    int nag;
+} Signs[] = {{"!", 1},    {"?", 2},   {"!!", 3},   {"??", 4},   {"!?", 5},   {"?!", 6},  {"=", 10}, {"+=", 14},
+             {"+/=", 14}, {"=+", 15}, {"=/+", 15}, {"+/-", 16}, {"-/+", 17}, {"+-", 18}, {"-+", 19}};
+
+static int sign_nag(const char *symbol)
+{
+    for (size_t i = 0; i < sizeof Signs / sizeof Signs[0]; i++)
+        if (!strcmp(symbol, Signs[i].symbol))
+            return Signs[i].nag;
+    return 0;
+}
+
+/* The game's result when its moves end without one: the Result tag's, if it gives one. */
+static PgnResult ended_without_result(PgnGame *g)
+{
+    const char *tag = pgn_tag(g, "Result");
+    if (tag && (!strcmp(tag, "1-0") || !strcmp(tag, "0-1") || !strcmp(tag, "1/2-1/2")))
+        snprintf(g->result, sizeof g->result, "%s", tag);
+    return PGN_GAME;
+}
+
+/* A Variant tag this reader plays: standard chess (Lichess's "From Position" is standard chess from a FEN). */
+static bool standard_variant(const char *v)
+{
+    static const char *const Standard[] = {"standard", "from position", "fromposition", "normal", "chess"};
+    for (size_t i = 0; i < sizeof Standard / sizeof Standard[0]; i++)
+        if (!strcasecmp(v, Standard[i]))
+            return true;
+    return false;
+}
+
 PgnResult pgn_read_game(PgnReader *r, PgnGame *g, char *err, size_t err_size)
 {
     memset(g, 0, sizeof *g);
     strcpy(g->result, "*");
     err[0] = 0;
+    /* Comments before a game's tags (a program's banner, a ';' line, one after the last game's
+     * result) are not that game's: dropped. Before moves without tags they are the game's comment. */
     TokenType t = next_token(r);
-    if (t == TOK_EOF)
-        return PGN_END;
+    Buf before = {0};
+    for (; t == TOK_COMMENT; t = next_token(r)) {
+        fold_space(r->tok);
+        if (r->tok[0])
+            append_text(&before.s, r->tok);
+    }
+    if (t == TOK_EOF || t == TOK_TAG_OPEN) {
+        free(before.s);
+        if (t == TOK_EOF)
+            return PGN_END;
+    } else
+        g->comment = before.s;
     g->line = r->tok_line;
 
     /* Tag pairs. */
@@ -533,6 +562,13 @@ PgnResult pgn_read_game(PgnReader *r, PgnGame *g, char *err, size_t err_size)
         t = next_token(r);
     }
 
+    const char *variant = pgn_tag(g, "Variant");
+    if (variant && !standard_variant(variant)) {
+        snprintf(err, err_size, "line %d: the variant '%.40s' is not played here: standard chess only", g->line,
+                 variant);
+        push_token(r, t);
+        return bad_game(r, g, true);
+    }
     const char *fen = pgn_tag(g, "FEN");
     if (fen)
         g->start_fen = dup_string(fen);
@@ -549,16 +585,16 @@ PgnResult pgn_read_game(PgnReader *r, PgnGame *g, char *err, size_t err_size)
         PgnMove *last = g->move_count ? &g->moves[g->move_count - 1] : NULL;
         switch (t) {
         case TOK_EOF:
-            if (!any_movetext && g->tag_count == 0)
+            if (!any_movetext && g->tag_count == 0 && !g->comment)
                 return PGN_END;
-            return PGN_GAME; /* no termination marker: the game ends with the file */
+            return ended_without_result(g); /* no termination marker: the game ends with the file */
         case TOK_TAG_OPEN:
             if (!any_movetext) {
                 snprintf(err, err_size, "line %d: '[' where the moves should start", r->tok_line);
                 return bad_game(r, g, true);
             }
             push_token(r, t); /* the next game starts without this one's result */
-            return PGN_GAME;
+            return ended_without_result(g);
         case TOK_RESULT: snprintf(g->result, sizeof g->result, "%s", r->tok); return PGN_GAME;
         case TOK_COMMENT:
             fold_space(r->tok);
@@ -583,6 +619,10 @@ PgnResult pgn_read_game(PgnReader *r, PgnGame *g, char *err, size_t err_size)
         }
         case TOK_SYMBOL: {
             any_movetext = true;
+            if (sign_nag(r->tok)) { /* "e4 !?", "Nf3 +/-" */
+                add_nag(last, sign_nag(r->tok));
+                break;
+            }
             char token[sizeof last->input];
             snprintf(token, sizeof token, "%s", r->tok);
             Move m = r->tok_len < sizeof token ? san_read(p, token) : MOVE_NONE;
@@ -601,9 +641,8 @@ PgnResult pgn_read_game(PgnReader *r, PgnGame *g, char *err, size_t err_size)
             size_t k = len;
             while (k && (token[k - 1] == '!' || token[k - 1] == '?'))
                 k--;
-            for (size_t i = 0; i < sizeof Glyphs / sizeof Glyphs[0]; i++)
-                if (len > k && !strcmp(token + k, Glyphs[i].glyph))
-                    add_nag(pm, Glyphs[i].nag);
+            if (len > k && sign_nag(token + k))
+                add_nag(pm, sign_nag(token + k));
             if (p->stack_len > POSITION_STACK_SIZE / 2)
                 position_trim_history(p);
             position_make_move(p, m);
@@ -624,155 +663,4 @@ PgnResult pgn_read_game(PgnReader *r, PgnGame *g, char *err, size_t err_size)
             return bad_game(r, g, true);
         }
     }
-}
-
-/* ---- writing ---- */
-
-typedef struct {
-    Buf b;
-    int col;
-} Writer;
-
-/* Adds one token, breaking the line first if it would pass 80 columns. */
-static void write_token(Writer *w, const char *tok)
-{
-    size_t n = strlen(tok);
-    if (w->col > 0 && w->col + 1 + (int)n > 80) {
-        buf_puts(&w->b, "\n");
-        w->col = 0;
-    } else if (w->col > 0) {
-        buf_puts(&w->b, " ");
-        w->col++;
-    }
-    buf_puts(&w->b, tok);
-    w->col += (int)n;
-}
-
-/* Writes free text (a comment or a variation) word by word so long text wraps too. */
-static void write_words(Writer *w, const char *open, const char *text, const char *close)
-{
-    char word[512];
-    size_t n = 0;
-    bool first = true;
-    const char *c = text;
-    for (;;) {
-        if (*c && !isspace((unsigned char)*c) && n + 1 < sizeof word - 2) {
-            word[n++] = *c++;
-            continue;
-        }
-        if (n || (first && !*c)) {
-            word[n] = 0;
-            char tok[sizeof word + 8];
-            snprintf(tok, sizeof tok, "%s%s%s", first ? open : "", word, *c ? "" : close);
-            write_token(w, tok);
-            first = false;
-            n = 0;
-        }
-        if (!*c)
-            break;
-        if (isspace((unsigned char)*c))
-            c++;
-    }
-}
-
-static void write_tag(Buf *b, const char *name, const char *value)
-{
-    buf_printf(b, "[%s \"", name);
-    for (const char *c = value; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            buf_put(b, "\\", 1);
-        buf_put(b, c, 1);
-    }
-    buf_puts(b, "\"]\n");
-}
-
-char *pgn_write(const PgnGame *g)
-{
-    static const char *Roster[7] = {"Event", "Site", "Date", "Round", "White", "Black", "Result"};
-    static const char *Defaults[7] = {"?", "?", "????.??.??", "?", "?", "?", "*"};
-    Writer w = {{0}, 0};
-    for (int i = 0; i < 7; i++) {
-        const char *v = pgn_tag(g, Roster[i]);
-        if (i == 6)
-            v = g->result;
-        write_tag(&w.b, Roster[i], v ? v : Defaults[i]);
-    }
-    if (g->start_fen) {
-        write_tag(&w.b, "SetUp", "1");
-        write_tag(&w.b, "FEN", g->start_fen);
-    }
-    for (int i = 0; i < g->tag_count; i++) {
-        bool derived = !strcmp(g->tags[i].name, "SetUp") || !strcmp(g->tags[i].name, "FEN");
-        for (int k = 0; k < 7; k++)
-            derived |= !strcmp(g->tags[i].name, Roster[k]);
-        if (!derived)
-            write_tag(&w.b, g->tags[i].name, g->tags[i].value);
-    }
-    buf_puts(&w.b, "\n");
-
-    int ply = 0;
-    bool black_first = false;
-    if (g->start_fen) {
-        /* The move number and side come from the FEN. */
-        const char *f = g->start_fen;
-        const char *side = strchr(f, ' ');
-        black_first = side && side[1] == 'b';
-        int full = 1;
-        const char *last_space = strrchr(f, ' ');
-        int n = 0, spaces = 0;
-        for (const char *c = f; *c; c++)
-            spaces += *c == ' ';
-        if (spaces >= 5 && last_space && sscanf(last_space + 1, "%d", &n) == 1 && n > 0)
-            full = n;
-        ply = 2 * (full - 1) + black_first;
-    }
-    if (g->comment)
-        write_words(&w, "{", g->comment, "}");
-    bool need_number = true;
-    for (int i = 0; i < g->move_count; i++, ply++) {
-        const PgnMove *m = &g->moves[i];
-        char num[24];
-        if (ply % 2 == 0) {
-            snprintf(num, sizeof num, "%d.", 1 + ply / 2);
-            write_token(&w, num);
-        } else if (need_number) {
-            snprintf(num, sizeof num, "%d...", 1 + ply / 2);
-            write_token(&w, num);
-        }
-        static const char *const Symbols[7] = {"", "!", "?", "!!", "??", "!?", "?!"};
-        char token[SAN_STRING_SIZE + 8];
-        int first_nag = 0;
-        snprintf(token, sizeof token, "%s", m->san);
-        if (g->lichess_style && m->nag_count && m->nags[0] >= 1 && m->nags[0] <= 6) {
-            snprintf(token, sizeof token, "%s%s", m->san, Symbols[m->nags[0]]);
-            first_nag = 1;
-        }
-        write_token(&w, token);
-        need_number = false;
-        for (int k = first_nag; k < m->nag_count; k++) {
-            snprintf(num, sizeof num, "$%d", m->nags[k]);
-            write_token(&w, num);
-        }
-        if (m->comment && g->lichess_style) {
-            /* one token: a line never breaks inside a comment (nor inside "[%eval 0.85]") */
-            size_t n = strlen(m->comment) + 5;
-            char *c = malloc(n);
-            if (c) {
-                snprintf(c, n, "{ %s }", m->comment);
-                write_token(&w, c);
-                free(c);
-            }
-            need_number = true;
-        } else if (m->comment) {
-            write_words(&w, "{", m->comment, "}");
-            need_number = true;
-        }
-        if (m->variations) {
-            write_words(&w, "", m->variations, "");
-            need_number = true;
-        }
-    }
-    write_token(&w, g->result);
-    buf_puts(&w.b, "\n");
-    return w.b.s;
 }

@@ -30,7 +30,7 @@ typedef struct {
     char *comment;   /* comment before the first move, or NULL */
     PgnMove *moves;
     int move_count;
-    char result[8]; /* the movetext's termination: 1-0, 0-1, 1/2-1/2 or * */
+    char result[8]; /* the movetext's termination (the Result tag's if it has none): 1-0, 0-1, 1/2-1/2 or * */
     int line;       /* line where the game starts in its file */
     bool lichess_style; /* pgn_write as Lichess exports: NAGs 1-6 as !, ?, !!, ??, !?, ?! after the
                          * move (not $1..$6), comments as "{ text }" */

@@ -98,13 +98,14 @@ Move san_read(const Position *p, const char *s)
         pt = KNIGHT + (PieceType)(letter - (PieceLetter + 2));
         c++;
     }
-    /* Promotion at the end: "=Q" or "Q" (also lower case after '='). */
+    /* Promotion at the end: "=Q" or "Q", in either case ("exd8q", as python-chess reads it: after the
+     * rank or '=' a letter can only be the piece). */
     char *end = t + n;
     if (pt == PAWN && n >= 2) {
         char last = end[-1];
         const char *pl = strchr("NBRQ", last);
         if (last == 'n' || last == 'b' || last == 'r' || last == 'q') {
-            if (n >= 3 && end[-2] == '=')
+            if (n >= 3 && (end[-2] == '=' || end[-2] == '1' || end[-2] == '8'))
                 pl = strchr("NBRQ", last - 32);
         }
         if (pl && last && (end[-2] == '=' || (end[-2] >= '1' && end[-2] <= '8'))) {

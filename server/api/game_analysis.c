@@ -460,6 +460,14 @@ static GameAnalysis *build(json_t *body, const char *owner, const char *id, ApiE
         free(ga);
         return NULL;
     }
+    if (ga->game.move_count == 0) { /* (tags alone, a result alone, an empty move list) */
+        api_error_set(e, 400, "game_missing", json_object_get(body, "pgn") ? "pgn" : "moves",
+                      "the game has no moves to analyse");
+        pgn_game_free(&ga->game);
+        free(ga->start);
+        free(ga);
+        return NULL;
+    }
     /* What each position's analysis request carries: the analysis keys, with Lichess's budget by
      * default; checked once here on the start position (bad mode, limits, ... refused now). */
     ga->position = json_object();

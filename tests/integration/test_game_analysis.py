@@ -276,6 +276,9 @@ def bad_input_codes():
         ({"moves": "e2e4", "limits": {"nodes": "many"}}, None),
         ({"moves": "e2e4", "pgn": MASTER}, "position_ambiguous"),
         ({"moves": "e2e4", "colour": "white"}, "unknown_field"),
+        ({"moves": []}, "game_missing"),  # a game without a move: nothing to analyse
+        ({"pgn": '[Event "x"]\n[Result "1-0"]\n\n1-0'}, "game_missing"),
+        ({"pgn": '[Variant "Three-check"]\n\n1. e4 e5 2. Bc4 Nc6 3. Bxf7+ 1-0'}, "bad_pgn"),  # standard only
     ]
     wrong = []
     for body, code in cases:
@@ -283,6 +286,10 @@ def bad_input_codes():
         got = (j or {}).get("error", {}).get("code") if isinstance(j, dict) else None
         if st != 400 or (code and got != code) or not (j or {}).get("error", {}).get("message"):
             wrong.append((body, st, got, code))
+    # A PGN as exported by programs that start it with a byte order mark is read.
+    st0, j0, _ = s.request("POST", "/api/game-analysis", {"pgn": "\ufeff[Event \"x\"]\n\n1. e4 e5 *", "limits": {"depth": 1}})
+    if st0 != 202:
+        wrong.append(("BOM", st0, j0))
     st, j, _ = s.request("GET", "/api/game-analysis/0123456789abcdef")
     st2, j2, _ = s.request("GET", "/api/game-analysis/../../etc")
     check("bad_input_codes", not wrong and st == 404 and st2 == 404 and s.request("GET", "/api/health")[0] == 200,
