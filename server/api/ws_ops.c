@@ -145,7 +145,13 @@ static void op_stop(Conn *c, json_t *msg)
 {
     json_t *id = json_object_get(msg, "id");
     const char *cid = json_is_string(id) ? json_string_value(id) : NULL;
-    WsSearch *w = cid ? find_search(c, cid) : NULL;
+    if (!cid || !*cid) {
+        ApiError e;
+        api_error_set(&e, 400, "id_missing", "id", "stop needs the 'id' of the analysis to stop");
+        send_error(c, NULL, &e);
+        return;
+    }
+    WsSearch *w = find_search(c, cid);
     if (!w || w->subscription) {
         ApiError e;
         api_error_set(&e, 404, "unknown_id", "id", "no analysis with id '%.60s' runs on this connection",

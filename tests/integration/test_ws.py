@@ -147,6 +147,7 @@ BAD = [
     ("unknown_field", lambda ws: ws.send({"op": "analyse", "id": "b", "fen": FEN, "limitz": {"depth": 3}},
                                          described=False), "unknown_field"),
     ("stop_unknown", lambda ws: ws.send({"op": "stop", "id": "nothing"}), "unknown_id"),
+    ("stop_id_missing", lambda ws: ws.send({"op": "stop"}, described=False), "id_missing"),
     ("subscribe_unknown", lambda ws: ws.send({"op": "subscribe", "job": "nope"}), "unknown_job"),
     ("binary_frame", lambda ws: ws.send_frame(b"\x00\x01\x02", opcode=2), "binary_not_supported"),
     ("oversized", lambda ws: ws.send_frame(json.dumps({"op": "ping", "pad": "x" * 70000})), "message_too_large"),
