@@ -292,6 +292,36 @@ static char *blocks(const char *const *parts, int n)
     return c;
 }
 
+/* The game's own comment without the [%eval ...] commands an earlier analysis left in it (ours replace
+ * them: two evals on one move contradict each other); its clocks and words stay. NULL if nothing is
+ * left. */
+static char *without_evals(const char *comment)
+{
+    if (!comment)
+        return NULL;
+    char *c = malloc(strlen(comment) + 1), *o = c;
+    if (!c)
+        return NULL;
+    for (const char *at = comment; *at;) {
+        const char *end = !strncmp(at, "[%eval ", 7) ? strchr(at, ']') : NULL;
+        if (end) {
+            at = end + 1;
+            while (*at == ' ')
+                at++;
+            continue;
+        }
+        *o++ = *at++;
+    }
+    while (o > c && o[-1] == ' ')
+        o--;
+    *o = 0;
+    if (!*c) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
 static const char *status_text(const Position *end, const char *result)
 {
     if (movegen_count(end) == 0)
@@ -358,9 +388,11 @@ bool review_annotate(const Review *r, const PgnGame *game, PgnGame *out, char *e
         position_make_move(pos, src->move);
         /* the judgement's comment, the eval, the game's end, the game's own comment: each in a
          * block of its own ("} {"), as Lichess writes them */
+        char *own = without_evals(src->comment);
         const char *parts[] = {text, evaltext, i == game->move_count - 1 ? status_text(pos, game->result) : NULL,
-                               src->comment};
+                               own};
         m->comment = blocks(parts, 4);
+        free(own);
         if (pos->stack_len > 200)
             position_trim_history(pos);
     }

@@ -161,6 +161,18 @@ same = all(open(os.path.join(tmp, "db1" + e)).read() == open(os.path.join(tmp, "
 check("db_cache_reused", c1 and c2 and c1[1] < 10 and c2[1] == c2[0] == c1[0] and same and c3 and c3[1] == c1[1],
       (c1, c2, c3, r2.stderr[-300:]))
 
+# 8b. A game a program analysed before (a Lichess export with [%eval] and [%clk]): its evals are replaced by
+# ours (two on one move would contradict each other), its clocks and words kept.
+src = os.path.join(tmp, "analysed.pgn")
+with open(src, "w") as f:
+    f.write('[Event "x"]\n\n1. e4 { [%eval 0.17] [%clk 0:03:00] } 1... e5 { [%eval 0.2] } 2. Nf3 { good [%eval 0.1] } *\n')
+r = subprocess.run([FF, "annotate", src, "--depth", "2", "--threads", "1", "--out", os.path.join(tmp, "analysed.out.pgn")],
+                   cwd=ROOT, capture_output=True, text=True)
+text = open(os.path.join(tmp, "analysed.out.pgn")).read() if r.returncode == 0 else ""
+evals = text.count("[%eval")
+check("earlier_evals_replaced", r.returncode == 0 and evals == 3 and "[%eval 0.17]" not in text
+      and "[%clk 0:03:00]" in text and "good" in text, "exit %s; %d evals: %s" % (r.returncode, evals, text[-400:]))
+
 # 9. Bad input: a clear error, exit 2, nothing written.
 r = subprocess.run([FF, "annotate", KASPAROV, "--nodes", "lots"], cwd=ROOT, capture_output=True, text=True)
 check("bad_arguments", r.returncode == 2 and "--nodes takes a number" in r.stderr, r.stderr)
