@@ -389,8 +389,7 @@ bool review_annotate(const Review *r, const PgnGame *game, PgnGame *out, char *e
         /* the judgement's comment, the eval, the game's end, the game's own comment: each in a
          * block of its own ("} {"), as Lichess writes them */
         char *own = without_evals(src->comment);
-        const char *parts[] = {text, evaltext, i == game->move_count - 1 ? status_text(pos, game->result) : NULL,
-                               own};
+        const char *parts[] = {text, evaltext, i == game->move_count - 1 ? status_text(pos, game->result) : NULL, own};
         m->comment = blocks(parts, 4);
         free(own);
         if (pos->stack_len > 200)
