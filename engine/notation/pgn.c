@@ -625,10 +625,12 @@ PgnResult pgn_read_game(PgnReader *r, PgnGame *g, char *err, size_t err_size)
             }
             char token[sizeof last->input];
             snprintf(token, sizeof token, "%s", r->tok);
-            Move m = r->tok_len < sizeof token ? san_read(p, token) : MOVE_NONE;
+            bool ambiguous = false;
+            Move m = r->tok_len < sizeof token ? san_read_ambiguous(p, token, &ambiguous) : MOVE_NONE;
             if (m == MOVE_NONE) {
                 char fen_buf[FEN_BUFFER_SIZE];
-                snprintf(err, err_size, "line %d: '%.20s' is not a legal move at move %d%s in %s", r->tok_line, r->tok,
+                snprintf(err, err_size, "line %d: '%.20s' is %s at move %d%s in %s", r->tok_line, r->tok,
+                         ambiguous ? "ambiguous (more than one piece can make it)" : "not a legal move",
                          1 + p->game_ply / 2, p->side == WHITE ? "" : "...", fen_write(p, fen_buf));
                 return bad_game(r, g, true);
             }

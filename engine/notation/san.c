@@ -64,8 +64,12 @@ char *san_write(Position *p, Move m, char *buf)
     return buf;
 }
 
-Move san_read(const Position *p, const char *s)
+Move san_read(const Position *p, const char *s) { return san_read_ambiguous(p, s, NULL); }
+
+Move san_read_ambiguous(const Position *p, const char *s, bool *ambiguous)
 {
+    if (ambiguous)
+        *ambiguous = false;
     char t[16];
     size_t n = 0;
     /* Copy without the check/mate marks and annotation glyphs at the end. */
@@ -147,8 +151,11 @@ Move san_read(const Position *p, const char *s)
             continue;
         if (capture && !is_capture(p, m))
             continue;
-        if (found)
-            return MOVE_NONE; /* ambiguous */
+        if (found) {
+            if (ambiguous)
+                *ambiguous = true;
+            return MOVE_NONE;
+        }
         found = m;
     }
     return found;

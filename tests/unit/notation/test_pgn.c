@@ -327,6 +327,7 @@ static void test_real_world_flavours(void)
         {"[Variant \"Three-check\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Bxf7+ 1-0", "line 1: the variant 'Three-check' is not"},
         {"[Variant \"Crazyhouse\"]\n\n1. e4 d5 2. exd5 Qxd5 3. Nc3 Qa5 4. P@d5 *", "line 1: the variant 'Crazyhouse'"},
         {"1. e4 e5 \xC2\xBD-\xC2\xBD", "line 1: unexpected '\xC2\xBD' in the moves"},
+        {"[FEN \"8/K7/8/k7/4Q2Q/8/8/7Q w - - 0 1\"]\n\n1. Qe1+ *", "line 3: 'Qe1+' is ambiguous"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         PgnReader *r = pgn_reader_open_string(bad[i].text);
