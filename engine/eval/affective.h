@@ -45,7 +45,7 @@ typedef struct {
 } Temperament;
 
 /* The gain of the everyday temperaments (neutral, calm, anxious, bold). */
-#define AFFECTIVE_GAIN_PERCENT 5 /* as UCI's AffectiveGain shows it */
+#define AFFECTIVE_GAIN_PERCENT 5 /* in percent, as UCI's AffectiveGain takes it */
 #define AFFECTIVE_GAIN (AFFECTIVE_GAIN_PERCENT / 100.0)
 
 /* Their names, as error messages list them (the table's order). */

@@ -448,6 +448,7 @@ moves_loop:;
             rm->nodes += atomic_load_explicit(&t->nodes, memory_order_relaxed) - nodes_before;
             if (move_count == 1 || v > alpha) {
                 rm->score = v;
+                rm->score_depth = t->root_depth;
                 rm->seldepth = t->seldepth;
                 rm->bound = v >= beta ? BOUND_LOWER : BOUND_EXACT;
                 rm->pv[0] = m;
@@ -530,6 +531,7 @@ void search_iterate(SearchThread *t)
         t->stack[i].extensions = 0;
     }
     t->root_depth = t->completed_depth = 0;
+    t->reported = MOVE_NONE;
     t->nmp_min_ply = 0;
     t->best_move_changes = 0;
     /* `mate N` does not cap the depth: reductions can hide a short mate at a shallow depth, so we

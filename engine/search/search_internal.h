@@ -29,6 +29,7 @@ typedef struct {
 typedef struct {
     Move move;
     int score, previous_score;
+    int score_depth; /* the iteration that gave `score` */
     int seldepth;
     int bound;
     int pv_length;
@@ -44,6 +45,7 @@ typedef struct SearchThread {
     _Atomic uint64_t nodes;
     int seldepth;
     int root_depth, completed_depth;
+    Move reported; /* the first move of the last line reported (main thread) */
     int pv_idx, multipv;
     int nmp_min_ply; /* null move disabled below this ply during verification */
     RootMove root[MAX_MOVES];

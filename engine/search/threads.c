@@ -69,7 +69,7 @@ static void fill_info(const SearchThread *t, int line, int depth, SearchInfo *in
 {
     const Search *s = t->search;
     const RootMove *rm = &t->root[line];
-    bool updated = rm->score != -VALUE_INFINITE;
+    bool updated = rm->score != -VALUE_INFINITE && rm->score_depth >= depth; /* (not a score left from before) */
     info->depth = updated ? depth : (depth > 1 ? depth - 1 : 1);
     info->seldepth = rm->seldepth > info->depth ? rm->seldepth : info->depth;
     info->multipv = line + 1;
@@ -114,8 +114,13 @@ void search_report(SearchThread *t, int depth)
 {
     Search *s = t->search;
     for (int i = 0; i < s->report_lines; i++) {
+        const RootMove *rm = &t->root[i];
+        if (i > 0 && (rm->score == -VALUE_INFINITE || rm->score_depth < depth) && rm->previous_score == -VALUE_INFINITE)
+            continue; /* a line with no score yet (MultiPV, stopped in depth 1) */
         SearchInfo info;
         fill_info(t, i, depth, &info);
+        if (i == 0)
+            t->reported = rm->move;
         if (s->cb && s->cb->on_info)
             s->cb->on_info(s->cb->user, &info);
     }
@@ -356,6 +361,7 @@ void search_run(Search *s, const Position *pos, const SearchLimits *limits, cons
         t->multipv = multipv;
         for (int k = 0; k < count; k++) {
             t->root[k].score = t->root[k].previous_score = -VALUE_INFINITE;
+            t->root[k].score_depth = 0;
             t->root[k].pv[0] = t->root[k].move;
             t->root[k].pv_length = 1;
             t->root[k].seldepth = 0;
@@ -402,8 +408,10 @@ void search_run(Search *s, const Position *pos, const SearchLimits *limits, cons
         main->completed_depth = chosen->completed_depth;
         reported = main->completed_depth;
     } else if (!s->strength.nodes && main->root_depth > main->completed_depth &&
-               main->root[0].score != -VALUE_INFINITE) /* (a rating draws among the last full iteration's) */
-        reported = main->root_depth; /* stopped inside an iteration whose first line has a new score */
+               main->root[0].score != -VALUE_INFINITE &&
+               (main->root[0].score_depth == main->root_depth || main->root[0].move != main->reported))
+        reported = main->root_depth; /* stopped inside an iteration: a new score, or another move first (a
+                                      * rating draws among the last full iteration's) */
     for (int i = 0; i < s->report_lines; i++)
         if (main->root[i].pv_length == 1)
             extend_line_from_tt(main, &main->root[i]);

@@ -565,6 +565,7 @@ void game_analysis_create(Request *r, const char *param)
     }
     if (!quota_job_allowed(who.who)) {
         json_decref(body);
+        http_add_header(r, "Retry-After", "1"); /* (as every too_many_jobs) */
         api_reply_fail(r, 429, "too_many_jobs", NULL,
                        "%.48s already has the most work queued or running a client may (searches, labs, game "
                        "analyses); wait for some to end",

@@ -214,6 +214,7 @@ static bool engine_may_think(Request *r)
 {
     if (quota_job_allowed(r->client))
         return true;
+    http_add_header(r, "Retry-After", "1"); /* (as every too_many_jobs) */
     api_reply_fail(r, 429, "too_many_jobs", NULL,
                    "%.48s already has the most work queued or running a client may (searches, the engine's moves, "
                    "labs, game analyses); wait for some to end",

@@ -243,6 +243,7 @@ void lab_route(Request *r, const char *param)
                       r->client);
         ok = false;
     } else if (ok && !quota_job_allowed(r->client)) {
+        http_add_header(r, "Retry-After", "1"); /* (as every too_many_jobs) */
         api_error_set(&e, 429, "too_many_jobs", NULL,
                       "%.48s already has the most work queued or running a client may; wait for some to end",
                       r->client);

@@ -140,11 +140,17 @@ static void on_restart(uv_timer_t *t)
 
 /* A start call that failed for a passing reason (no answer, a 429, a 5xx: the network is not up yet,
  * the server is being deployed) starts again from the token test after a growing delay (1 s to
- * 60 s), as lichess-bot restarts after a network error; anything else is fatal. */
+ * 60 s), as lichess-bot restarts after a network error, ten times (about 5 minutes: a mistyped url
+ * then ends the bot with its reason); anything else is fatal at once. */
+#define START_TRIES 10
 static bool start_again(const LichessAnswer *a, const char *kind, const char *what)
 {
     if (a->status != 0 && a->status != 429 && a->status < 500)
         return false;
+    if (++B.start_tries >= START_TRIES) {
+        bot_error("%s %d times over about 5 minutes: giving up (is the url %s right?)", what, B.start_tries, B.cfg.url);
+        return false;
+    }
     unsigned held = (unsigned)(lichess_held(B.li, kind) * 1000), delay = take_backoff();
     delay = held > delay ? held + 1000 : delay;
     bot_error("%s (HTTP %d%s%s): trying again in %.1f s", what, a->status, a->error ? ", " : "",
@@ -197,6 +203,7 @@ static void got_account(const LichessAnswer *a, void *user)
     snprintf(B.username, sizeof B.username, "%s", name ? name : id);
     snprintf(B.counts.account, sizeof B.counts.account, "%s", B.username);
     B.backoff_ms = 1000; /* (the start's delays, if any, are over) */
+    B.start_tries = 0;
     char ua[160];        /* Lichess asks an application to say who runs it, as lichess-bot does */
     snprintf(ua, sizeof ua, "feelfish/%s user:%s", VERSION, B.username);
     lichess_set_user_agent(B.li, ua);

@@ -84,13 +84,36 @@ static void move_posted(const LichessAnswer *a, void *user)
     free(id);
 }
 
+static void post_to(const char *id, const char *kind, const char *action, const char *form, LichessDone done,
+                    void *user)
+{
+    char path[160];
+    snprintf(path, sizeof path, "api/bot/game/%s/%s", id, action);
+    lichess_post(B.li, kind, path, form, done, user);
+}
+
+static char *what_of(const char *id, const char *action)
+{
+    char what[96];
+    snprintf(what, sizeof what, "game %s: %s", id, action);
+    return strdup(what);
+}
+
 static void post(BotGame *bg, const char *kind, const char *action, const char *form)
 {
-    char path[160], what[96];
-    snprintf(path, sizeof path, "api/bot/game/%s/%s", bg->id, action);
-    snprintf(what, sizeof what, "game %s: %s", bg->id, action);
-    lichess_post(B.li, kind, path, form, posted, strdup(what));
+    post_to(bg->id, kind, action, form, posted, what_of(bg->id, action));
 }
+
+/* The abort of a game this bot cannot play; refused (the game has gone too far to abort), a resignation. */
+static void aborted_or_resign(const LichessAnswer *a, void *user)
+{
+    char *id = user;
+    if (a->status >= 400 && B.running)
+        post_to(id, "resign", "resign", NULL, posted, what_of(id, "resign"));
+    free(id);
+}
+
+static void abort_or_resign(BotGame *bg) { post_to(bg->id, "abort", "abort", NULL, aborted_or_resign, strdup(bg->id)); }
 
 /* Greeting text: {me} and {opponent} put in, any other {word} left out. */
 static void say(BotGame *bg, const char *room, const char *text)
@@ -446,8 +469,7 @@ static void on_line(json_t *e, void *user)
             /* (a game found in progress, or started from elsewhere: the challenges it accepts are standard) */
             bot_error("game %s is %s, and this engine plays standard chess only: aborting it, or resigning", bg->id,
                       variant);
-            post(bg, "abort", "abort", NULL);
-            post(bg, "resign", "resign", NULL); /* (refused if the abort ended it) */
+            abort_or_resign(bg);
             bg->over = true;
             return;
         }
@@ -456,7 +478,7 @@ static void on_line(json_t *e, void *user)
             ApiError err;
             GameSettings s = {.mode = B.cfg.feelfish.mode,
                               .color = bg->color == WHITE ? "black" : "white", /* the other side's */
-                              .elo = (int)B.cfg.feelfish.elo, /* 0: level 8, full strength */
+                              .elo = (int)B.cfg.feelfish.elo,                  /* 0: level 8, full strength */
                               .temperament = B.cfg.feelfish.temperament,
                               .gain = B.cfg.feelfish.gain >= 0 ? &B.cfg.feelfish.gain : NULL,
                               .target = B.cfg.feelfish.target,
@@ -469,8 +491,7 @@ static void on_line(json_t *e, void *user)
                 bg->g->pinned = true; /* it stays in memory while followed */
             if (!bg->g) {
                 bot_error("game %s cannot be played here: %s", bg->id, err.message);
-                post(bg, "abort", "abort", NULL);
-                post(bg, "resign", "resign", NULL); /* (refused if the abort ended it) */
+                abort_or_resign(bg);
                 bg->over = true;
                 return;
             }

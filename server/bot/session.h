@@ -21,6 +21,7 @@ typedef struct {
     uv_timer_t reconnect;
     uv_timer_t tick;     /* every second: the challenge queue, matchmaking */
     unsigned backoff_ms; /* the event stream's next reconnection delay */
+    int start_tries;     /* start calls failed for a passing reason (bot.c: start_again) */
     int64_t events_opened_ms;
     BotGame *games;
     BotStatus counts; /* record, counters, errors, style (the rest of BotStatus is made on demand) */

@@ -74,7 +74,8 @@ send "setoption name EvalFile value "; check empty_option_value '^info string ev
 send "position startpos"
 send "go nodes 2000 searchmoves $(printf 'g1f3 %.0s' $(seq 1 300)) b1c3"
 check searchmoves_many '^bestmove (g1f3|b1c3)' 10
-send "isready"; check searchmoves_many_alive '^readyok$' 5
+send "position startpos moves e2e4"; send "d" # (the overrun had broken the position's pointers)
+check searchmoves_many_alive '^Fen: rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b' 5
 send "setoption name Hash value 32"
 send "setoption name Clear Hash"
 send "ucinewgame"
