@@ -493,6 +493,14 @@ static const struct {
 } Signs[] = {{"!", 1},    {"?", 2},   {"!!", 3},   {"??", 4},   {"!?", 5},   {"?!", 6},  {"=", 10}, {"+=", 14},
              {"+/=", 14}, {"=+", 15}, {"=/+", 15}, {"+/-", 16}, {"-/+", 17}, {"+-", 18}, {"-+", 19}};
 
+/* The comment token just read, its white space folded, appended to *dst (if anything is left). */
+static void take_comment(PgnReader *r, char **dst)
+{
+    fold_space(r->tok);
+    if (r->tok[0])
+        append_text(dst, r->tok);
+}
+
 static int sign_nag(const char *symbol)
 {
     for (size_t i = 0; i < sizeof Signs / sizeof Signs[0]; i++)
@@ -528,18 +536,14 @@ PgnResult pgn_read_game(PgnReader *r, PgnGame *g, char *err, size_t err_size)
     /* Comments before a game's tags (a program's banner, a ';' line, one after the last game's
      * result) are not that game's: dropped. Before moves without tags they are the game's comment. */
     TokenType t = next_token(r);
-    Buf before = {0};
-    for (; t == TOK_COMMENT; t = next_token(r)) {
-        fold_space(r->tok);
-        if (r->tok[0])
-            append_text(&before.s, r->tok);
-    }
+    for (; t == TOK_COMMENT; t = next_token(r))
+        take_comment(r, &g->comment);
     if (t == TOK_EOF || t == TOK_TAG_OPEN) {
-        free(before.s);
+        free(g->comment);
+        g->comment = NULL;
         if (t == TOK_EOF)
             return PGN_END;
-    } else
-        g->comment = before.s;
+    }
     g->line = r->tok_line;
 
     /* Tag pairs. */
@@ -597,9 +601,7 @@ PgnResult pgn_read_game(PgnReader *r, PgnGame *g, char *err, size_t err_size)
             return ended_without_result(g);
         case TOK_RESULT: snprintf(g->result, sizeof g->result, "%s", r->tok); return PGN_GAME;
         case TOK_COMMENT:
-            fold_space(r->tok);
-            if (r->tok[0])
-                append_text(last ? &last->comment : &g->comment, r->tok);
+            take_comment(r, last ? &last->comment : &g->comment);
             any_movetext = true;
             break;
         case TOK_NAG: add_nag(last, atoi(r->tok)); break;
@@ -619,8 +621,9 @@ PgnResult pgn_read_game(PgnReader *r, PgnGame *g, char *err, size_t err_size)
         }
         case TOK_SYMBOL: {
             any_movetext = true;
-            if (sign_nag(r->tok)) { /* "e4 !?", "Nf3 +/-" */
-                add_nag(last, sign_nag(r->tok));
+            int sign = sign_nag(r->tok);
+            if (sign) { /* "e4 !?", "Nf3 +/-" */
+                add_nag(last, sign);
                 break;
             }
             char token[sizeof last->input];
@@ -643,8 +646,9 @@ PgnResult pgn_read_game(PgnReader *r, PgnGame *g, char *err, size_t err_size)
             size_t k = len;
             while (k && (token[k - 1] == '!' || token[k - 1] == '?'))
                 k--;
-            if (len > k && sign_nag(token + k))
-                add_nag(pm, sign_nag(token + k));
+            int glyph = len > k ? sign_nag(token + k) : 0;
+            if (glyph)
+                add_nag(pm, glyph);
             if (p->stack_len > POSITION_STACK_SIZE / 2)
                 position_trim_history(p);
             position_make_move(p, m);

@@ -88,7 +88,8 @@ void search_run(Search *s, const Position *pos, const SearchLimits *limits, cons
 void search_stop(Search *s);
 void search_ponderhit(Search *s);
 
-/* Mate in moves from a score (positive: side to move mates), or 0 when not a mate score. */
+/* Mate in moves from a score, the side to move's or White's (positive: that side mates), or 0 when not a
+ * mate score. */
 int search_mate_in(int score);
 
 /* One pawn, as shown, in the engine's units. Every centipawn feelfish shows (UCI `score cp`, the API's

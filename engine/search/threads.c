@@ -29,8 +29,8 @@ int search_mate_in(int score)
 {
     if (score >= VALUE_MATE_IN_MAX_PLY)
         return (VALUE_MATE - score + 1) / 2;
-    if (score <= -VALUE_MATE_IN_MAX_PLY)
-        return -(VALUE_MATE + score) / 2;
+    if (score <= -VALUE_MATE_IN_MAX_PLY) /* (+1: a White-view score of Black mating in an odd number of plies) */
+        return -(VALUE_MATE + score + 1) / 2;
     return 0;
 }
 
@@ -65,11 +65,17 @@ void search_check_time(SearchThread *t)
         atomic_store(&s->stop, true);
 }
 
+/* Whether a root move's score is this iteration's (not one left from before, nor none). */
+static bool scored_at(const RootMove *rm, int depth)
+{
+    return rm->score != -VALUE_INFINITE && rm->score_depth >= depth;
+}
+
 static void fill_info(const SearchThread *t, int line, int depth, SearchInfo *info)
 {
     const Search *s = t->search;
     const RootMove *rm = &t->root[line];
-    bool updated = rm->score != -VALUE_INFINITE && rm->score_depth >= depth; /* (not a score left from before) */
+    bool updated = scored_at(rm, depth);
     info->depth = updated ? depth : (depth > 1 ? depth - 1 : 1);
     info->seldepth = rm->seldepth > info->depth ? rm->seldepth : info->depth;
     info->multipv = line + 1;
@@ -115,7 +121,7 @@ void search_report(SearchThread *t, int depth)
     Search *s = t->search;
     for (int i = 0; i < s->report_lines; i++) {
         const RootMove *rm = &t->root[i];
-        if (i > 0 && (rm->score == -VALUE_INFINITE || rm->score_depth < depth) && rm->previous_score == -VALUE_INFINITE)
+        if (i > 0 && !scored_at(rm, depth) && rm->previous_score == -VALUE_INFINITE)
             continue; /* a line with no score yet (MultiPV, stopped in depth 1) */
         SearchInfo info;
         fill_info(t, i, depth, &info);
@@ -409,7 +415,7 @@ void search_run(Search *s, const Position *pos, const SearchLimits *limits, cons
         reported = main->completed_depth;
     } else if (!s->strength.nodes && main->root_depth > main->completed_depth &&
                main->root[0].score != -VALUE_INFINITE &&
-               (main->root[0].score_depth == main->root_depth || main->root[0].move != main->reported))
+               (scored_at(&main->root[0], main->root_depth) || main->root[0].move != main->reported))
         reported = main->root_depth; /* stopped inside an iteration: a new score, or another move first (a
                                       * rating draws among the last full iteration's) */
     for (int i = 0; i < s->report_lines; i++)

@@ -523,9 +523,9 @@ static bool go_number(Uci *u, const char *name, Words *w, long min, long max, lo
         w->back = s;
         return false;
     }
-    if (*end || errno)
-        say(u, "info string go %s: '%s' read as %ld", name, s, v < min ? min : v > max ? max : v);
     *out = v < min ? min : v > max ? max : v;
+    if (*end || errno)
+        say(u, "info string go %s: '%s' read as %ld", name, s, *out);
     return true;
 }
 

@@ -46,8 +46,8 @@ json_t *encode_style(Style s, const double posterior[STYLE_NB], const StyleFeatu
 static void put_score(json_t *o, int score_stm, Color side)
 {
     int white = side == WHITE ? score_stm : -score_stm;
-    int mate = (side == WHITE ? 1 : -1) * search_mate_in(score_stm); /* (counted on the mover's score) */
-    if (score_stm == -VALUE_MATE)                                    /* mated at the root */
+    int mate = search_mate_in(white);
+    if (score_stm == -VALUE_MATE) /* mated at the root */
         json_object_set_new(o, "mate", json_integer(0));
     else if (mate)
         json_object_set_new(o, "mate", json_integer(mate));

@@ -563,13 +563,10 @@ void game_analysis_create(Request *r, const char *param)
                        "you have %d game analyses under way (the limit): wait for one, or cancel one", mine);
         return;
     }
-    if (!quota_job_allowed(who.who)) {
+    if (!quota_job_room(&e, who.who)) {
         json_decref(body);
-        http_add_header(r, "Retry-After", "1"); /* (as every too_many_jobs) */
-        api_reply_fail(r, 429, "too_many_jobs", NULL,
-                       "%.48s already has the most work queued or running a client may (searches, labs, game "
-                       "analyses); wait for some to end",
-                       who.who);
+        http_add_header(r, "Retry-After", "1");
+        api_reply_error(r, &e);
         return;
     }
     GameAnalysis *ga = build(body, who.who, NULL, &e);

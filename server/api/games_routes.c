@@ -212,13 +212,11 @@ static const char *text_or_empty(json_t *body, const char *key)
  * place in the player's --client-jobs-max like any other (429 too_many_jobs, nothing changed). */
 static bool engine_may_think(Request *r)
 {
-    if (quota_job_allowed(r->client))
+    ApiError e;
+    if (quota_job_room(&e, r->client))
         return true;
-    http_add_header(r, "Retry-After", "1"); /* (as every too_many_jobs) */
-    api_reply_fail(r, 429, "too_many_jobs", NULL,
-                   "%.48s already has the most work queued or running a client may (searches, the engine's moves, "
-                   "labs, game analyses); wait for some to end",
-                   r->client);
+    http_add_header(r, "Retry-After", "1");
+    api_reply_error(r, &e);
     return false;
 }
 

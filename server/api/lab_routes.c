@@ -242,11 +242,8 @@ void lab_route(Request *r, const char *param)
         api_error_set(&e, 429, "too_many_labs", NULL, "%.48s has a lab running or waiting already: one at a time",
                       r->client);
         ok = false;
-    } else if (ok && !quota_job_allowed(r->client)) {
-        http_add_header(r, "Retry-After", "1"); /* (as every too_many_jobs) */
-        api_error_set(&e, 429, "too_many_jobs", NULL,
-                      "%.48s already has the most work queued or running a client may; wait for some to end",
-                      r->client);
+    } else if (ok && !quota_job_room(&e, r->client)) {
+        http_add_header(r, "Retry-After", "1");
         ok = false;
     } else if (ok && L.stopped) {
         api_error_set(&e, 503, "shutting_down", NULL, "the server is stopping; retry in a moment");

@@ -38,8 +38,8 @@ static void played(Request *r, Job *job, const JobEvent *ev, void *arg)
     position_make_move(&p, m);
     fen_write(&p, fen);
     GameStatus st = position_status(&p);
-    int score = (job->pos->side == WHITE ? 1 : -1) * line->score;                /* White's view */
-    int mate = (job->pos->side == WHITE ? 1 : -1) * search_mate_in(line->score); /* (counted on the mover's) */
+    int score = (job->pos->side == WHITE ? 1 : -1) * line->score; /* White's view */
+    int mate = search_mate_in(score);
     json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:i}", "move", move_to_uci(m, uci), "san", san, "fen", fen, "status",
                           StatusWords[st], "depth", line->depth);
     if (DrawReasons[st])

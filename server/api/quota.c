@@ -330,6 +330,17 @@ bool quota_job_allowed(const char *client)
     return jobs_client_count(client, NULL) + (c ? c->held + c->remote_jobs : 0) < Q.cfg->client_jobs_max;
 }
 
+bool quota_job_room(ApiError *e, const char *client)
+{
+    if (quota_job_allowed(client))
+        return true;
+    api_error_set(e, 429, "too_many_jobs", NULL,
+                  "%.48s already has the most work queued or running a client may (searches, the engine's moves, "
+                  "labs, game analyses); wait for some to end",
+                  client);
+    return false;
+}
+
 bool quota_infinite_allowed(const char *client)
 {
     if (Q.cfg->client_infinite_max <= 0)

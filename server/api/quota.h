@@ -13,6 +13,7 @@
 #include <uv.h>
 
 #include "../base/config.h"
+#include "../base/error.h"
 
 void quota_init(const ServerConfig *cfg);
 /* In a cluster: share the request rate through Redis from now on (see quota.c); quota_stop ends it. */
@@ -29,6 +30,8 @@ bool quota_take(const char *client, int *retry_after_s);
  * (--client-infinite-max). */
 bool quota_job_allowed(const char *client);
 bool quota_infinite_allowed(const char *client);
+/* quota_job_allowed, or false with e set to its refusal (429 too_many_jobs: every route's one). */
+bool quota_job_room(ApiError *e, const char *client);
 /* Work of the client's that is not a search job begins (+1) or ends (-1) holding one of its job
  * places: a lab running or waiting its turn, a game analysis under way with no position searched. */
 void quota_hold(const char *client, int delta);

@@ -490,12 +490,8 @@ Job *request_analysis(ApiError *r, json_t *body, bool stream)
 
 Job *request_start(ApiError *e, json_t *body, bool stream, const char *client, int elo)
 {
-    if (!quota_job_allowed(client)) {
-        api_error_set(e, 429, "too_many_jobs", NULL,
-                      "%.48s already has the most analyses queued or running a client may; wait for one to end",
-                      client);
+    if (!quota_job_room(e, client))
         return NULL;
-    }
     Job *job = request_analysis(e, body, stream);
     if (!job)
         return NULL;

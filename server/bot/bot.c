@@ -30,12 +30,13 @@ static void fatal(const char *fmt, ...)
     bot_stop();
 }
 
-/* The delay before the next try (1 s, doubling to 60 s; reset when the server talks again). */
-static unsigned take_backoff(void)
+/* The delay before the next try: 1 s, doubling to 60 s (reset when the server talks again), or past
+ * the end of a 429's hold on calls of this kind. */
+static unsigned retry_delay(const char *kind)
 {
-    unsigned delay = B.backoff_ms;
+    unsigned delay = B.backoff_ms, held = (unsigned)(lichess_held(B.li, kind) * 1000);
     B.backoff_ms = delay * 2 > 60000 ? 60000 : delay * 2;
-    return delay;
+    return held > delay ? held + 1000 : delay;
 }
 
 /* ---- the event stream ---- */
@@ -94,9 +95,7 @@ static void events_ended(const LichessAnswer *a, void *user)
         fatal("the event stream was refused (HTTP %d): is the token still valid?", a->status);
         return;
     }
-    unsigned delay = take_backoff();
-    if (a->status == 429)
-        delay = (unsigned)(lichess_held(B.li, "stream") * 1000) + 1000;
+    unsigned delay = retry_delay("stream");
     B.counts.reconnects++;
     bot_error("event stream ended (%s): reconnecting in %.1f s",
               a->error    ? a->error
@@ -112,8 +111,7 @@ static void open_events(void)
     B.events = lichess_stream(B.li, "api/stream/event", on_event, events_ended, NULL);
     B.connected = B.events != NULL;
     if (!B.events) {
-        unsigned held = (unsigned)(lichess_held(B.li, "stream") * 1000), delay = take_backoff();
-        uv_timer_start(&B.reconnect, on_reconnect, held > delay ? held + 1000 : delay, 0);
+        uv_timer_start(&B.reconnect, on_reconnect, retry_delay("stream"), 0);
     }
 }
 
@@ -151,8 +149,7 @@ static bool start_again(const LichessAnswer *a, const char *kind, const char *wh
         bot_error("%s %d times over about 5 minutes: giving up (is the url %s right?)", what, B.start_tries, B.cfg.url);
         return false;
     }
-    unsigned held = (unsigned)(lichess_held(B.li, kind) * 1000), delay = take_backoff();
-    delay = held > delay ? held + 1000 : delay;
+    unsigned delay = retry_delay(kind);
     bot_error("%s (HTTP %d%s%s): trying again in %.1f s", what, a->status, a->error ? ", " : "",
               a->error ? a->error : "", delay / 1000.0);
     uv_timer_start(&B.reconnect, on_restart, delay, 0);
@@ -204,7 +201,7 @@ static void got_account(const LichessAnswer *a, void *user)
     snprintf(B.counts.account, sizeof B.counts.account, "%s", B.username);
     B.backoff_ms = 1000; /* (the start's delays, if any, are over) */
     B.start_tries = 0;
-    char ua[160];        /* Lichess asks an application to say who runs it, as lichess-bot does */
+    char ua[160]; /* Lichess asks an application to say who runs it, as lichess-bot does */
     snprintf(ua, sizeof ua, "feelfish/%s user:%s", VERSION, B.username);
     lichess_set_user_agent(B.li, ua);
     matchmaking_set_perfs(json_object_get(a->json, "perfs"));

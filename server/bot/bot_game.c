@@ -113,7 +113,14 @@ static void aborted_or_resign(const LichessAnswer *a, void *user)
     free(id);
 }
 
-static void abort_or_resign(BotGame *bg) { post_to(bg->id, "abort", "abort", NULL, aborted_or_resign, strdup(bg->id)); }
+/* A game this bot cannot play (another variant, a position it refuses): said, aborted or else resigned,
+ * and no longer followed as a game to play. */
+static void unplayable(BotGame *bg, const char *why)
+{
+    bot_error("game %s cannot be played here: %s; aborting it, or resigning", bg->id, why);
+    post_to(bg->id, "abort", "abort", NULL, aborted_or_resign, strdup(bg->id));
+    bg->over = true;
+}
 
 /* Greeting text: {me} and {opponent} put in, any other {word} left out. */
 static void say(BotGame *bg, const char *room, const char *text)
@@ -467,10 +474,9 @@ static void on_line(json_t *e, void *user)
         const char *variant = json_string_value(json_object_get(json_object_get(e, "variant"), "key"));
         if (!bg->g && variant && strcmp(variant, "standard") && strcmp(variant, "fromPosition")) {
             /* (a game found in progress, or started from elsewhere: the challenges it accepts are standard) */
-            bot_error("game %s is %s, and this engine plays standard chess only: aborting it, or resigning", bg->id,
-                      variant);
-            abort_or_resign(bg);
-            bg->over = true;
+            char why[96];
+            snprintf(why, sizeof why, "it is %.40s, and this engine plays standard chess only", variant);
+            unplayable(bg, why);
             return;
         }
         if (!bg->g) {
@@ -490,9 +496,7 @@ static void on_line(json_t *e, void *user)
             if (bg->g)
                 bg->g->pinned = true; /* it stays in memory while followed */
             if (!bg->g) {
-                bot_error("game %s cannot be played here: %s", bg->id, err.message);
-                abort_or_resign(bg);
-                bg->over = true;
+                unplayable(bg, err.message);
                 return;
             }
             const char *wn = json_string_value(json_object_get(white, "name"));

@@ -194,6 +194,9 @@ static void test_search_finds_mates(void)
         if (Cases[i].move)
             CHECK_STR(move_to_uci(r.best, u), Cases[i].move);
     }
+    /* From either view: the side to move mated in 2 or 4 plies, or (White's view) Black mating in 1 or 3. */
+    CHECK(search_mate_in(-(VALUE_MATE - 2)) == -1 && search_mate_in(-(VALUE_MATE - 4)) == -2);
+    CHECK(search_mate_in(-(VALUE_MATE - 1)) == -1 && search_mate_in(-(VALUE_MATE - 3)) == -2);
     /* Mated and stalemated roots: no move, and the score says why. */
     SearchResult r = run(s, "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3", 5, 0);
     CHECK(r.best == MOVE_NONE && r.score == -VALUE_MATE);
