@@ -278,10 +278,12 @@ static bool trusted(Request *r)
         if (origin_is_listed(origin)) {
             http_add_header(r, "Access-Control-Allow-Origin", origin);
             http_add_header(r, "Vary", "Origin");
+            /* the answer headers a page's script may read besides the CORS-safelisted ones */
+            http_add_header(r, "Access-Control-Expose-Headers", "Retry-After, X-Request-Id, X-Feelfish-Cache, ETag");
         }
         if (!strcmp(r->method, "OPTIONS")) { /* a preflight */
             http_add_header(r, "Access-Control-Allow-Methods", "GET, POST, DELETE");
-            http_add_header(r, "Access-Control-Allow-Headers", "Content-Type, Authorization");
+            http_add_header(r, "Access-Control-Allow-Headers", "Content-Type, Authorization, X-Request-Id");
             http_add_header(r, "Access-Control-Max-Age", "600");
             http_reply(r, 204, NULL, "", 0);
             return false;

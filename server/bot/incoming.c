@@ -121,6 +121,8 @@ void incoming_challenge(json_t *ch)
     if (bot_stamps(Pending, PENDING_MAX, id, 0))
         return; /* already accepted */
     BotLoad load = load_for(who);
+    for (int i = 0; i < Queued; i++) /* as lichess-bot: the challenger's waiting challenges count as games */
+        load.games_with_user += !strcasecmp(challenger_of(Queue[i]), who);
     const char *reason = bot_challenge_verdict(&B.cfg, ch, &load);
     if (!reason && Queued == QUEUE_MAX)
         reason = "later";

@@ -1,5 +1,5 @@
-/* The Lichess client: see lichess.h. Calls wait in one queue and go one at a time; the head is the
- * oldest call whose kind is not held back by a 429. */
+/* The Lichess client: see lichess.h. Calls wait in one queue and go one at a time, those that decide
+ * a game first (enqueue); the one to go is the first whose kind is not held back by a 429. */
 #include "lichess.h"
 
 #include <stdlib.h>
@@ -37,7 +37,7 @@ struct LichessStream {
 struct Lichess {
     char url[256], ua[128];
     char *token;
-    Call *queue, *tail;
+    Call *queue;
     Call *current; /* in flight */
     ClientCall *call;
     uv_timer_t timer; /* the next hold's end, or a retry's delay */
@@ -120,11 +120,6 @@ static void pump(Lichess *l)
             continue;
         }
         *at = c->next;
-        if (l->tail == c) {
-            l->tail = NULL;
-            for (Call *p = l->queue; p; p = p->next)
-                l->tail = p;
-        }
         c->next = NULL;
         char url[1024];
         snprintf(url, sizeof url, "%s%s", l->url, c->path);
@@ -171,31 +166,22 @@ static bool urgent(const char *kind)
     return false;
 }
 
-static void enqueue(Lichess *l, Call *c, bool front)
+/* A new call goes last, an urgent one after the urgent ones waiting. A call tried again goes first of
+ * its rank: an urgent one first of all, any other after the urgent ones waiting, so a call that timed
+ * out (a stalled chat) delays a move once, not once per try. */
+static void enqueue(Lichess *l, Call *c, bool again)
 {
-    if (!front && urgent(c->kind)) { /* after the urgent ones already waiting, before the others */
-        Call **at = &l->queue;
+    Call **at = &l->queue;
+    if (again && urgent(c->kind))
+        ; /* the front */
+    else if (again || urgent(c->kind))
         while (*at && urgent((*at)->kind))
             at = &(*at)->next;
-        c->next = *at;
-        *at = c;
-        if (!c->next)
-            l->tail = c;
-        return;
-    }
-    if (front) {
-        c->next = l->queue;
-        l->queue = c;
-        if (!l->tail)
-            l->tail = c;
-    } else {
-        c->next = NULL;
-        if (l->tail)
-            l->tail->next = c;
-        else
-            l->queue = c;
-        l->tail = c;
-    }
+    else
+        while (*at)
+            at = &(*at)->next;
+    c->next = *at;
+    *at = c;
 }
 
 /* A 429's hold: the JSON's ratelimit.seconds (bot.vsBot.day), else Retry-After, else 60 s. */
@@ -359,11 +345,11 @@ static void stream_done(const ClientAnswer *a, void *user)
     LichessStream *s = user;
     s->call = NULL;
     unlink_stream(s);
+    json_t *body = a->status >= 400 ? json_loadb(a->body, a->len, 0, NULL) : NULL;
     if (a->status == 429) {
         s->l->stats.rate_limited++;
-        hold(s->l, "stream", a->retry_after_s > 0 ? (double)a->retry_after_s : HOLD_DEFAULT_S);
+        hold(s->l, "stream", hold_seconds(a, body));
     }
-    json_t *body = a->status >= 400 ? json_loadb(a->body, a->len, 0, NULL) : NULL;
     LichessAnswer la = {a->status, body, a->body, a->error};
     void (*on_end)(const LichessAnswer *, void *) = s->on_end;
     void *su = s->user;

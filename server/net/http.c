@@ -549,6 +549,7 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, soc
 static void time_out(Connection *c, bool answer)
 {
     static const char Timeout[] = "HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\n"
+                                  "X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n"
                                   "Connection: close\r\nContent-Length: 84\r\n\r\n"
                                   "{\"error\":{\"code\":\"request_timeout\",\"message\":\"the request did not "
                                   "arrive in time\"}}\n";

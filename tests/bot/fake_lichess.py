@@ -30,7 +30,7 @@ own Stockfish (fixed movetime, or on its clock), or never moves, as the game's o
 Everything is recorded: every request (method, path, headers, body, answer), calls per kind,
 each challenge's answer (accept, or the decline reason), each game's moves with the mover's clock,
 rejected moves, draw offers and answers, chat. Misbehaviours are scripted: 429 (HTML body,
-Retry-After) or 503 on the next calls of a kind, a game stream dropped (TCP reset) once at a ply, an
+Retry-After) or 503 on the next calls of a kind, the next calls of a kind stalled, a game stream dropped (TCP reset) once at a ply, an
 event stream dropped on demand, a draw offer from the opponent, an opponent that never moves.
 
 Run alone: `python3 tests/bot/fake_lichess.py --port 9000 --token lip_test` then point a bot
@@ -73,6 +73,7 @@ class FakeLichess:
         self.requests = []  # {t, method, path, headers, body, status, kind}
         self.rate_limit = {}  # kind -> how many of the next calls get 429
         self.failing = {}  # kind -> how many of the next calls get 503 (a deploy, an overloaded server)
+        self.stalling = {}  # kind -> [how many of the next calls, seconds each waits before its answer]
         self.event_streams = []
         self.event_opens = []
         self.in_flight, self.max_in_flight = 0, 0
@@ -134,6 +135,11 @@ class FakeLichess:
         """The next `count` calls of this kind (token_test too) get 503 with an HTML body."""
         with self.lock:
             self.failing[kind] = self.failing.get(kind, 0) + count
+
+    def stall(self, kind, seconds, count=1):
+        """The next `count` calls of this kind are answered only after `seconds` (a stalled server)."""
+        with self.lock:
+            self.stalling[kind] = [count, seconds]
 
     def limit(self, kind, count=1):
         """The next `count` calls of this kind (accept, decline, chat, move, abort, ...) get 429."""
@@ -680,9 +686,16 @@ class _Handler(BaseHTTPRequestHandler):
             failing = not limited and fake.failing.get(kind, 0) > 0
             if failing:
                 fake.failing[kind] -= 1
+            stall = fake.stalling.get(kind)
+            stall_s = stall[1] if stall and stall[0] > 0 else 0
+            if stall_s:
+                stall[0] -= 1
             if not streaming and kind != "control":
                 fake.in_flight += 1
                 fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+        if stall_s:
+            fake._log("stalling %s %s for %s s" % (method, self.path, stall_s))
+            time.sleep(stall_s)
         try:
             if limited:
                 out = (429, HTML_429, {"Retry-After": "1", "Content-Type": "text/html; charset=utf-8"})

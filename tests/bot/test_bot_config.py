@@ -13,6 +13,7 @@ test_bot_serve.py's.
 import os
 import re
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -210,6 +211,53 @@ def start_survives_server_errors():
         check("user_agent_names_account", agents and all(a.startswith("feelfish/") and
                                                          a.endswith(" user:" + fake.account["username"])
                                                          for a in agents), "User-Agent: %s" % agents)
+    finally:
+        fake.close()
+
+
+@suite.test()
+def stalled_chat_delays_a_move_once():
+    """A chat call that gets no answer (the call times out after 15 s and is tried again) delays the
+    bot's first move once, not once per try: the move goes before the chat's second try."""
+    token = new_token()
+    fake = FakeLichess(token=token, log=log).start()
+    try:
+        fake.stall("chat", 40, count=3)
+        g = fake.new_game({"bot_color": "white", "opponent": human(0), "clock": (300, 0), "never_moves": True})
+        bot = Bot(config_text(fake.url, token))
+        moved = fake.wait(lambda: g.bot_moves(), 60)
+        bot.stop()
+        posts = [r["kind"] for r in fake.calls() if r["method"] == "POST" and r["kind"] in ("chat", "move")]
+        check("stalled_chat_delays_a_move_once", moved and posts[:3] == ["chat", "move", "chat"],
+              "bot moves %s; chat and move calls in order %s" % (g.bot_moves(), posts))
+    finally:
+        fake.close()
+
+
+@suite.test()
+def waiting_challenges_count_per_user():
+    """As lichess-bot does, a challenger's challenges waiting for room count toward
+    max_simultaneous_games_per_user: with 1, a second challenge from the same person while the first
+    waits is declined 'later', while another person's waits."""
+    token = new_token()
+    fake = FakeLichess(token=token, log=log).start()
+    try:
+        fake.new_game({"bot_color": "white", "opponent": human(0), "clock": (600, 0), "movetime": 0.05})
+        bot = Bot(config_text(fake.url, token, [(r"^  max_simultaneous_games_per_user: .*$",
+                                                 "  max_simultaneous_games_per_user: 1")]))
+        fake.wait(lambda: fake.event_streams, 30)
+        first = fake.challenge(challenger=human(1), clock=(60, 0))
+        second = fake.challenge(challenger=human(1), clock=(120, 0))
+        other = fake.challenge(challenger=human(2), clock=(60, 0))
+        answered = fake.wait(lambda: second in fake.answers, 15)
+        time.sleep(1)
+        with fake.lock:
+            got = {k: fake.answers.get(v) for k, v in (("first", first), ("second", second), ("other", other))}
+        bot.stop()
+        check("waiting_challenges_count_per_user",
+              answered and got["second"] == ("decline", "later") and got["first"] is None and got["other"] is None,
+              "answers while the bot's one place is taken: %s (want the second from the same person declined "
+              "'later', the others waiting)" % got)
     finally:
         fake.close()
 

@@ -40,10 +40,14 @@ def main():
                                                          "Access-Control-Request-Method": "POST"})
     check("listed_origin_preflight", res[0] == 204
           and res[2].getheader("Access-Control-Allow-Origin") == "https://friend.example"
-          and "POST" in (res[2].getheader("Access-Control-Allow-Methods") or ""), res[2].getheaders())
+          and "POST" in (res[2].getheader("Access-Control-Allow-Methods") or "")
+          and "x-request-id" in (res[2].getheader("Access-Control-Allow-Headers") or "").lower(), res[2].getheaders())
     res = s.request("GET", "/api/health", headers={"Origin": "https://friend.example"})
     check("listed_origin_gets_cors", res[0] == 200
           and res[2].getheader("Access-Control-Allow-Origin") == "https://friend.example", res[2].getheaders())
+    exposed = [h.strip().lower() for h in (res[2].getheader("Access-Control-Expose-Headers") or "").split(",")]
+    check("listed_origin_may_read_retry_after_and_request_id",
+          "retry-after" in exposed and "x-request-id" in exposed, res[2].getheaders())
     hdr = res[2]
     check("security_headers", hdr.getheader("X-Content-Type-Options") == "nosniff"
           and "frame-ancestors 'none'" in (hdr.getheader("Content-Security-Policy") or "")

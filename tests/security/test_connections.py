@@ -357,7 +357,7 @@ def slow_body_408():
     took = time.time() - t0
     after = r.eof(2) if isinstance(ans, tuple) else None
     report("slow_body_408", isinstance(ans, tuple) and ans[0] == 408 and error_of(ans[2]) == "request_timeout"
-           and 1.9 <= took <= 4.0 and isinstance(after, float),
+           and ans[1].get("x-content-type-options") == "nosniff" and 1.9 <= took <= 4.0 and isinstance(after, float),
            {"answer": ans if not isinstance(ans, tuple) else (ans[0], ans[2][:100]), "seconds": round(took, 2),
            "bytes_sent": sent, "then": after})
     sock.close()
