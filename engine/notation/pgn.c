@@ -34,7 +34,7 @@ struct PgnReader {
     const char *text;
     size_t pos;
     int line;
-    int pushed[4], pushed_count; /* characters read ahead and given back, the last first */
+    int pushed[8], pushed_count; /* characters read ahead and given back, the last first */
     bool at_line_start;
     TokenType pushed_tok; /* TOK_EOF: none (a pushed EOF is never needed) */
     bool has_pushed_tok;
@@ -83,7 +83,7 @@ static void unget_char(PgnReader *r, int c)
 /* Whether the next characters are `rest` (consumed if so, given back if not). */
 static bool next_chars_are(PgnReader *r, const char *rest)
 {
-    int got[3], n = 0;
+    int got[8], n = 0; /* rest: at most 7 characters */
     for (; rest[n]; n++)
         if ((got[n] = get_char(r)) != (unsigned char)rest[n]) {
             for (int k = n; k >= 0; k--)
@@ -263,6 +263,11 @@ static TokenType next_token(PgnReader *r)
             return r->tok_len ? TOK_NAG : TOK_JUNK;
         case '*': tok_add(r, c); return TOK_RESULT;
         default: break;
+        }
+        if (c == 0xC2 && next_chars_are(r, "\xBD-\xC2\xBD")) { /* "½-½", as some programs write a draw */
+            for (const char *d = "1/2-1/2"; *d; d++)
+                tok_add(r, *d);
+            return TOK_RESULT;
         }
         if (!is_symbol_char(c)) {
             tok_add(r, c); /* a character not of PGN: the whole of it when it is UTF-8, for the message */
@@ -515,6 +520,8 @@ static PgnResult ended_without_result(PgnGame *g)
     const char *tag = pgn_tag(g, "Result");
     if (tag && (!strcmp(tag, "1-0") || !strcmp(tag, "0-1") || !strcmp(tag, "1/2-1/2")))
         snprintf(g->result, sizeof g->result, "%s", tag);
+    else if (tag && !strcmp(tag, "\xC2\xBD-\xC2\xBD"))
+        strcpy(g->result, "1/2-1/2");
     return PGN_GAME;
 }
 

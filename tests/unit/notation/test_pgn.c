@@ -302,6 +302,11 @@ static void test_real_world_flavours(void)
          "e4\xC2\xA0"
          "e5 *",
          2, "*", 0}, /* no-break spaces */
+        {"1. e4 e5 \xC2\xBD-\xC2\xBD\n", 2, "1/2-1/2", 0}, /* a draw written "½-½" */
+        {"[Result \"\xC2\xBD-\xC2\xBD\"]\n\n1. e4 e5\n", 2, "1/2-1/2", 0},
+        {"1. e4 \xC2\xA0"
+         "e5 *",
+         2, "*", 0}, /* 0xC2 not a half */
         {"[Variant \"Standard\"]\n\n1. d4 *", 1, "*", 0},
         {"[Variant \"From Position\"]\n[FEN \"3r3k/4P3/8/8/8/8/8/K7 w - - 0 1\"]\n\n1. exd8q+ *", 1, "*", 0},
     };
@@ -326,7 +331,7 @@ static void test_real_world_flavours(void)
     } bad[] = {
         {"[Variant \"Three-check\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Bxf7+ 1-0", "line 1: the variant 'Three-check' is not"},
         {"[Variant \"Crazyhouse\"]\n\n1. e4 d5 2. exd5 Qxd5 3. Nc3 Qa5 4. P@d5 *", "line 1: the variant 'Crazyhouse'"},
-        {"1. e4 e5 \xC2\xBD-\xC2\xBD", "line 1: unexpected '\xC2\xBD' in the moves"},
+        {"1. e4 e5 \xC2\xBD *", "line 1: unexpected '\xC2\xBD' in the moves"}, /* a half alone */
         {"[FEN \"8/K7/8/k7/4Q2Q/8/8/7Q w - - 0 1\"]\n\n1. Qe1+ *", "line 3: 'Qe1+' is ambiguous"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
