@@ -54,7 +54,12 @@ static void on_job_event(Job *job, const JobEvent *ev)
 
 static void *rendered_from_text(const char *text, size_t len) { return json_loadb(text, len, 0, NULL); }
 
-const JobHooks ApiJobHooks = {render_info, render_result, free_rendered, on_job_event, rendered_from_text};
+const JobHooks ApiJobHooks = {.render_info = render_info,
+                              .render_result = render_result,
+                              .free_rendered = free_rendered,
+                              .on_event = on_job_event,
+                              .rendered_from_text = rendered_from_text,
+                              .cluster_ready = shared_up};
 
 /* ---- a request waiting for its job ---- */
 

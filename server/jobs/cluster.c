@@ -285,7 +285,9 @@ static bool client_busy(const char *client)
 
 static bool cluster_submit(Job *job)
 {
-    if (!redis_link_ready(C.cmd) || C.queued + C.running >= C.capacity)
+    const JobHooks *hooks = jobs_hooks();
+    if (!redis_link_ready(C.cmd) || (hooks->cluster_ready && !hooks->cluster_ready()) ||
+        C.queued + C.running >= C.capacity)
         return false;
     flights_sweep();
     bool quick = job_is_quick(job) && !client_busy(job->client); /* one quick entry per client at a time */

@@ -75,6 +75,10 @@ typedef struct {
     void (*on_event)(Job *job, const JobEvent *event);
     /* What render made, from the text a cluster worker sent of it (jobs/cluster.c); NULL if unreadable. */
     void *(*rendered_from_text)(const char *text, size_t len);
+    /* A cluster front: whether its other link to Redis (shared state) is up too. A frozen Redis is
+     * noticed by whichever link probes first; a job sent then would wait on a link about to drop, so
+     * it is refused at once. (A subscription being renewed does not count: finals are read back.) */
+    bool (*cluster_ready)(void);
 } JobHooks;
 
 typedef struct {
