@@ -520,8 +520,6 @@ static PgnResult ended_without_result(PgnGame *g)
     const char *tag = pgn_tag(g, "Result");
     if (tag && (!strcmp(tag, "1-0") || !strcmp(tag, "0-1") || !strcmp(tag, "1/2-1/2")))
         snprintf(g->result, sizeof g->result, "%s", tag);
-    else if (tag && !strcmp(tag, "\xC2\xBD-\xC2\xBD"))
-        strcpy(g->result, "1/2-1/2");
     return PGN_GAME;
 }
 
@@ -565,7 +563,8 @@ PgnResult pgn_read_game(PgnReader *r, PgnGame *g, char *err, size_t err_size)
             snprintf(err, err_size, "line %d: tag %s needs a quoted value", r->tok_line, name);
             return bad_game(r, g, true);
         }
-        pgn_game_add_tag(g, name, r->tok);
+        bool half = !strcmp(name, "Result") && !strcmp(r->tok, "\xC2\xBD-\xC2\xBD"); /* "½-½": a draw */
+        pgn_game_add_tag(g, name, half ? "1/2-1/2" : r->tok);
         if (next_token(r) != TOK_TAG_CLOSE) {
             snprintf(err, err_size, "line %d: tag %s is not closed with ']'", r->tok_line, name);
             return bad_game(r, g, true);

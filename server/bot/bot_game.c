@@ -43,12 +43,15 @@ int bot_games_now(int *bot_games, const char *with_user, int *with_user_count)
 {
     int n = 0;
     *bot_games = *with_user_count = 0;
-    for (BotGame *bg = B.games; bg; bg = bg->next)
+    for (BotGame *bg = B.games; bg; bg = bg->next) {
+        /* every game with the user counts toward max_simultaneous_games_per_user, a correspondence
+         * game on their move too (as lichess-bot counts the games in progress) */
+        *with_user_count += with_user && !bg->over && !strcasecmp(bg->opponent_id, with_user);
         if (takes_a_place(bg)) {
             n++;
             *bot_games += bg->opponent_bot;
-            *with_user_count += with_user && !strcasecmp(bg->opponent_id, with_user);
         }
+    }
     return n;
 }
 

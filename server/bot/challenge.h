@@ -11,7 +11,7 @@
 typedef struct {
     int games_now;        /* games the bot is playing (and accepted challenges not started yet) */
     int bot_games_now;    /* of which against bots */
-    int games_with_user;  /* of which against this challenger */
+    int games_with_user;  /* games in progress against this challenger (and their challenges waiting) */
     int recent_from_user; /* this challenger's challenges taken in the last recent_bot_challenge_age s */
 } BotLoad;
 

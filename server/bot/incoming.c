@@ -38,6 +38,7 @@ static BotLoad load_for(const char *who)
 {
     BotLoad load = {0, 0, 0, 0};
     load.games_now = bot_games_now(&load.bot_games_now, who, &load.games_with_user) + incoming_pending();
+    load.games_with_user += bot_stamps_about(Pending, PENDING_MAX, who, clock_wall_ms() - PENDING_MS);
     load.recent_from_user = bot_stamps(Recent, RECENT_MAX, who,
                                        clock_wall_ms() - (int64_t)(B.cfg.challenge.recent_bot_challenge_age * 1000));
     return load;
@@ -59,7 +60,7 @@ static void answer(const char *id, const char *who, const char *reason)
 {
     char path[96], form[64];
     if (!reason) {
-        bot_stamp(Pending, PENDING_MAX, id, clock_wall_ms());
+        bot_stamp(Pending, PENDING_MAX, id, who, clock_wall_ms());
         B.counts.challenges_accepted++;
         log_msg(LOG_INFO, "bot: accepting challenge %s from %s", id, who);
         snprintf(path, sizeof path, "api/challenge/%s/accept", id);
@@ -131,7 +132,7 @@ void incoming_challenge(json_t *ch)
         return;
     }
     if (bot_challenge_from_bot(ch) && B.cfg.challenge.recent_bot_challenge_age >= 0)
-        bot_stamp(Recent, RECENT_MAX, who, clock_wall_ms());
+        bot_stamp(Recent, RECENT_MAX, who, NULL, clock_wall_ms());
     int at = Queued;
     while (at > 0 && bot_challenge_before(&B.cfg, ch, Queue[at - 1]))
         at--;

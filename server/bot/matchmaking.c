@@ -71,7 +71,7 @@ static void remember_decliner(const char *who, const char *aspect)
 {
     char key[96];
     decliner_key(who, aspect, key, sizeof key);
-    bot_stamp(M.decliners, DECLINERS, key, clock_wall_ms());
+    bot_stamp(M.decliners, DECLINERS, key, NULL, clock_wall_ms());
 }
 
 /* lila's speed of a clock: base + 40 × increment. */

@@ -30,7 +30,7 @@ void bot_note(int level, const char *text)
         c->error_count++;
 }
 
-void bot_stamp(BotStamp *ring, int n, const char *key, int64_t at)
+void bot_stamp(BotStamp *ring, int n, const char *key, const char *who, int64_t at)
 {
     int slot = 0; /* the first free one, else the oldest */
     for (int i = 0; i < n; i++) {
@@ -42,6 +42,7 @@ void bot_stamp(BotStamp *ring, int n, const char *key, int64_t at)
             slot = i;
     }
     snprintf(ring[slot].key, sizeof ring[slot].key, "%s", key);
+    snprintf(ring[slot].who, sizeof ring[slot].who, "%s", who ? who : "");
     ring[slot].at = at;
 }
 
@@ -50,6 +51,14 @@ int bot_stamps(const BotStamp *ring, int n, const char *key, int64_t since)
     int count = 0;
     for (int i = 0; i < n; i++)
         count += ring[i].key[0] && ring[i].at >= since && (!key || !strcasecmp(ring[i].key, key));
+    return count;
+}
+
+int bot_stamps_about(const BotStamp *ring, int n, const char *who, int64_t since)
+{
+    int count = 0;
+    for (int i = 0; i < n; i++)
+        count += ring[i].key[0] && ring[i].at >= since && !strcasecmp(ring[i].who, who);
     return count;
 }
 

@@ -34,11 +34,14 @@ extern Bot B;
  * full, the oldest mark gives way. Keys compare without case (Lichess ids). */
 typedef struct {
     char key[96];
+    char who[32]; /* whom the mark is about, when the key is not (a challenge's challenger) */
     int64_t at;
 } BotStamp;
-void bot_stamp(BotStamp *ring, int n, const char *key, int64_t at);
+void bot_stamp(BotStamp *ring, int n, const char *key, const char *who, int64_t at);
 /* How many marks of `key` (NULL: any) are at or after `since`. */
 int bot_stamps(const BotStamp *ring, int n, const char *key, int64_t since);
+/* How many marks about `who` are at or after `since`. */
+int bot_stamps_about(const BotStamp *ring, int n, const char *who, int64_t since);
 /* Forgets every mark of key. */
 void bot_unstamp(BotStamp *ring, int n, const char *key);
 

@@ -263,6 +263,30 @@ def waiting_challenges_count_per_user():
 
 
 @suite.test()
+def accepted_challenge_counts_per_user():
+    """A challenge accepted whose game has not started yet counts toward max_simultaneous_games_per_user:
+    two challenges from one person at once, with room for both (concurrency 2) and the limit 1, get
+    one game, the other declined 'later'."""
+    token = new_token()
+    fake = FakeLichess(token=token, log=log).start()
+    try:
+        bot = Bot(config_text(fake.url, token, [(r"^  concurrency: .*$", "  concurrency: 2"),
+                                                (r"^  max_simultaneous_games_per_user: .*$",
+                                                 "  max_simultaneous_games_per_user: 1")]))
+        fake.wait(lambda: fake.event_streams, 30)
+        ids = [fake.challenge(challenger=human(1), clock=(60, 0), game={"never_moves": True}) for _ in range(2)]
+        answered = fake.wait(lambda: all(i in fake.answers for i in ids), 15)
+        with fake.lock:
+            got = sorted(str(fake.answers.get(i)) for i in ids)
+        bot.stop()
+        check("accepted_challenge_counts_per_user",
+              answered and got == [str(("accept",)), str(("decline", "later"))],
+              "answers to two challenges from one person at once: %s (want one accepted, one declined 'later')" % got)
+    finally:
+        fake.close()
+
+
+@suite.test()
 def variant_game_not_played():
     """Games of a variant this engine does not play, found in progress at the start (the challenges it
     accepts are standard): one still abortable is aborted, one that is not is resigned; neither gets a

@@ -158,24 +158,31 @@ def extras_run():
 @suite.test()
 def correspondence_leaves_room():
     """A correspondence game waiting on the opponent takes no place of challenge.concurrency (lichess-bot
-    leaves it until its next check-in): with concurrency 1, a blitz challenge is accepted at once."""
+    leaves it until its next check-in): with concurrency 1, a blitz challenge is accepted at once. The game
+    still counts as one with its opponent: with max_simultaneous_games_per_user 1, their challenge is
+    declined 'later'."""
     token = new_token()
     fake = FakeLichess(token=token, log=log).start()
     bot = None
     try:
         corr = fake.new_game({"bot_color": "white", "opponent": dict(HUMAN, id="pen", name="Pen"), "clock": None,
                               "never_moves": True, "moves": ["e2e4", "e7e5", "g1f3"]}, announce=False)
-        bot = Bot(config_text(fake.url, token, [(r"^abort_time: .*$", "abort_time: %d" % ABORT_TIME)]))
+        bot = Bot(config_text(fake.url, token, [(r"^abort_time: .*$", "abort_time: %d" % ABORT_TIME),
+                                                (r"^  max_simultaneous_games_per_user: .*$",
+                                                 "  max_simultaneous_games_per_user: 1")]))
         followed = fake.wait(lambda: fake.calls("game_stream"), 30)
         time.sleep(1.5)  # its gameFull read: the opponent's move
         cid = fake.challenge(challenger=dict(HUMAN, id="quick", name="Quick"), clock=(180, 2),
                              game={"never_moves": True})
         answered = fake.wait(lambda: cid in fake.answers, 10)
+        again = fake.challenge(challenger=dict(HUMAN, id="pen", name="Pen"), clock=(180, 2), game={"never_moves": True})
+        fake.wait(lambda: again in fake.answers, 10)
         still = fake.games[corr.id].status
         check("correspondence_leaves_room", followed and answered and fake.answers.get(cid) == ("accept",)
-              and still == "started",
-              "correspondence game followed: %s, its status %s; blitz challenge answer: %s (want accept within 10 s)"
-              % (bool(followed), still, fake.answers.get(cid)))
+              and still == "started" and fake.answers.get(again) == ("decline", "later"),
+              "correspondence game followed: %s, its status %s; blitz challenge answer: %s (want accept within 10 s); "
+              "its opponent's challenge: %s (want declined 'later')"
+              % (bool(followed), still, fake.answers.get(cid), fake.answers.get(again)))
     finally:
         if bot:
             bot.stop()

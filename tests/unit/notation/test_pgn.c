@@ -318,6 +318,8 @@ static void test_real_world_flavours(void)
         CHECK_MSG(res == PGN_GAME && g.move_count == cases[i].plies && !strcmp(g.result, cases[i].result) &&
                       (!cases[i].first_nag || (g.moves[0].nag_count == 1 && g.moves[0].nags[0] == cases[i].first_nag)),
                   "case %zu: result %d, %d plies, '%s' (%s)", i, res, g.move_count, g.result, err);
+        const char *tag = pgn_tag(&g, "Result"); /* "½-½" is written 1/2-1/2 in the tag too */
+        CHECK_MSG(!tag || !strcmp(tag, g.result), "case %zu: Result tag '%s', result '%s'", i, tag, g.result);
         pgn_game_free(&g);
         res = pgn_read_game(r, &g, err, sizeof err);
         CHECK_MSG(res == PGN_END, "case %zu: a second game read (%d)", i, res);
