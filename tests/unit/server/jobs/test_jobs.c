@@ -63,7 +63,7 @@ static void on_event(Job *job, const JobEvent *ev)
     OnEvents++;
 }
 
-static const JobHooks Hooks = {render_info, render_result, free_rendered, on_event, NULL};
+static const JobHooks Hooks = {render_info, render_result, free_rendered, on_event, NULL, NULL};
 
 /* ---- what a job's listener heard ---- */
 
