@@ -149,7 +149,7 @@ web/dist/index.html: web/node_modules/.package-lock.json $(WEB_SRC)
 	node web/build.mjs
 
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c): the engine and server built by clang with the fuzzer,
-# ASan and UBSan; `make fuzz` runs each for FUZZ_SECONDS (make test: 30 s each).
+# ASan and UBSan; `make fuzz` runs each for FUZZ_SECONDS (make test: 10 s each, a smoke run of the corpus).
 FUZZ_CC    := clang
 FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_NAMES := fen move pgn uci request http ws
@@ -185,7 +185,7 @@ test: deps-test
 # The Dockerfile, docker/nginx.Dockerfile and docker/compose.yaml for real, with podman (as root):
 # installs podman & co, makes the Debian base with debootstrap if missing, builds, checks, tears down.
 test-docker:
-	@python3 tests/docker/test_docker.py $(if $(KEEP_BASE),--keep-base)
+	@python3 tests/docker/test_docker.py $(if $(KEEP_BASE),--keep-base) $(DOCKER_ARGS)
 
 # The learned evaluation's data (issue #26): self-play at DATA_NODES (6,000) nodes a move, DATA_CHUNKS
 # chunks of 5,000 games (~390,000 positions, 11-22 min on two cores each at 6,000 nodes), one seed a

@@ -86,6 +86,10 @@ in_background "Lichess bot inside the server: serve --bot, GET /api/bot, affecti
 in_background "crash: kill -9 under mixed load, every acknowledged write survives" python3 tests/durability/test_crash.py
 in_background "cluster: two fronts and two workers over a real redis-server (kill -9, Redis restart)" python3 tests/cluster/test_cluster.py
 in_background "cluster (ASan+UBSan build)" "${ASAN_SERVER[@]}" python3 tests/cluster/test_cluster.py
+in_background "security: heavy clients (idle connection floods and the listener, game analyses and the search lab within the job quotas, SIGTERM under mixed load)" \
+    python3 tests/security/test_heavy_load.py
+in_background "security: storage under floods (retention caps for games, jobs and cloud evals; reads on a full disk)" \
+    python3 tests/security/test_storage_pressure.py
 start_lane
 
 runner "unit tests (release build)" ./build/unit
@@ -138,15 +142,11 @@ runner "security: tokens, scopes, owners, learning policy, fair queue" python3 t
 runner "security: connection floods, per-address caps, slowloris, keep-alive, WebSocket idle, SIGTERM under ASan" \
     python3 tests/security/test_connections.py
 runner "security: strict framing, paths not UTF-8, request ids, JSON log lines" python3 tests/security/test_framing_and_ids.py
-runner "security: heavy clients (idle connection floods and the listener, game analyses and the search lab within the job quotas, SIGTERM under mixed load)" \
-    python3 tests/security/test_heavy_load.py
-runner "security: storage under floods (retention caps for games, jobs and cloud evals; reads on a full disk)" \
-    python3 tests/security/test_storage_pressure.py
 runner "security: refusals (failed tokens rate limited, config paths hidden, HEAD, JSON errors for oversized requests and refused WebSocket handshakes)" \
     python3 tests/security/test_refusals.py
 runner "security: trusted proxies (X-Forwarded-For and Forwarded from trusted peers only: owners, quotas, caps, log)" python3 tests/security/test_proxies.py
-runner "libFuzzer harnesses (FEN, moves, PGN, a UCI session, an analysis request, HTTP and WebSocket in-process), 30 s each" \
-    tests/fuzz/run.sh "${FUZZ_SECONDS:-30}"
+runner "libFuzzer harnesses (FEN, moves, PGN, a UCI session, an analysis request, HTTP and WebSocket in-process), ${FUZZ_SECONDS:-10} s each" \
+    tests/fuzz/run.sh "${FUZZ_SECONDS:-10}"
 runner "browser page (headless Chromium)" node tests/e2e/run.mjs
 runner "make bench, every part small (each runs to its end and prints its figure; no timing judged)" \
     tests/bench/smoke.sh
