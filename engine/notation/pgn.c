@@ -80,6 +80,9 @@ static void unget_char(PgnReader *r, int c)
         r->pushed[r->pushed_count++] = c;
 }
 
+/* "½-½", as some programs write a draw (read as 1/2-1/2, in the moves and the Result tag). */
+static const char DrawInHalves[] = "\xC2\xBD-\xC2\xBD";
+
 /* Whether the next characters are `rest` (consumed if so, given back if not). */
 static bool next_chars_are(PgnReader *r, const char *rest)
 {
@@ -264,7 +267,7 @@ static TokenType next_token(PgnReader *r)
         case '*': tok_add(r, c); return TOK_RESULT;
         default: break;
         }
-        if (c == 0xC2 && next_chars_are(r, "\xBD-\xC2\xBD")) { /* "½-½", as some programs write a draw */
+        if (c == (unsigned char)DrawInHalves[0] && next_chars_are(r, DrawInHalves + 1)) {
             for (const char *d = "1/2-1/2"; *d; d++)
                 tok_add(r, *d);
             return TOK_RESULT;
@@ -563,7 +566,7 @@ PgnResult pgn_read_game(PgnReader *r, PgnGame *g, char *err, size_t err_size)
             snprintf(err, err_size, "line %d: tag %s needs a quoted value", r->tok_line, name);
             return bad_game(r, g, true);
         }
-        bool half = !strcmp(name, "Result") && !strcmp(r->tok, "\xC2\xBD-\xC2\xBD"); /* "½-½": a draw */
+        bool half = !strcmp(name, "Result") && !strcmp(r->tok, DrawInHalves);
         pgn_game_add_tag(g, name, half ? "1/2-1/2" : r->tok);
         if (next_token(r) != TOK_TAG_CLOSE) {
             snprintf(err, err_size, "line %d: tag %s is not closed with ']'", r->tok_line, name);
