@@ -124,8 +124,6 @@ static Job *start_analysis(Request *r, json_t *body, Answer *how)
     Job *job = request_start(&e, body, false, r->client, 0);
     json_decref(body);
     if (!job) {
-        if (e.status == 429 || e.status == 503)
-            http_add_header(r, "Retry-After", "1");
         api_reply_error(r, &e);
         return NULL;
     }

@@ -565,7 +565,6 @@ void game_analysis_create(Request *r, const char *param)
     }
     if (!quota_job_room(&e, who.who)) {
         json_decref(body);
-        http_add_header(r, "Retry-After", "1");
         api_reply_error(r, &e);
         return;
     }

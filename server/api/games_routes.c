@@ -94,7 +94,6 @@ static void wait_for_engine(Request *r, Game *g)
 
 static void reply_unreachable(Request *r)
 {
-    http_add_header(r, "Retry-After", "1");
     api_reply_fail(r, 503, "cluster_unavailable", NULL,
                    "this front cannot reach the cluster's Redis just now, where the game is kept; retry shortly");
 }
@@ -215,7 +214,6 @@ static bool engine_may_think(Request *r)
     ApiError e;
     if (quota_job_room(&e, r->client))
         return true;
-    http_add_header(r, "Retry-After", "1");
     api_reply_error(r, &e);
     return false;
 }
@@ -262,8 +260,6 @@ void games_route_create(Request *r, const char *param)
     Game *g = e.status ? NULL : games_create(&s, &e);
     json_decref(body);
     if (!g) {
-        if (e.status == 503)
-            http_add_header(r, "Retry-After", "1");
         api_reply_error(r, &e);
         return;
     }
@@ -286,11 +282,9 @@ static void do_move(Request *r, Game *g, bool owner)
     const char *text = json_object_size(body) == 1 ? json_string_value(json_object_get(body, "move")) : NULL;
     bool ok = games_move(g, text, &e);
     json_decref(body);
-    if (!ok) {
-        if (e.status == 503)
-            http_add_header(r, "Retry-After", "1");
+    if (!ok)
         api_reply_error(r, &e);
-    } else if (g->thinking)
+    else if (g->thinking)
         wait_for_engine(r, g);
     else
         reply_game(r, g, 200, true);

@@ -243,13 +243,11 @@ void lab_route(Request *r, const char *param)
                       r->client);
         ok = false;
     } else if (ok && !quota_job_room(&e, r->client)) {
-        http_add_header(r, "Retry-After", "1");
         ok = false;
     } else if (ok && L.stopped) {
         api_error_set(&e, 503, "shutting_down", NULL, "the server is stopping; retry in a moment");
         ok = false;
     } else if (ok && L.waiting_count >= LAB_WAITING) {
-        http_add_header(r, "Retry-After", "1");
         api_error_set(&e, 503, "lab_busy", NULL, "%d labs are waiting for their turn already: try again in a moment",
                       LAB_WAITING);
         ok = false;

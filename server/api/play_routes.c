@@ -99,8 +99,6 @@ void play_route(Request *r, const char *param)
     Job *job = request_start(&e, body, false, r->client, elo); /* counted against its quotas, queued */
     json_decref(body);
     if (!job) {
-        if (e.status == 429 || e.status == 503)
-            http_add_header(r, "Retry-After", "1");
         api_reply_error(r, &e);
         return;
     }

@@ -26,6 +26,11 @@ void api_reply_json(Request *r, int status, json_t *body)
 
 void api_reply_error(Request *r, const ApiError *e)
 {
+    if (e->retry_after > 0) {
+        char seconds[16];
+        snprintf(seconds, sizeof seconds, "%d", e->retry_after);
+        http_add_header(r, "Retry-After", seconds);
+    }
     api_reply_json(r, e->status, json_pack("{s:o}", "error", encode_error(e)));
 }
 

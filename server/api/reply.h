@@ -12,7 +12,7 @@
 char *api_dumps(const json_t *value, bool pretty);
 
 void api_reply_json(Request *r, int status, json_t *body); /* takes the reference */
-/* {"error": {"code", "message", "field"?}} with e's status. */
+/* {"error": {"code", "message", "field"?}} with e's status, and Retry-After when e has one. */
 void api_reply_error(Request *r, const ApiError *e);
 /* The same {"error": ...} body as text, into out (cut to size). */
 void api_error_text(const ApiError *e, char *out, size_t size);

@@ -314,10 +314,10 @@ static void refuse(Request *r, const ApiError *e)
 
 static void reply_rate_limited(Request *r, int retry, const char *what)
 {
-    char seconds[16];
-    snprintf(seconds, sizeof seconds, "%d", retry);
-    http_add_header(r, "Retry-After", seconds);
-    api_reply_fail(r, 429, "rate_limited", NULL, "too many %s from %.48s; retry in %d s", what, r->client, retry);
+    ApiError e;
+    api_error_set(&e, 429, "rate_limited", NULL, "too many %s from %.48s; retry in %d s", what, r->client, retry);
+    e.retry_after = retry;
+    api_reply_error(r, &e);
 }
 
 /* Who asks: the request's client becomes its token's name, and it carries its scopes. */

@@ -157,7 +157,6 @@ void saves_wait(Request *r, const char *key, SavedFn fn, void *arg, void (*gone)
 
 void saves_reply_unavailable(Request *r)
 {
-    http_add_header(r, "Retry-After", "5");
     api_reply_fail(r, 503, "storage_unavailable", NULL,
                    "the database cannot be written just now (disk full?), so this is not stored; retry later");
 }

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "utf8.h"
 
@@ -17,4 +18,20 @@ void api_error_set(ApiError *e, int status, const char *code, const char *field,
     va_end(ap);
     utf8_clean(e->message); /* it may quote client text cut at a byte limit: jansson refuses bad UTF-8 */
     utf8_clean(e->field);
+    e->retry_after = api_retry_after(code);
+}
+
+int api_retry_after(const char *code)
+{
+    static const struct {
+        const char *code;
+        int seconds;
+    } Waits[] = {
+        {"too_many_jobs", 1},       {"too_many_infinite", 1}, {"queue_full", 1},    {"overloaded", 1},
+        {"cluster_unavailable", 1}, {"lab_busy", 1},          {"shutting_down", 1}, {"storage_unavailable", 5},
+    };
+    for (size_t i = 0; i < sizeof Waits / sizeof *Waits; i++)
+        if (!strcmp(code, Waits[i].code))
+            return Waits[i].seconds;
+    return 0;
 }

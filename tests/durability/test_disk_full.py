@@ -46,18 +46,19 @@ def run(mnt):
             acked[g["id"]] = g["moves"]
     check("writes_accepted_with_room", len(acked) == 5, acked)
     fill(mnt, 8)
-    statuses, codes = [], set()
+    statuses, codes, wait = [], set(), None
     for _ in range(60):  # until the disk refuses
-        st, g, _ = s.request("POST", "/api/games", {"level": 1, "fen": "8/8/8/4k3/8/8/4PP2/4K3 w - - 0 1"})
+        st, g, resp = s.request("POST", "/api/games", {"level": 1, "fen": "8/8/8/4k3/8/8/4PP2/4K3 w - - 0 1"})
         statuses.append(st)
+        wait = resp.getheader("Retry-After")
         if st == 201:
             acked[g["id"]] = g["moves"]
         else:
             codes.add((g or {}).get("error", {}).get("code"))
         if st == 503:
             break
-    check("full_disk_answers_503_storage_unavailable", statuses[-1] == 503 and codes == {"storage_unavailable"},
-          (statuses[-5:], codes))
+    check("full_disk_answers_503_storage_unavailable", statuses[-1] == 503 and codes == {"storage_unavailable"}
+          and wait == "5", (statuses[-5:], codes, "Retry-After", wait))
     st, h, _ = s.request("GET", "/api/health")
     check("health_degraded_when_full", st == 200 and h.get("status") == "degraded" and not h.get("storage", {}).get("writing", True)
           and "full" in h.get("storage", {}).get("lastError", ""), h)

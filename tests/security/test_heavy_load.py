@@ -368,9 +368,15 @@ def lab_counts_against_client_jobs_max():
     job = req(s, "POST", "/api/jobs", {"moves": [], "limits": {"depth": 20}}, source=a)
     if job[0] == 202:
         req(s, "DELETE", "/api/jobs/" + job[1]["id"], source=a)
+    second = req(s, "POST", "/api/lab", lab_body(3, ["minimax"]), source=a)
     t.join(10)
-    report("lab_counts_against_client_jobs_max", running and brief(job) == (429, "too_many_jobs"),
-           {"lab_running_then": running, "job_of_A": brief(job), "lab": lab})
+    # A refusal that passes by itself says when to ask again; one that waits on the client's own lab does not.
+    waits = [r[2].getheader("Retry-After") if r[2] else "no answer" for r in (job, second)]
+    report("lab_counts_against_client_jobs_max",
+           running and brief(job) == (429, "too_many_jobs") and brief(second) == (429, "too_many_labs")
+           and waits == ["1", None],
+           {"lab_running_then": running, "job_of_A": brief(job), "second_lab_of_A": brief(second),
+            "retry_after": waits, "lab": lab})
 
 
 @suite.test()
