@@ -172,13 +172,9 @@ static bool urgent(const char *kind)
 static void enqueue(Lichess *l, Call *c, bool again)
 {
     Call **at = &l->queue;
-    if (again && urgent(c->kind))
-        ; /* the front */
-    else if (again || urgent(c->kind))
-        while (*at && urgent((*at)->kind))
-            at = &(*at)->next;
-    else
-        while (*at)
+    bool after_urgent_only = again || urgent(c->kind); /* not last: after the urgent calls waiting */
+    if (!(again && urgent(c->kind)))                   /* a retried urgent call stays at the front */
+        while (*at && (!after_urgent_only || urgent((*at)->kind)))
             at = &(*at)->next;
     c->next = *at;
     *at = c;
