@@ -13,14 +13,9 @@ typedef struct {
 } ApiError;
 
 /* Sets every part; the message and field are made valid UTF-8 (they may quote client text cut at
- * a byte limit). retry_after is the code's (api_retry_after); a caller that knows better sets it after. */
+ * a byte limit). retry_after is the code's (error.c: 1 s for a refusal that passes by itself, 5 s for
+ * storage that cannot be written, 0 for the rest); a caller that knows better sets it after. */
 void api_error_set(ApiError *e, int status, const char *code, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
-
-/* How long a client refused with `code` should wait before asking again: 1 s for a refusal that
- * passes by itself (a full queue, a busy worker or lab, a client's own jobs at their limit, the
- * cluster's link, a restart), 5 s for storage that cannot be written; 0 for a refusal the same
- * request will meet again, or that only the client's own action ends (too_many_analyses: cancel one). */
-int api_retry_after(const char *code);
 
 #endif

@@ -172,9 +172,9 @@ static bool urgent(const char *kind)
 static void enqueue(Lichess *l, Call *c, bool again)
 {
     Call **at = &l->queue;
-    bool after_urgent_only = again || urgent(c->kind); /* not last: after the urgent calls waiting */
-    if (!(again && urgent(c->kind)))                   /* a retried urgent call stays at the front */
-        while (*at && (!after_urgent_only || urgent((*at)->kind)))
+    bool is_urgent = urgent(c->kind);
+    if (!(again && is_urgent))
+        while (*at && (!(again || is_urgent) || urgent((*at)->kind)))
             at = &(*at)->next;
     c->next = *at;
     *at = c;
