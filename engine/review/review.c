@@ -369,8 +369,13 @@ bool review_annotate(const Review *r, const PgnGame *game, PgnGame *out, char *e
         if (p->has_info && p->eval.has)
             review_pgn_eval(&p->eval, evaltext, sizeof evaltext);
         char line[700] = "";
-        if (p->judgment) {
+        /* the judgement's glyph, then the game's own NAGs but its move glyphs ($1-$6): a move has one */
+        if (p->judgment)
             m->nags[m->nag_count++] = JudgementNags[p->judgment];
+        for (int k = 0; k < src->nag_count && m->nag_count < (int)(sizeof m->nags); k++)
+            if (!p->judgment || src->nags[k] > 6)
+                m->nags[m->nag_count++] = src->nags[k];
+        if (p->judgment) {
             review_comment(r, i, pos, true, text, sizeof text);
             line[0] = '(';
             review_line_san(p, pos, true, line + 1, sizeof line - 2);

@@ -191,7 +191,7 @@ static void test_eval_formats_and_acpl(void)
 static void test_annotated_game(void)
 {
     const char *text = "[Event \"t\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n"
-                       "1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n";
+                       "1. e4 e5 2. Bc4 Nc6 3. Qh5!? $14 Nf6! $32 4. Qxf7# 1-0\n";
     PgnReader *rd = pgn_reader_open_string(text);
     PgnGame g = {0};
     char err[200];
@@ -239,17 +239,19 @@ static void test_annotated_game(void)
             *c = ' ';
     CHECK_MSG(strstr(pgn, "[Annotator \"feelfish\"]"), "%s", pgn);
     CHECK_MSG(strstr(pgn, "1. e4 { [%eval 0.25] }"), "%s", pgn);
-    CHECK_MSG(strstr(pgn, "3... Nf6?? { (-1.20 \xe2\x86\x92 Mate in 1) Checkmate is now unavoidable. g6 was best. } "
+    CHECK_MSG(strstr(pgn, "3. Qh5!? $14 { [%eval -1.2] }"), "%s", pgn); /* the game's own glyphs kept */
+    CHECK_MSG(strstr(pgn, "3... Nf6?? $32 { (-1.20 \xe2\x86\x92 Mate in 1) Checkmate is now unavoidable. g6 was best. } "
                           "{ [%eval #1] } (3... g6)"),
               "%s", pgn);
     CHECK_MSG(strstr(pgn, "4. Qxf7# { White wins by checkmate. } 1-0"), "%s", pgn);
-    /* read back: the same moves, and the judged move's glyph as its NAG */
+    /* read back: the same moves; the judged move's glyph as its NAG, its own "!" replaced, its $32 kept */
     rd = pgn_reader_open_string(pgn);
     PgnGame back = {0};
     CHECK_MSG(pgn_read_game(rd, &back, err, sizeof err) == PGN_GAME, "%s", err);
     pgn_reader_close(rd);
     CHECK_INT(back.move_count, 7);
-    CHECK(back.moves[5].nag_count == 1 && back.moves[5].nags[0] == 4);
+    CHECK(back.moves[5].nag_count == 2 && back.moves[5].nags[0] == 4 && back.moves[5].nags[1] == 32);
+    CHECK(back.moves[4].nag_count == 2 && back.moves[4].nags[0] == 5 && back.moves[4].nags[1] == 14);
     pgn_game_free(&back);
     free(pgn);
     pgn_game_free(&out);
