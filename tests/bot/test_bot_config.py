@@ -226,6 +226,9 @@ def stalled_chat_delays_a_move_once():
         g = fake.new_game({"bot_color": "white", "opponent": human(0), "clock": (300, 0), "never_moves": True})
         bot = Bot(config_text(fake.url, token))
         moved = fake.wait(lambda: g.bot_moves(), 60)
+        # the chat's second try comes after the move: wait for it before stopping the bot (stopping at
+        # once could end the bot before that try, and the order would be unproven)
+        fake.wait(lambda: sum(r["method"] == "POST" for r in fake.calls("chat")) >= 2, 30)
         bot.stop()
         posts = [r["kind"] for r in fake.calls() if r["method"] == "POST" and r["kind"] in ("chat", "move")]
         check("stalled_chat_delays_a_move_once", moved and posts[:3] == ["chat", "move", "chat"],
