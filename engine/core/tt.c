@@ -2,6 +2,8 @@
  * oldest entry) and the hashfull estimate. */
 #include "tt.h"
 
+#include "hugepages.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +27,7 @@ bool tt_resize(TT *tt, size_t size_mb)
         tt_clear(tt);
         return true;
     }
-    TTBucket *b = aligned_alloc(64, count * sizeof(TTBucket));
+    TTBucket *b = huge_alloc(count * sizeof(TTBucket));
     if (!b)
         return false;
     free(tt->buckets);

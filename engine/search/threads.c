@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/hugepages.h"
 #include "../core/movegen.h"
 #include "../core/random.h"
 #include "search_internal.h"
@@ -156,7 +157,7 @@ static void *helper_main(void *arg)
 
 static SearchThread *thread_new(Search *s, int id)
 {
-    SearchThread *t = aligned_alloc(64, sizeof *t); /* its accumulators are read with aligned loads */
+    SearchThread *t = huge_alloc(sizeof *t); /* aligned for its accumulators' loads; histories in huge pages */
     if (!t)
         return NULL;
     memset(t, 0, sizeof *t);

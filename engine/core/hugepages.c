@@ -1,0 +1,16 @@
+/* See hugepages.h. */
+#include "hugepages.h"
+
+#include <stdlib.h>
+#include <sys/mman.h>
+
+void *huge_alloc(size_t bytes)
+{
+    size_t page = (size_t)2 << 20, rounded = (bytes + page - 1) / page * page;
+    void *p = aligned_alloc(page, rounded ? rounded : page);
+#ifdef MADV_HUGEPAGE
+    if (p)
+        madvise(p, rounded ? rounded : page, MADV_HUGEPAGE); /* advice only: 4 kB pages if refused */
+#endif
+    return p;
+}
