@@ -163,6 +163,7 @@ static int qsearch(SearchThread *t, Stack *ss, int alpha, int beta, int depth)
         ss->move = m;
         ss->piece = p->board[move_from(m)];
         ss->cont = &t->cont_history[ss->piece][move_to(m)];
+        tt_prefetch(&s->tt, position_key_after(p, m) ^ s->salt);
         atomic_store_explicit(&t->nodes, atomic_load_explicit(&t->nodes, memory_order_relaxed) + 1,
                               memory_order_relaxed);
         position_make_move(p, m);
