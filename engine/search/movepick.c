@@ -62,6 +62,8 @@ int movepick_quiet_history(const SearchThread *t, const Stack *ss, const Positio
         h += (*(ss - 1)->cont)[pc][to];
     if (ss->ply >= 2)
         h += (*(ss - 2)->cont)[pc][to];
+    if (ss->ply >= 4)
+        h += (*(ss - 4)->cont)[pc][to];
     return h;
 }
 

@@ -1,7 +1,8 @@
 /* The search: iterative deepening with aspiration windows around a principal-variation
  * (NegaScout) alpha-beta search with a transposition table, null-move pruning with verification,
  * reverse futility, futility, late-move pruning and reductions, SEE pruning, singular and check
- * extensions, killers/history/counter-move/continuation ordering, and a quiescence search.
+ * extensions, killers/history/counter-move/continuation ordering, a correction history on the
+ * static evaluation, and a quiescence search.
  * Scores are from the side to move's point of view. */
 #include <math.h>
 #include <string.h>
@@ -49,6 +50,33 @@ void search_thread_reset(SearchThread *t)
     memset(t->capture_history, 0, sizeof t->capture_history);
     memset(t->cont_history, 0, sizeof t->cont_history);
     memset(t->counter, 0, sizeof t->counter);
+    memset(t->correction, 0, sizeof t->correction);
+}
+
+/* Correction history: what searches below nodes of this pawn structure (and kings) found the
+ * static evaluation to be off by, learnt per side to move; the evaluator's fingerprint is in the
+ * index so that an affective or Bayesian search never reads the classical one's corrections. */
+#define CORR_LIMIT 96 /* a pawn and a half */
+
+static inline int16_t *correction_entry(SearchThread *t, const Position *p)
+{
+    return &t->correction[p->side][(p->st->pawn_key ^ t->search->eval->fingerprint) & (CORR_SIZE - 1)];
+}
+
+static inline int corrected_eval(SearchThread *t, const Position *p, int raw)
+{
+    int v = raw + *correction_entry(t, p) / CORR_GRAIN;
+    return v >= VALUE_MATE_IN_MAX_PLY ? VALUE_MATE_IN_MAX_PLY - 1 : v <= -VALUE_MATE_IN_MAX_PLY ? -VALUE_MATE_IN_MAX_PLY + 1 : v;
+}
+
+static void update_correction(SearchThread *t, const Position *p, int raw, int best, int depth)
+{
+    int diff = best - raw;
+    diff = diff > CORR_LIMIT ? CORR_LIMIT : diff < -CORR_LIMIT ? -CORR_LIMIT : diff;
+    int w = depth + 1 < 16 ? depth + 1 : 16;
+    int16_t *e = correction_entry(t, p);
+    int v = (*e * (256 - w) + diff * CORR_GRAIN * w) / 256;
+    *e = (int16_t)(v > CORR_LIMIT * CORR_GRAIN ? CORR_LIMIT * CORR_GRAIN : v < -CORR_LIMIT * CORR_GRAIN ? -CORR_LIMIT * CORR_GRAIN : v);
 }
 
 /* Draw by the rules inside the tree: a repetition since the root counts at its first
@@ -123,7 +151,7 @@ static int qsearch(SearchThread *t, Stack *ss, int alpha, int beta, int depth)
         best = futility_base = -VALUE_INFINITE;
     } else {
         static_eval = hit && tte.eval != VALUE_NONE ? tte.eval : evaluate_with(p, s->eval, &t->nnue);
-        best = static_eval;
+        best = corrected_eval(t, p, static_eval);
         if (hit && tt_score != VALUE_NONE && (tte.bound & (tt_score > best ? BOUND_LOWER : BOUND_UPPER)))
             best = tt_score;
         if (best >= beta) {
@@ -211,6 +239,8 @@ static void update_quiet_stats(SearchThread *t, Stack *ss, Move best, int bonus,
             history_update(&(*(ss - 1)->cont)[pc][move_to(m)], b);
         if (ss->ply >= 2)
             history_update(&(*(ss - 2)->cont)[pc][move_to(m)], b);
+        if (ss->ply >= 4)
+            history_update(&(*(ss - 4)->cont)[pc][move_to(m)], b);
     }
 }
 
@@ -272,22 +302,26 @@ static int search(SearchThread *t, Stack *ss, int alpha, int beta, int depth, bo
         return tt_score;
     }
 
-    int eval;
+    int eval, raw_eval = VALUE_NONE; /* raw_eval: the evaluator's own, kept in the table */
     bool improving = false;
     if (checked) {
         ss->static_eval = eval = VALUE_NONE;
         goto moves_loop;
     }
-    if (excluded)
+    if (excluded) {
+        raw_eval = ss->raw_eval;
         eval = ss->static_eval;
-    else if (hit) {
-        ss->static_eval = eval = tte.eval != VALUE_NONE ? tte.eval : evaluate_with(p, s->eval, &t->nnue);
+    } else if (hit) {
+        raw_eval = tte.eval != VALUE_NONE ? tte.eval : evaluate_with(p, s->eval, &t->nnue);
+        ss->static_eval = eval = corrected_eval(t, p, raw_eval);
         if (tt_score != VALUE_NONE && (tte.bound & (tt_score > eval ? BOUND_LOWER : BOUND_UPPER)))
             eval = tt_score;
     } else {
-        ss->static_eval = eval = evaluate_with(p, s->eval, &t->nnue);
-        tt_store(&s->tt, key, MOVE_NONE, VALUE_NONE, eval, -8, BOUND_NONE);
+        raw_eval = evaluate_with(p, s->eval, &t->nnue);
+        ss->static_eval = eval = corrected_eval(t, p, raw_eval);
+        tt_store(&s->tt, key, MOVE_NONE, VALUE_NONE, raw_eval, -8, BOUND_NONE);
     }
+    ss->raw_eval = raw_eval;
     if (ply >= 2 && (ss - 2)->static_eval != VALUE_NONE)
         improving = ss->static_eval > (ss - 2)->static_eval;
     else if (ply >= 4 && (ss - 4)->static_eval != VALUE_NONE)
@@ -304,9 +338,9 @@ static int search(SearchThread *t, Stack *ss, int alpha, int beta, int depth, bo
                 return v;
         }
         /* Null move: give the opponent a free move; if we still beat beta, we surely would. */
-        if (ss->ply > 0 && (ss - 1)->move != MOVE_NULL && eval >= beta && ss->static_eval >= beta - 20 * depth + 160 &&
+        if (ss->ply > 0 && (ss - 1)->move != MOVE_NULL && eval >= beta && ss->static_eval >= beta - 10 * depth + 80 &&
             depth >= 3 && ply >= t->nmp_min_ply && has_non_pawn_material(p, p->side) && beta > -VALUE_MATE_IN_MAX_PLY) {
-            int r = 4 + depth / 4 + ((eval - beta) / 200 < 3 ? (eval - beta) / 200 : 3);
+            int r = 4 + depth / 4 + ((eval - beta) / 96 < 3 ? (eval - beta) / 96 : 3);
             ss->move = MOVE_NULL;
             ss->piece = NO_PIECE;
             ss->cont = &t->cont_history[NO_PIECE][0];
@@ -421,7 +455,7 @@ moves_loop:;
             r -= m == mp.killer[0] || m == mp.killer[1] || m == mp.counter;
             r -= tt_move && m != tt_move && pv_node;
             if (!noisy)
-                r -= history / 8000;
+                r += tt_capture - history / 8000;
             else
                 r -= 1;
             int d = new_depth - r;
@@ -430,8 +464,12 @@ moves_loop:;
             if (d > new_depth)
                 d = new_depth;
             v = -search(t, ss + 1, -alpha - 1, -alpha, d, true);
-            if (v > alpha && d < new_depth)
+            if (v > alpha && d < new_depth) {
+                /* Far above alpha from a reduced depth: look one ply deeper than planned. */
+                if (v > alpha + 24 + 4 * (new_depth - d))
+                    new_depth++;
                 v = -search(t, ss + 1, -alpha - 1, -alpha, new_depth, !cut_node);
+            }
         } else if (!pv_node || move_count > 1)
             v = -search(t, ss + 1, -alpha - 1, -alpha, new_depth, !cut_node);
         if (pv_node && (move_count == 1 || (v > alpha && (root || v < beta))))
@@ -494,11 +532,14 @@ moves_loop:;
             update_capture_stats(t, captures[i], -bonus);
     }
 
+    int bound = best >= beta ? BOUND_LOWER : pv_node && best_move ? BOUND_EXACT : BOUND_UPPER;
+    if (!excluded && !checked && !(best_move && (is_capture(p, best_move) || move_kind(best_move) == MOVE_PROMOTION)) &&
+        best > -VALUE_MATE_IN_MAX_PLY && best < VALUE_MATE_IN_MAX_PLY && !(bound == BOUND_LOWER && best <= ss->static_eval) &&
+        !(bound == BOUND_UPPER && best >= ss->static_eval))
+        update_correction(t, p, raw_eval, best, depth);
+
     if (!excluded && !(root && t->pv_idx))
-        tt_store(&s->tt, key, best_move, score_to_tt(best, ply), ss->static_eval, depth,
-                 best >= beta           ? BOUND_LOWER
-                 : pv_node && best_move ? BOUND_EXACT
-                                        : BOUND_UPPER);
+        tt_store(&s->tt, key, best_move, score_to_tt(best, ply), raw_eval, depth, bound);
     return best;
 }
 
@@ -525,7 +566,7 @@ void search_iterate(SearchThread *t)
         t->stack[i].ply = i - 4;
         t->stack[i].move = MOVE_NONE;
         t->stack[i].piece = NO_PIECE;
-        t->stack[i].static_eval = VALUE_NONE;
+        t->stack[i].static_eval = t->stack[i].raw_eval = VALUE_NONE;
         t->stack[i].killer[0] = t->stack[i].killer[1] = MOVE_NONE;
         t->stack[i].excluded = MOVE_NONE;
         t->stack[i].cont = &t->cont_history[NO_PIECE][0];

@@ -11,6 +11,9 @@
 #include "timeman.h"
 
 #define HISTORY_MAX 16384
+/* Correction history: entries per side to move, and the fixed-point scale of an entry. */
+#define CORR_SIZE 16384
+#define CORR_GRAIN 256
 
 typedef int16_t ContHist[PIECE_NB][SQUARE_NB];
 
@@ -18,7 +21,8 @@ typedef int16_t ContHist[PIECE_NB][SQUARE_NB];
 typedef struct {
     Move move;
     Piece piece; /* the piece that made `move` */
-    int static_eval;
+    int static_eval; /* corrected (correction history) */
+    int raw_eval;    /* the evaluator's own */
     Move killer[2];
     Move excluded; /* singular-extension search skips this move */
     int ply;
@@ -57,6 +61,7 @@ typedef struct SearchThread {
     int16_t capture_history[PIECE_NB][SQUARE_NB][PIECE_TYPE_NB];
     ContHist cont_history[PIECE_NB][SQUARE_NB];
     Move counter[PIECE_NB][SQUARE_NB];
+    int16_t correction[COLOR_NB][CORR_SIZE]; /* static evaluation's error by pawn structure, x CORR_GRAIN */
     int best_move_changes;
     NnueStack nnue; /* the learned evaluation's accumulators, one per ply from the root */
 } SearchThread;
