@@ -6,11 +6,11 @@
 
 void *huge_alloc(size_t bytes)
 {
-    size_t page = (size_t)2 << 20, rounded = (bytes + page - 1) / page * page;
-    void *p = aligned_alloc(page, rounded ? rounded : page);
+    size_t page = (size_t)2 << 20, rounded = bytes ? (bytes + page - 1) / page * page : page;
+    void *p = aligned_alloc(page, rounded);
 #ifdef MADV_HUGEPAGE
     if (p)
-        madvise(p, rounded ? rounded : page, MADV_HUGEPAGE); /* advice only: 4 kB pages if refused */
+        madvise(p, rounded, MADV_HUGEPAGE); /* advice only: 4 kB pages if refused */
 #endif
     return p;
 }

@@ -21,6 +21,11 @@ void search_init(void)
             Reductions[d][m] = (int)(0.75 + log(d) * log(m) / 2.25);
 }
 
+static inline int clamp_int(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* A capture (en passant included) or a promotion. */
+static inline bool is_noisy(const Position *p, Move m) { return is_capture(p, m) || move_kind(m) == MOVE_PROMOTION; }
+
 static inline int mated_in(int ply) { return -VALUE_MATE + ply; }
 static inline int mate_in(int ply) { return VALUE_MATE - ply; }
 
@@ -65,18 +70,16 @@ static inline int16_t *correction_entry(SearchThread *t, const Position *p)
 
 static inline int corrected_eval(SearchThread *t, const Position *p, int raw)
 {
-    int v = raw + *correction_entry(t, p) / CORR_GRAIN;
-    return v >= VALUE_MATE_IN_MAX_PLY ? VALUE_MATE_IN_MAX_PLY - 1 : v <= -VALUE_MATE_IN_MAX_PLY ? -VALUE_MATE_IN_MAX_PLY + 1 : v;
+    return clamp_int(raw + *correction_entry(t, p) / CORR_GRAIN, -VALUE_MATE_IN_MAX_PLY + 1, VALUE_MATE_IN_MAX_PLY - 1);
 }
 
+/* The entry moves toward best - raw by min(depth + 1, 16) / 256 of the way. */
 static void update_correction(SearchThread *t, const Position *p, int raw, int best, int depth)
 {
-    int diff = best - raw;
-    diff = diff > CORR_LIMIT ? CORR_LIMIT : diff < -CORR_LIMIT ? -CORR_LIMIT : diff;
+    int diff = clamp_int(best - raw, -CORR_LIMIT, CORR_LIMIT) * CORR_GRAIN;
     int w = depth + 1 < 16 ? depth + 1 : 16;
     int16_t *e = correction_entry(t, p);
-    int v = (*e * (256 - w) + diff * CORR_GRAIN * w) / 256;
-    *e = (int16_t)(v > CORR_LIMIT * CORR_GRAIN ? CORR_LIMIT * CORR_GRAIN : v < -CORR_LIMIT * CORR_GRAIN ? -CORR_LIMIT * CORR_GRAIN : v);
+    *e = (int16_t)((*e * (256 - w) + diff * w) / 256); /* between the old entry and diff: within the limit */
 }
 
 /* Draw by the rules inside the tree: a repetition since the root counts at its first
@@ -111,6 +114,24 @@ static void update_pv(SearchThread *t, int ply, Move m)
     for (int i = ply + 1; i < t->pv_length[ply + 1]; i++)
         t->pv[ply][i] = t->pv[ply + 1][i];
     t->pv_length[ply] = t->pv_length[ply + 1];
+}
+
+/* Plays m below this node: the stack's record of it, the child's table bucket fetched early, the node
+ * counted, the move made, and in a PV node the child's line emptied (a child searched as a non-PV
+ * node, a window narrowed to one point, leaves none, not a stale one). Returns the node count before. */
+static inline uint64_t play(SearchThread *t, Stack *ss, Move m, bool pv_node)
+{
+    Position *p = &t->pos;
+    ss->move = m;
+    ss->piece = p->board[move_from(m)];
+    ss->cont = &t->cont_history[ss->piece][move_to(m)];
+    tt_prefetch(&t->search->tt, position_key_after(p, m) ^ t->search->salt);
+    uint64_t nodes = atomic_load_explicit(&t->nodes, memory_order_relaxed);
+    atomic_store_explicit(&t->nodes, nodes + 1, memory_order_relaxed);
+    position_make_move(p, m);
+    if (pv_node)
+        t->pv_length[ss->ply + 1] = ss->ply + 1;
+    return nodes;
 }
 
 /* Quiescence: captures and promotions until the position is quiet; at its first ply (depth 0)
@@ -188,15 +209,7 @@ static int qsearch(SearchThread *t, Stack *ss, int alpha, int beta, int depth)
             if (!see_ge(p, m, 0))
                 continue;
         }
-        ss->move = m;
-        ss->piece = p->board[move_from(m)];
-        ss->cont = &t->cont_history[ss->piece][move_to(m)];
-        tt_prefetch(&s->tt, position_key_after(p, m) ^ s->salt);
-        atomic_store_explicit(&t->nodes, atomic_load_explicit(&t->nodes, memory_order_relaxed) + 1,
-                              memory_order_relaxed);
-        position_make_move(p, m);
-        if (pv_node) /* the child's line starts empty: a child searched as a non-PV node (a window */
-            t->pv_length[ply + 1] = ply + 1; /* narrowed to one point) leaves none, not a stale one */
+        play(t, ss, m, pv_node);
         int v = -qsearch(t, ss + 1, -beta, -alpha, depth - 1);
         position_unmake_move(p);
         if (atomic_load_explicit(&s->stop, memory_order_relaxed))
@@ -388,7 +401,7 @@ moves_loop:;
                 continue;
         }
         move_count++;
-        bool noisy = is_capture(p, m) || move_kind(m) == MOVE_PROMOTION;
+        bool noisy = is_noisy(p, m);
         bool gives = position_gives_check_ci(p, &ci, m);
         int history = noisy ? 0 : movepick_quiet_history(t, ss, p, m);
         int r = Reductions[depth < MAX_PLY ? depth : MAX_PLY - 1][move_count < MAX_MOVES ? move_count : MAX_MOVES - 1];
@@ -434,16 +447,8 @@ moves_loop:;
         } else if (gives && ply < 2 * t->root_depth)
             ext = 1;
 
-        ss->move = m;
-        ss->piece = p->board[move_from(m)];
-        ss->cont = &t->cont_history[ss->piece][move_to(m)];
         (ss + 1)->extensions = ss->extensions + (ext > 0 ? ext : 0);
-        tt_prefetch(&s->tt, position_key_after(p, m) ^ s->salt);
-        uint64_t nodes_before = atomic_load_explicit(&t->nodes, memory_order_relaxed);
-        atomic_store_explicit(&t->nodes, nodes_before + 1, memory_order_relaxed);
-        position_make_move(p, m);
-        if (pv_node) /* the child's line starts empty (see qsearch) */
-            t->pv_length[ply + 1] = ply + 1;
+        uint64_t nodes_before = play(t, ss, m, pv_node);
 
         int new_depth = depth - 1 + ext, v = 0;
         if (depth >= 3 && move_count > 1 + root && (!noisy || !pv_node)) {
@@ -522,9 +527,10 @@ moves_loop:;
     if (move_count == 0)
         return excluded ? alpha : checked ? mated_in(ply) : VALUE_DRAW;
 
+    bool best_noisy = best_move && is_noisy(p, best_move);
     if (best_move && best >= beta) {
         int bonus = history_bonus(depth);
-        if (!(is_capture(p, best_move) || move_kind(best_move) == MOVE_PROMOTION))
+        if (!best_noisy)
             update_quiet_stats(t, ss, best_move, bonus, quiets, nq);
         else
             update_capture_stats(t, best_move, bonus);
@@ -533,7 +539,7 @@ moves_loop:;
     }
 
     int bound = best >= beta ? BOUND_LOWER : pv_node && best_move ? BOUND_EXACT : BOUND_UPPER;
-    if (!excluded && !checked && !(best_move && (is_capture(p, best_move) || move_kind(best_move) == MOVE_PROMOTION)) &&
+    if (!excluded && !checked && !best_noisy &&
         best > -VALUE_MATE_IN_MAX_PLY && best < VALUE_MATE_IN_MAX_PLY && !(bound == BOUND_LOWER && best <= ss->static_eval) &&
         !(bound == BOUND_UPPER && best >= ss->static_eval))
         update_correction(t, p, raw_eval, best, depth);
