@@ -342,15 +342,21 @@ __attribute__((target("avx2"))) static void update_avx2(int16_t *dst, const int1
                                                         const int *add, int adds, const int *sub, int subs)
 {
     const int16_t *w = net->ft_weight;
-    /* The built-in net's width and a move's usual changes: a quiet move, a capture, castling. */
-    if (net->hidden == 128 && adds == 1 && subs == 1)
-        add_rows_avx2(dst, src, w, add, 1, sub, 1, 128);
-    else if (net->hidden == 128 && adds == 1 && subs == 2)
-        add_rows_avx2(dst, src, w, add, 1, sub, 2, 128);
-    else if (net->hidden == 128 && adds == 2 && subs == 2)
-        add_rows_avx2(dst, src, w, add, 2, sub, 2, 128);
-    else
-        add_rows_avx2(dst, src, w, add, adds, sub, subs, net->hidden);
+    /* The usual widths and a move's usual changes (a quiet move, a capture, castling): constant
+     * counts, unrolled. */
+#define UPDATE_UNROLLED(N)                                                                                             \
+    if (net->hidden == N) {                                                                                            \
+        if (adds == 1 && subs == 1)                                                                                    \
+            return add_rows_avx2(dst, src, w, add, 1, sub, 1, N);                                                      \
+        if (adds == 1 && subs == 2)                                                                                    \
+            return add_rows_avx2(dst, src, w, add, 1, sub, 2, N);                                                      \
+        if (adds == 2 && subs == 2)                                                                                    \
+            return add_rows_avx2(dst, src, w, add, 2, sub, 2, N);                                                      \
+    }
+    UPDATE_UNROLLED(128)
+    UPDATE_UNROLLED(256)
+#undef UPDATE_UNROLLED
+    add_rows_avx2(dst, src, w, add, adds, sub, subs, net->hidden);
 }
 
 __attribute__((target("avx2"))) static int32_t dot_avx2(const int16_t *us, const int16_t *them, const int16_t *w,

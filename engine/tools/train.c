@@ -18,7 +18,9 @@
  * After each epoch: a progress line (losses, positions/s, ETA), a CSV row (--log), a checkpoint
  * (OUT.ckpt: the float weights and the optimiser's moments); a run given the same OUT resumes from it.
  * --init NET starts from a network's weights (dequantised) instead of random ones: a generation
- * fine-tuned on new games keeps what it learnt from the earlier ones.
+ * fine-tuned on new games keeps what it learnt from the earlier ones. With a --hidden wider than
+ * NET's, NET's neurons are the first ones and the new ones start with random feature weights and
+ * zero output weights (the same function at the start: a generation widened).
  * At the end: OUT (the quantised net) and the quantisation error on the validation positions. */
 #include <math.h>
 #include <pthread.h>
@@ -291,17 +293,22 @@ static Network *quantise(const Model *m)
 }
 
 /* The float model a quantised network stands for: quantise's inverse (up to its rounding). */
+/* The model takes net's weights; a model wider than net (a generation widened) takes net's neurons as
+ * its first ones and leaves the rest as they are (the caller's random feature weights, zero output
+ * weights): the same function to begin with, and room to learn more. */
 static void dequantise(const Network *net, Model *m)
 {
-    int n = m->hidden;
-    for (size_t i = 0; i < (size_t)NNUE_INPUTS * n; i++)
-        m->ft_w[i] = (float)net->ft_weight[i] / NNUE_QA;
-    for (int i = 0; i < n; i++)
+    int n = m->hidden, k = net->hidden;
+    for (size_t f = 0; f < NNUE_INPUTS; f++)
+        for (int i = 0; i < k; i++)
+            m->ft_w[f * n + i] = (float)net->ft_weight[f * k + i] / NNUE_QA;
+    for (int i = 0; i < k; i++)
         m->ft_b[i] = (float)net->ft_bias[i] / NNUE_QA;
-    for (int i = 0; i < 2 * n * m->buckets; i++)
-        m->out_w[i] = (float)net->out_weight[i] / NNUE_QB;
-    for (int k = 0; k < m->buckets; k++)
-        m->out_b[k] = (float)net->out_bias[k] / (NNUE_QA * NNUE_QB);
+    for (int b = 0; b < 2 * m->buckets; b++)
+        for (int i = 0; i < n; i++)
+            m->out_w[b * n + i] = i < k ? (float)net->out_weight[b * k + i] / NNUE_QB : 0;
+    for (int b = 0; b < m->buckets; b++)
+        m->out_b[b] = (float)net->out_bias[b] / (NNUE_QA * NNUE_QB);
     for (int i = 0; i < NNUE_INPUTS; i++)
         m->psqt[i] = (float)net->psqt[i] / (NNUE_QA * NNUE_QB);
 }
@@ -518,8 +525,8 @@ int train_command(int argc, char **argv, FILE *out)
         char err[200], why[260] = "";
         if (!(init = nnue_load_file(o.init, err, sizeof err)))
             snprintf(why, sizeof why, ": %s", err);
-        else if (hidden_given && o.hidden != init->hidden)
-            snprintf(why, sizeof why, " is %d wide, not --hidden %d", init->hidden, o.hidden);
+        else if (hidden_given && o.hidden < init->hidden)
+            snprintf(why, sizeof why, " is %d wide, more than --hidden %d", init->hidden, o.hidden);
         else if (buckets_given && o.buckets != init->buckets)
             snprintf(why, sizeof why, " has %d output buckets, not --buckets %d", init->buckets, o.buckets);
         if (why[0]) {
@@ -528,7 +535,8 @@ int train_command(int argc, char **argv, FILE *out)
             nnue_free(init);
             return 1;
         }
-        o.hidden = init->hidden;
+        if (!hidden_given)
+            o.hidden = init->hidden;
         o.buckets = init->buckets;
     }
     Data d;
@@ -570,13 +578,14 @@ int train_command(int argc, char **argv, FILE *out)
         memset(flat, 0, np * sizeof(float));
         memset(m1, 0, np * sizeof(float));
         memset(m2, 0, np * sizeof(float));
+        float a = 1.0f / sqrtf(32.0f), b = 1.0f / sqrtf((float)(2 * n));
+        for (size_t i = 0; i < (size_t)NNUE_INPUTS * n; i++)
+            m.ft_w[i] = (float)((double)(splitmix64(&rng) >> 11) / 9007199254740992.0 * 2 - 1) * a;
         if (init) {
             dequantise(init, &m);
-            fprintf(out, "starting from %s (checksum %016llx)\n", o.init, (unsigned long long)init->checksum);
+            fprintf(out, "starting from %s (checksum %016llx%s)\n", o.init, (unsigned long long)init->checksum,
+                    n > init->hidden ? ", widened: its neurons first, the new ones' output weights zero" : "");
         } else {
-            float a = 1.0f / sqrtf(32.0f), b = 1.0f / sqrtf((float)(2 * n));
-            for (size_t i = 0; i < (size_t)NNUE_INPUTS * n; i++)
-                m.ft_w[i] = (float)((double)(splitmix64(&rng) >> 11) / 9007199254740992.0 * 2 - 1) * a;
             for (int i = 0; i < 2 * n * o.buckets; i++)
                 m.out_w[i] = (float)((double)(splitmix64(&rng) >> 11) / 9007199254740992.0 * 2 - 1) * b;
             for (PieceType t = PAWN; t <= QUEEN; t++)

@@ -319,7 +319,17 @@ last=$(tail -1 "$TMP/tiny.csv" | cut -d, -f3)
 awk -v a="$first" -v b="$last" -v i="$init0" 'BEGIN { exit !(i > 0 && i < (a + b) / 2) }' \
     && grep -q "^starting from .*tiny.nnue (checksum " "$TMP/init.log" && grep -q "^training 768->16x2->1 on " "$TMP/init.log" \
     && ok train_init_starts_from_the_net || fail train_init_starts_from_the_net "untrained $first, trained $last, --init epoch 0 $init0" "$(tail -4 "$TMP/init.log")"
-run train_init_other_shape_refused 1 "tiny.nnue is 16 wide, not --hidden 32" $FF train --out "$TMP/x.nnue" --init "$TMP/tiny.nnue" --hidden 32 "$TMP/train.bin"
+# Widened (--hidden wider than the net's): its neurons first, the new ones' output weights zero, so
+# with a step too small to move a weight the wider net evaluates as the narrow one: the same tree.
+$FF train --out "$TMP/wide.nnue" --init "$TMP/tiny.nnue" --hidden 32 --epochs 1 --batch 512 --lr 1e-12 --val 0.1 \
+    "$TMP/train.bin" >"$TMP/wide.log" 2>&1
+narrow=$($FF --net "$TMP/tiny.nnue" bench 5 2>&1 | grep '^Nodes searched')
+wide=$($FF --net "$TMP/wide.nnue" bench 5 2>&1 | grep '^Nodes searched')
+[ -n "$narrow" ] && [ "$narrow" = "$wide" ] && grep -q "^training 768->32x2->1 on " "$TMP/wide.log" \
+    && grep -q "widened: its neurons first" "$TMP/wide.log" \
+    && ok train_init_widened_same_function || fail train_init_widened_same_function "16 wide: $narrow, widened: $wide" "$(tail -4 "$TMP/wide.log")"
+run train_init_narrower_refused 1 "wide.nnue is 32 wide, more than --hidden 16" $FF train --out "$TMP/x.nnue" --init "$TMP/wide.nnue" --hidden 16 "$TMP/train.bin"
+run train_init_other_buckets_refused 1 "buckets.nnue has 8 output buckets, not --buckets 1" $FF train --out "$TMP/x.nnue" --init "$TMP/buckets.nnue" --buckets 1 "$TMP/train.bin"
 run train_init_corrupt_refused 1 "train: --init .*corrupt.nnue: checksum mismatch" $FF train --out "$TMP/x.nnue" --init "$TMP/corrupt.nnue" "$TMP/train.bin"
 run net_none_is_hand_written 0 "^Nodes searched: " $FF --net none bench 3
 printf 'uci\nsetoption name EvalFile value %s\nsetoption name EvalFile value %s\nisready\nquit\n' "$TMP/corrupt.nnue" \
