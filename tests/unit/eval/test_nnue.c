@@ -17,7 +17,7 @@
 static Network *random_net(int hidden, int buckets, uint64_t seed)
 {
     Network n = {.hidden = hidden, .buckets = buckets};
-    static int16_t ftw[NNUE_INPUTS * 128], ftb[128], outw[NNUE_BUCKETS * 256];
+    static int16_t ftw[NNUE_INPUTS * 256], ftb[256], outw[NNUE_BUCKETS * 2 * 256];
     uint64_t rng = seed;
     for (int i = 0; i < NNUE_INPUTS * hidden; i++)
         ftw[i] = (int16_t)((int)(splitmix64(&rng) % 161) - 80);
@@ -48,9 +48,11 @@ static const char *const Starts[] = {
     "4k3/1P6/8/8/8/8/6p1/4K3 b - - 0 1",
 };
 
-static void test_incremental_equals_scratch(void)
+/* Over random walks the incremental accumulators (the AVX2 update unrolled for the widths 128 and 256)
+ * give what a refresh from the boards gives. */
+static void incremental_equals_scratch(int hidden)
 {
-    Network *net = random_net(128, 1, 7);
+    Network *net = random_net(hidden, 1, 7);
     CHECK(net != NULL);
     static Position p;
     static NnueStack stack;
@@ -90,9 +92,15 @@ static void test_incremental_equals_scratch(void)
             }
         }
     }
-    CHECK_MSG(checked > 10000 && kinds[0] && kinds[1] && kinds[2] && kinds[3] && nulls, "%d checked, kinds %d %d %d %d",
-              checked, kinds[0], kinds[1], kinds[2], kinds[3]);
+    CHECK_MSG(checked > 10000 && kinds[0] && kinds[1] && kinds[2] && kinds[3] && nulls, "%d wide: %d checked, kinds %d %d %d %d",
+              hidden, checked, kinds[0], kinds[1], kinds[2], kinds[3]);
     nnue_free(net);
+}
+
+static void test_incremental_equals_scratch(void)
+{
+    incremental_equals_scratch(128);
+    incremental_equals_scratch(256);
 }
 
 /* The colour-flipped mirror (ranks flipped, colours swapped, the other side to move) scores the
