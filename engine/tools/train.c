@@ -292,10 +292,10 @@ static Network *quantise(const Model *m)
     return net;
 }
 
-/* The float model a quantised network stands for: quantise's inverse (up to its rounding). */
-/* The model takes net's weights; a model wider than net (a generation widened) takes net's neurons as
- * its first ones and leaves the rest as they are (the caller's random feature weights, zero output
- * weights): the same function to begin with, and room to learn more. */
+/* The float model a quantised network stands for: quantise's inverse (up to its rounding). A model
+ * wider than net (a generation widened) takes net's neurons as its first ones and leaves the rest as
+ * they are (the caller's random feature weights, zero output weights): the same function to begin
+ * with, and room to learn more. */
 static void dequantise(const Network *net, Model *m)
 {
     int n = m->hidden, k = net->hidden;
