@@ -13,4 +13,7 @@ static inline uint64_t splitmix64(uint64_t *state)
     return z ^ (z >> 31);
 }
 
+/* A draw's top 53 bits as a double in [0, 1): every value equally likely. */
+static inline double random_unit(uint64_t bits) { return (double)(bits >> 11) * (1.0 / 9007199254740992.0); }
+
 #endif

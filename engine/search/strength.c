@@ -1,6 +1,8 @@
 /* A rating as a node budget and a temperature (strength.h). */
 #include "strength.h"
 
+#include "../core/random.h"
+
 #include <math.h>
 
 #include "search.h"
@@ -58,7 +60,7 @@ int strength_choose(const Strength *s, const int *scores, int count, int legal, 
         weight[i] = unsearched || mated ? 0 : t <= 0 ? (i == top) : exp(-(best - scores[i]) / t);
         total += weight[i];
     }
-    double x = (double)(random >> 11) * (1.0 / 9007199254740992.0) * total;
+    double x = random_unit(random) * total;
     for (int i = 0; i < n; i++) {
         if (weight[i] > 0 && x < weight[i])
             return i;

@@ -580,14 +580,14 @@ int train_command(int argc, char **argv, FILE *out)
         memset(m2, 0, np * sizeof(float));
         float a = 1.0f / sqrtf(32.0f), b = 1.0f / sqrtf((float)(2 * n));
         for (size_t i = 0; i < (size_t)NNUE_INPUTS * n; i++)
-            m.ft_w[i] = (float)((double)(splitmix64(&rng) >> 11) / 9007199254740992.0 * 2 - 1) * a;
+            m.ft_w[i] = (float)(random_unit(splitmix64(&rng)) * 2 - 1) * a;
         if (init) {
             dequantise(init, &m);
             fprintf(out, "starting from %s (checksum %016llx%s)\n", o.init, (unsigned long long)init->checksum,
                     n > init->hidden ? ", widened: its neurons first, the new ones' output weights zero" : "");
         } else {
             for (int i = 0; i < 2 * n * o.buckets; i++)
-                m.out_w[i] = (float)((double)(splitmix64(&rng) >> 11) / 9007199254740992.0 * 2 - 1) * b;
+                m.out_w[i] = (float)(random_unit(splitmix64(&rng)) * 2 - 1) * b;
             for (PieceType t = PAWN; t <= QUEEN; t++)
                 for (Square sq = 0; sq < SQUARE_NB; sq++) {
                     float v = (float)PieceValueMg[t] / NNUE_SCALE;

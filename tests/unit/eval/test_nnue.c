@@ -16,8 +16,11 @@
 /* A network with random weights of realistic size, through its file format. */
 static Network *random_net(int hidden, int buckets, uint64_t seed)
 {
+    enum { MAX_HIDDEN = 256 };
+    if (hidden > MAX_HIDDEN)
+        return NULL;
     Network n = {.hidden = hidden, .buckets = buckets};
-    static int16_t ftw[NNUE_INPUTS * 256], ftb[256], outw[NNUE_BUCKETS * 2 * 256];
+    static int16_t ftw[NNUE_INPUTS * MAX_HIDDEN], ftb[MAX_HIDDEN], outw[NNUE_BUCKETS * 2 * MAX_HIDDEN];
     uint64_t rng = seed;
     for (int i = 0; i < NNUE_INPUTS * hidden; i++)
         ftw[i] = (int16_t)((int)(splitmix64(&rng) % 161) - 80);
