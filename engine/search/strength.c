@@ -1,10 +1,9 @@
 /* A rating as a node budget and a temperature (strength.h). */
 #include "strength.h"
 
-#include "../core/random.h"
-
 #include <math.h>
 
+#include "../core/random.h"
 #include "search.h"
 
 // clang-format off
