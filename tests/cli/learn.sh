@@ -30,7 +30,7 @@ sys.exit(0 if counted == b == n and a == b and b > 0 else 1)
 PY
 
 # Stopped in the middle, restarted: every finished game is kept, none is played twice.
-$FF learn --games 40 --nodes 6000 --db "$TMP/k.db" >/dev/null 2>&1 &
+$FF learn --games 40 --nodes 6000 --db "$TMP/k.db" >"$TMP/k.log" 2>&1 &
 pid=$!
 for _ in $(seq 300); do
     n=$(games_in "$TMP/k.db")
@@ -45,7 +45,8 @@ if grep -q "^learn: $kept of 40 self-play games already" <<<"$out" && [ "$kept" 
     [ "$(games_in "$TMP/k.db")" = 40 ]; then
     ok learn_interrupted_loses_nothing
 else
-    fail learn_interrupted_loses_nothing "kept $kept, then $(games_in "$TMP/k.db")" "$(head -2 <<<"$out")"
+    fail learn_interrupted_loses_nothing "kept $kept, then $(games_in "$TMP/k.db")" "$(head -2 <<<"$out")" \
+        "the interrupted run said: $(tr '\r' '\n' <"$TMP/k.log" | grep -v '^\[' | tail -3)"
 fi
 
 run bayes_show 0 '"parameters": 15,' $FF bayes show --db "$DB"
