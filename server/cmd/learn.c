@@ -169,6 +169,15 @@ static bool load_openings(Common *c)
     return true;
 }
 
+/* "6000 nodes" or "10+0.1 s": the control a run plays at, as its lines and stored points say it. */
+static void control_text(const SelfPlaySettings *play, char *out, size_t size)
+{
+    if (play->base_ms)
+        snprintf(out, size, "%g+%g s", play->base_ms / 1000.0, play->inc_ms / 1000.0);
+    else
+        snprintf(out, size, "%llu nodes", (unsigned long long)play->nodes);
+}
+
 static void common_free(Common *c)
 {
     for (int i = 0; i < c->opening_count; i++)
@@ -323,8 +332,10 @@ int learn_command(int argc, char **argv, FILE *out)
     if (!L.done)
         abort();
     L.finished = L.at_start = bayes_store_selfplay_done(L.db, L.target, L.done);
-    fprintf(stderr, "learn: %d of %d self-play games already in %s; %s, %d at once\n", L.at_start, L.target,
-            L.c.db_path, L.c.play.base_ms ? "clock" : "nodes per move", L.c.concurrency);
+    char control[32];
+    control_text(&L.c.play, control, sizeof control);
+    fprintf(stderr, "learn: %d of %d self-play games already in %s; at %s, %d at once\n", L.at_start,
+            L.target, L.c.db_path, control, L.c.concurrency);
     atomic_init(&L.failed, false);
     pthread_mutex_init(&L.lock, NULL);
     L.started_ms = time_now_ms();
@@ -502,12 +513,14 @@ int bayes_experiment_command(int argc, char **argv, FILE *out)
     fen_read(p, KNIGHT_TWO_PAWNS_FEN, msg, sizeof msg);
     Evaluator classical;
     evaluator_classical(&classical);
+    char control[32];
+    control_text(&c.play, control, sizeof control);
     fprintf(
         out,
         "Learned (%s, %s records, rule %s) vs fixed default, %d games per size, %s; position %s (default eval %+d cp, "
         "%s)\n",
         BayesTargetNames[target], perturbed_only ? "perturbed side's" : "all", bayes_rule_name(evidence_z), games,
-        c.play.base_ms ? "clock" : "nodes per move", KNIGHT_TWO_PAWNS_FEN, evaluate(p, &classical),
+        control, KNIGHT_TWO_PAWNS_FEN, evaluate(p, &classical),
         GamePhaseNames[bayes_phase(p)]);
     fprintf(out, "%8s %6s %6s %6s %8s %16s %10s %10s %8s\n", "games", "wins", "draws", "losses", "score", "elo",
             "eval aggr", "eval cons", "changed");
@@ -562,10 +575,7 @@ int bayes_experiment_command(int argc, char **argv, FILE *out)
         snprintf(point.target, sizeof point.target, "%s", BayesTargetNames[target]);
         snprintf(point.rule, sizeof point.rule, "%s", bayes_rule_name(evidence_z));
         snprintf(point.records, sizeof point.records, "%s", perturbed_only ? "perturbed" : "all");
-        if (c.play.base_ms)
-            snprintf(point.control, sizeof point.control, "%g+%g s", c.play.base_ms / 1000.0, c.play.inc_ms / 1000.0);
-        else
-            snprintf(point.control, sizeof point.control, "%llu nodes", (unsigned long long)c.play.nodes);
+        control_text(&c.play, point.control, sizeof point.control);
         if (!bayes_store_add_match(db, &point, err, sizeof err))
             fprintf(stderr, "bayes-experiment: the point was not stored: %s\n", err);
     }
