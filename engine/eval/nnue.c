@@ -30,9 +30,9 @@ static void put32(uint8_t *b, uint32_t v)
 
 #define HEADER_SIZE 16
 
-static size_t file_size_for(int hidden, int buckets)
+static size_t file_size_for(int hidden, int buckets, int kings)
 {
-    return HEADER_SIZE + 2 * ((size_t)NNUE_INPUTS * hidden + hidden + 2 * (size_t)hidden * buckets) + 4 * (size_t)buckets +
+    return HEADER_SIZE + 2 * ((size_t)NNUE_INPUTS * kings * hidden + hidden + 2 * (size_t)hidden * buckets) + 4 * (size_t)buckets +
            4 * NNUE_INPUTS + 8;
 }
 
@@ -66,7 +66,7 @@ Network *nnue_load_memory(const void *bytes, size_t size, char *err, size_t err_
         return NULL;
     }
     uint32_t version = get32(b + 4), hidden = get32(b + 8), flags = get32(b + 12);
-    if (version != NNUE_VERSION || (flags & ~NNUE_FLAG_BUCKETS)) {
+    if (version != NNUE_VERSION || (flags & ~(NNUE_FLAG_BUCKETS | NNUE_FLAG_KINGS))) {
         snprintf(err, err_size, "network version %u (flags %u) is not the version this build reads (%d)", version,
                  flags, NNUE_VERSION);
         return NULL;
@@ -75,8 +75,8 @@ Network *nnue_load_memory(const void *bytes, size_t size, char *err, size_t err_
         snprintf(err, err_size, "hidden size %u is not a multiple of 16 in 16..%d", hidden, NNUE_HIDDEN_MAX);
         return NULL;
     }
-    int buckets = flags & NNUE_FLAG_BUCKETS ? NNUE_BUCKETS : 1;
-    size_t want = file_size_for((int)hidden, buckets);
+    int buckets = flags & NNUE_FLAG_BUCKETS ? NNUE_BUCKETS : 1, kings = flags & NNUE_FLAG_KINGS ? NNUE_KING_BUCKETS : 1;
+    size_t want = file_size_for((int)hidden, buckets, kings);
     if (size != want) {
         snprintf(err, err_size, "%s: %zu bytes where a %u-wide network has %zu", size < want ? "truncated" : "too long",
                  size, hidden, want);
@@ -95,7 +95,8 @@ Network *nnue_load_memory(const void *bytes, size_t size, char *err, size_t err_
     }
     net->hidden = (int)hidden;
     net->buckets = buckets;
-    net->ft_weight = aligned(2 * (size_t)NNUE_INPUTS * hidden);
+    net->kings = kings;
+    net->ft_weight = aligned(2 * (size_t)NNUE_INPUTS * kings * hidden);
     net->ft_bias = aligned(2 * (size_t)hidden);
     net->out_weight = aligned(4 * (size_t)hidden * buckets);
     if (!net->ft_weight || !net->ft_bias || !net->out_weight) {
@@ -104,8 +105,8 @@ Network *nnue_load_memory(const void *bytes, size_t size, char *err, size_t err_
         return NULL;
     }
     const uint8_t *at = b + HEADER_SIZE;
-    read16(net->ft_weight, at, (size_t)NNUE_INPUTS * hidden);
-    at += 2 * (size_t)NNUE_INPUTS * hidden;
+    read16(net->ft_weight, at, (size_t)NNUE_INPUTS * kings * hidden);
+    at += 2 * (size_t)NNUE_INPUTS * kings * hidden;
     read16(net->ft_bias, at, hidden);
     at += 2 * (size_t)hidden;
     read16(net->out_weight, at, 2 * (size_t)hidden * buckets);
@@ -131,7 +132,7 @@ Network *nnue_load_file(const char *path, char *err, size_t err_size)
         snprintf(err, err_size, "cannot open %s", path);
         return NULL;
     }
-    size_t cap = 1 << 20, len = 0, max = file_size_for(NNUE_HIDDEN_MAX, NNUE_BUCKETS) + 1;
+    size_t cap = 1 << 20, len = 0, max = file_size_for(NNUE_HIDDEN_MAX, NNUE_BUCKETS, NNUE_KING_BUCKETS) + 1;
     uint8_t *buf = malloc(cap);
     while (buf) {
         size_t n = fread(buf + len, 1, cap - len, f);
@@ -174,7 +175,8 @@ static void write16(uint8_t *dst, const int16_t *src, size_t count)
 
 uint8_t *nnue_serialize(const Network *net, size_t *size)
 {
-    size_t n = (size_t)net->hidden, buckets = (size_t)net->buckets, total = file_size_for(net->hidden, net->buckets);
+    size_t n = (size_t)net->hidden, buckets = (size_t)net->buckets, kings = net->kings > 1 ? NNUE_KING_BUCKETS : 1,
+           total = file_size_for(net->hidden, net->buckets, (int)kings);
     *size = 0;
     uint8_t *b = calloc(1, total);
     if (!b)
@@ -182,10 +184,10 @@ uint8_t *nnue_serialize(const Network *net, size_t *size)
     memcpy(b, "FFNN", 4);
     put32(b + 4, NNUE_VERSION);
     put32(b + 8, (uint32_t)n);
-    put32(b + 12, buckets > 1 ? NNUE_FLAG_BUCKETS : 0);
+    put32(b + 12, (buckets > 1 ? NNUE_FLAG_BUCKETS : 0) | (kings > 1 ? NNUE_FLAG_KINGS : 0));
     uint8_t *at = b + HEADER_SIZE;
-    write16(at, net->ft_weight, NNUE_INPUTS * n);
-    at += 2 * NNUE_INPUTS * n;
+    write16(at, net->ft_weight, NNUE_INPUTS * kings * n);
+    at += 2 * NNUE_INPUTS * kings * n;
     write16(at, net->ft_bias, n);
     at += 2 * n;
     write16(at, net->out_weight, 2 * n * buckets);
@@ -284,7 +286,12 @@ void nnue_describe(char *out, size_t size)
         snprintf(out, size, "none (the hand-written evaluation)");
     else
         snprintf(out, size, "%s 768->%dx2->1%s (checksum %016llx)", net == nnue_embedded() ? "embedded" : "file",
-                 net->hidden, net->buckets > 1 ? ", 8 output buckets" : "", (unsigned long long)net->checksum);
+                 net->hidden,
+                 net->buckets > 1 && net->kings > 1 ? ", 4 king buckets, 8 output buckets"
+                 : net->buckets > 1                ? ", 8 output buckets"
+                 : net->kings > 1                  ? ", 4 king buckets"
+                                                   : "",
+                 (unsigned long long)net->checksum);
 }
 
 /* ---- kernels ---- */
@@ -294,16 +301,16 @@ typedef struct {
     int adds, subs;
 } Delta;
 
-static void update_portable(int16_t *dst, const int16_t *src, const Network *net, const int *add, int adds,
+/* dst = src + the rows add[] - the rows sub[] of w (a king bucket's feature weights), n wide. */
+static void update_portable(int16_t *dst, const int16_t *src, const int16_t *w, int n, const int *add, int adds,
                             const int *sub, int subs)
 {
-    int n = net->hidden;
     for (int i = 0; i < n; i++) {
         int v = src[i];
         for (int k = 0; k < adds; k++)
-            v += net->ft_weight[(size_t)add[k] * n + i];
+            v += w[(size_t)add[k] * n + i];
         for (int k = 0; k < subs; k++)
-            v -= net->ft_weight[(size_t)sub[k] * n + i];
+            v -= w[(size_t)sub[k] * n + i];
         dst[i] = (int16_t)v;
     }
 }
@@ -338,14 +345,13 @@ add_rows_avx2(int16_t *dst, const int16_t *src, const int16_t *w, const int *add
     }
 }
 
-__attribute__((target("avx2"))) static void update_avx2(int16_t *dst, const int16_t *src, const Network *net,
+__attribute__((target("avx2"))) static void update_avx2(int16_t *dst, const int16_t *src, const int16_t *w, int n,
                                                         const int *add, int adds, const int *sub, int subs)
 {
-    const int16_t *w = net->ft_weight;
     /* The usual widths and a move's usual changes (a quiet move, a capture, castling): constant
      * counts, unrolled. */
 #define UPDATE_UNROLLED(N)                                                                                             \
-    if (net->hidden == N) {                                                                                            \
+    if (n == N) {                                                                                                      \
         if (adds == 1 && subs == 1)                                                                                    \
             return add_rows_avx2(dst, src, w, add, 1, sub, 1, N);                                                      \
         if (adds == 1 && subs == 2)                                                                                    \
@@ -356,7 +362,7 @@ __attribute__((target("avx2"))) static void update_avx2(int16_t *dst, const int1
     UPDATE_UNROLLED(128)
     UPDATE_UNROLLED(256)
 #undef UPDATE_UNROLLED
-    add_rows_avx2(dst, src, w, add, adds, sub, subs, net->hidden);
+    add_rows_avx2(dst, src, w, add, adds, sub, subs, n);
 }
 
 __attribute__((target("avx2"))) static int32_t dot_avx2(const int16_t *us, const int16_t *them, const int16_t *w,
@@ -385,16 +391,16 @@ void nnue_allow_simd(bool allow) { simd_allowed = allow; }
 /* Set by nnue_init before any thread runs; read-only after. */
 static bool use_avx2(void) { return has_avx2 && simd_allowed; }
 
-static void update(int16_t *dst, const int16_t *src, const Network *net, const int *add, int adds, const int *sub,
-                   int subs)
+static void update(int16_t *dst, const int16_t *src, const int16_t *w, int n, const int *add, int adds,
+                   const int *sub, int subs)
 {
 #ifdef NNUE_X86
     if (use_avx2()) {
-        update_avx2(dst, src, net, add, adds, sub, subs);
+        update_avx2(dst, src, w, n, add, adds, sub, subs);
         return;
     }
 #endif
-    update_portable(dst, src, net, add, adds, sub, subs);
+    update_portable(dst, src, w, n, add, adds, sub, subs);
 }
 
 static int32_t dot(const int16_t *us, const int16_t *them, const int16_t *w, int n)
@@ -408,23 +414,11 @@ static int32_t dot(const int16_t *us, const int16_t *them, const int16_t *w, int
 
 /* ---- accumulators ---- */
 
-void nnue_refresh(const Network *net, const Position *p, Accumulator *acc)
+/* Perspective c's feature weights in p: its king bucket's. */
+static const int16_t *weights_for(const Network *net, const Position *p, Color c)
 {
-    for (Color c = WHITE; c <= BLACK; c++) {
-        int features[32], count = 0;
-        for (Bitboard b = occupied(p); b && count < 32;) {
-            Square s = pop_lsb(&b);
-            features[count++] = nnue_feature(c, p->board[s], s);
-        }
-        update(acc->v[c], net->ft_bias, net, NULL, 0, NULL, 0);
-        for (int k = 0; k < count; k += 2)
-            update(acc->v[c], acc->v[c], net, features + k, count - k < 2 ? count - k : 2, NULL, 0);
-        acc->psqt[c] = 0;
-        for (int k = 0; k < count; k++)
-            acc->psqt[c] += net->psqt[features[k]];
-    }
-    acc->key = p->st->key;
-    acc->net = net;
+    int bucket = nnue_king_bucket(net->kings, c, king_square(p, c));
+    return net->ft_weight + (size_t)bucket * NNUE_INPUTS * (size_t)net->hidden;
 }
 
 /* The pieces the move that led to state st added and removed, from perspective c. */
@@ -455,6 +449,102 @@ static void delta_of(const StateInfo *st, Color c, Delta *d)
     }
 }
 
+/* Whether perspective c's king moved to another king bucket in the moves that led to states
+ * (from, top]: then the ancestor's accumulator for c holds the other bucket's weights. */
+static bool king_bucket_changed(const Network *net, const StateInfo *states, int from, int top, Color c)
+{
+    if (net->kings == 1)
+        return false;
+    for (int i = from + 1; i <= top; i++) {
+        Move m = states[i].move;
+        if (m == MOVE_NONE || m == MOVE_NULL || states[i].moved != piece_make(c, KING))
+            continue;
+        if (nnue_king_bucket(net->kings, c, move_from(m)) != nnue_king_bucket(net->kings, c, move_to(m)))
+            return true;
+    }
+    return false;
+}
+
+/* Perspective c of acc from the boards. */
+static void refresh_side(const Network *net, const Position *p, Accumulator *acc, Color c)
+{
+    int n = net->hidden, features[32], count = 0;
+    for (Bitboard b = occupied(p); b && count < 32;) {
+        Square s = pop_lsb(&b);
+        features[count++] = nnue_feature(c, p->board[s], s);
+    }
+    const int16_t *w = weights_for(net, p, c);
+    update(acc->v[c], net->ft_bias, w, n, NULL, 0, NULL, 0);
+    for (int k = 0; k < count; k += 2)
+        update(acc->v[c], acc->v[c], w, n, features + k, count - k < 2 ? count - k : 2, NULL, 0);
+    acc->psqt[c] = 0;
+    for (int k = 0; k < count; k++)
+        acc->psqt[c] += net->psqt[features[k]];
+}
+
+static bool holds(const Accumulator *a, Key key, const Network *net)
+{
+    return a->key == key && a->net == net && a->checksum == net->checksum;
+}
+
+static void mark(Accumulator *a, Key key, const Network *net)
+{
+    a->key = key;
+    a->net = net;
+    a->checksum = net->checksum;
+}
+
+/* Perspective c of acc through the stack's refresh table: the entry of c's king bucket brought to
+ * this position's pieces, then copied. */
+static void refresh_cached(const Network *net, const Position *p, NnueStack *stack, Accumulator *acc, Color c)
+{
+    int n = net->hidden;
+    NnueRefreshEntry *e = &stack->refresh[c][nnue_king_bucket(net->kings, c, king_square(p, c))];
+    if (e->net != net || e->checksum != net->checksum) {
+        memcpy(e->v, net->ft_bias, (size_t)n * sizeof *e->v);
+        e->psqt = 0;
+        memset(e->by_color, 0, sizeof e->by_color);
+        memset(e->by_type, 0, sizeof e->by_type);
+        e->net = net;
+        e->checksum = net->checksum;
+    }
+    int add[32], sub[32], adds = 0, subs = 0;
+    for (Color col = WHITE; col <= BLACK; col++)
+        for (PieceType pt = PAWN; pt <= KING; pt++) {
+            Bitboard now = pieces(p, col, pt), was = e->by_color[col] & e->by_type[pt];
+            Piece pc = piece_make(col, pt);
+            for (Bitboard b = now & ~was; b && adds < 32;) {
+                Square s = pop_lsb(&b);
+                add[adds++] = nnue_feature(c, pc, s);
+            }
+            for (Bitboard b = was & ~now; b && subs < 32;) {
+                Square s = pop_lsb(&b);
+                sub[subs++] = nnue_feature(c, pc, s);
+            }
+        }
+    const int16_t *w = weights_for(net, p, c);
+    for (int i = 0, j = 0; i < adds || j < subs;) {
+        int a = adds - i < 2 ? adds - i : 2, r = subs - j < 2 ? subs - j : 2;
+        update(e->v, e->v, w, n, add + i, a, sub + j, r);
+        i += a, j += r;
+    }
+    for (int i = 0; i < adds; i++)
+        e->psqt += net->psqt[add[i]];
+    for (int i = 0; i < subs; i++)
+        e->psqt -= net->psqt[sub[i]];
+    memcpy(e->by_color, p->by_color, sizeof e->by_color);
+    memcpy(e->by_type, p->by_type, sizeof e->by_type);
+    memcpy(acc->v[c], e->v, (size_t)n * sizeof *e->v);
+    acc->psqt[c] = e->psqt;
+}
+
+void nnue_refresh(const Network *net, const Position *p, Accumulator *acc)
+{
+    for (Color c = WHITE; c <= BLACK; c++)
+        refresh_side(net, p, acc, c);
+    mark(acc, p->st->key, net);
+}
+
 /* The current position's accumulator in the stack: found there, derived from the nearest ancestor's
  * with the moves since, or computed from the boards. */
 static const Accumulator *current_accumulator(const Network *net, const Position *p, NnueStack *stack)
@@ -466,30 +556,43 @@ static const Accumulator *current_accumulator(const Network *net, const Position
     }
     Accumulator *acc = stack->acc;
     const StateInfo *states = p->st - top; /* states[i] is the state at stack slot i */
-    if (acc[top].key == p->st->key && acc[top].net == net)
+    if (holds(&acc[top], p->st->key, net))
         return &acc[top];
     /* The nearest valid ancestor, no further back than a refresh costs. */
     int from = top - 1;
-    while (from >= 0 && top - from <= 12 && !(acc[from].key == states[from].key && acc[from].net == net))
+    while (from >= 0 && top - from <= 12 && !holds(&acc[from], states[from].key, net))
         from--;
     if (from < 0 || top - from > 12) {
-        nnue_refresh(net, p, &acc[top]);
+        for (Color c = WHITE; c <= BLACK; c++)
+            refresh_cached(net, p, stack, &acc[top], c);
+        mark(&acc[top], p->st->key, net);
         return &acc[top];
     }
+    /* A perspective whose king changed bucket since the ancestor is computed from the boards at the
+     * top alone (the accumulators between are left invalid); the other is derived move by move, each
+     * with the bucket it has now. */
+    bool fresh[COLOR_NB] = {king_bucket_changed(net, states, from, top, WHITE),
+                            king_bucket_changed(net, states, from, top, BLACK)};
+    const int16_t *w[COLOR_NB] = {weights_for(net, p, WHITE), weights_for(net, p, BLACK)};
     for (int i = from + 1; i <= top; i++) {
         for (Color c = WHITE; c <= BLACK; c++) {
+            if (fresh[c])
+                continue;
             Delta d;
             delta_of(&states[i], c, &d);
-            update(acc[i].v[c], acc[i - 1].v[c], net, d.add, d.adds, d.sub, d.subs);
+            update(acc[i].v[c], acc[i - 1].v[c], w[c], net->hidden, d.add, d.adds, d.sub, d.subs);
             acc[i].psqt[c] = acc[i - 1].psqt[c];
             for (int k = 0; k < d.adds; k++)
                 acc[i].psqt[c] += net->psqt[d.add[k]];
             for (int k = 0; k < d.subs; k++)
                 acc[i].psqt[c] -= net->psqt[d.sub[k]];
         }
-        acc[i].key = states[i].key;
-        acc[i].net = net;
+        mark(&acc[i], fresh[WHITE] || fresh[BLACK] ? 0 : states[i].key, net);
     }
+    for (Color c = WHITE; c <= BLACK; c++)
+        if (fresh[c])
+            refresh_cached(net, p, stack, &acc[top], c);
+    mark(&acc[top], p->st->key, net);
     return &acc[top];
 }
 

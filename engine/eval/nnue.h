@@ -4,7 +4,10 @@
  *
  * Inputs: for each perspective (White's, Black's), 768 = 2 x 6 x 64 one-hot features, one per piece:
  * (the piece is the perspective's own or the other side's, its type, its square as the perspective
- * sees it: Black's view flips the ranks). Both perspectives share the feature weights.
+ * sees it: Black's view flips the ranks). Both perspectives share the feature weights. With king
+ * buckets (flag 2) there are four sets of feature weights, and each perspective uses the one of its
+ * own king's square (nnue_king_bucket: on its first rank files a-c, d-e or f-h, or further up); the
+ * piece-square path has one set.
  * Hidden: acc[c] = bias + sum of the weight rows of c's active features, int16, kept per ply and
  * updated from the parent's with the move's few changed pieces (NnueStack).
  * Output: sum over the side to move's then the other side's accumulator of screlu(a) * w, where
@@ -19,8 +22,9 @@
  * clips at 127 / 64): clamp(a) * w fits in int16, then times clamp(a) summed in int32.
  *
  * The file (little-endian), "FFNN" then:
- *   uint32 version (2), uint32 N (16..NNUE_HIDDEN_MAX, a multiple of 16), uint32 flags (0, or
- *   NNUE_FLAG_BUCKETS: B = 8 output buckets, else B = 1), int16 feature weights [768][N], int16
+ *   uint32 version (2), uint32 N (16..NNUE_HIDDEN_MAX, a multiple of 16), uint32 flags (bit 0,
+ *   NNUE_FLAG_BUCKETS: B = 8 output buckets, else B = 1; bit 1, NNUE_FLAG_KINGS: K = 4 king buckets,
+ *   else K = 1), int16 feature weights [K][768][N], int16
  *   feature biases [N], int16 output weights [B][2N], int32 output biases [B], int32 piece-square
  *   weights [768], uint64 FNV-1a of every byte before it.
  * Anything else (a short file, a long one, a bad magic, version, size or checksum) is refused. */
@@ -41,13 +45,16 @@
 #define NNUE_VERSION 2
 #define NNUE_FLAG_BUCKETS 1u
 #define NNUE_BUCKETS 8 /* output buckets of a network with NNUE_FLAG_BUCKETS */
+#define NNUE_FLAG_KINGS 2u
+#define NNUE_KING_BUCKETS 4 /* feature weight sets of a network with NNUE_FLAG_KINGS */
 /* Accumulators kept per search thread: one per ply from the root. */
 #define NNUE_STACK_SIZE 160
 
 typedef struct Network {
     int hidden;
     int buckets;         /* output buckets: 1 or NNUE_BUCKETS */
-    int16_t *ft_weight;  /* [NNUE_INPUTS][hidden] */
+    int kings;           /* king buckets: 1 or NNUE_KING_BUCKETS */
+    int16_t *ft_weight;  /* [kings][NNUE_INPUTS][hidden] */
     int16_t *ft_bias;    /* [hidden] */
     int16_t *out_weight; /* [buckets][2 * hidden]: the side to move's half, then the other side's */
     int32_t out_bias[NNUE_BUCKETS];
@@ -60,12 +67,26 @@ typedef struct {
     int32_t psqt[COLOR_NB];
     Key key; /* the position it was computed for (0: none) */
     const Network *net;
+    uint64_t checksum; /* net's: a network freed and another made at its address is not taken for it */
 } Accumulator;
 
-/* A search thread's accumulators, indexed by the position's stack_len minus base (the root's). */
+/* One perspective's accumulator in one king bucket as it was last computed, with the pieces it holds:
+ * a refresh in that bucket adds and removes only the pieces that differ (a king that changes bucket
+ * costs a few rows, not thirty). */
+typedef struct {
+    _Alignas(64) int16_t v[NNUE_HIDDEN_MAX];
+    int32_t psqt;
+    Bitboard by_color[COLOR_NB], by_type[PIECE_TYPE_NB];
+    const Network *net; /* NULL: empty */
+    uint64_t checksum;  /* net's: a network freed and another made at its address is not taken for it */
+} NnueRefreshEntry;
+
+/* A search thread's accumulators, indexed by the position's stack_len minus base (the root's), and
+ * its refresh table. Zeroed before first use. */
 typedef struct {
     int base;
     Accumulator acc[NNUE_STACK_SIZE];
+    NnueRefreshEntry refresh[COLOR_NB][NNUE_KING_BUCKETS];
 } NnueStack;
 
 /* The network a file's bytes describe, or NULL with a reason in err ("truncated", "checksum
@@ -100,6 +121,18 @@ static inline int nnue_feature(Color c, Piece pc, Square s)
 {
     int side = piece_color(pc) != c;
     return side * 384 + (piece_type(pc) - 1) * 64 + (c == WHITE ? s : square_flip(s));
+}
+
+/* The king bucket (which set of feature weights) of perspective c whose king stands on king: on
+ * the perspective's first rank, files a-c, d-e or f-h (0, 1, 2), or any square further up (3).
+ * Symmetric left-right and between the colours. */
+static inline int nnue_king_bucket(int kings, Color c, Square king)
+{
+    if (kings <= 1)
+        return 0;
+    Square k = c == WHITE ? king : square_flip(king);
+    int file = k & 7;
+    return k >= 8 ? 3 : file < 3 ? 0 : file < 5 ? 1 : 2;
 }
 
 /* The output bucket of a position with `pieces` pieces on the board (kings included). */

@@ -20,7 +20,9 @@
  * --init NET starts from a network's weights (dequantised) instead of random ones: a generation
  * fine-tuned on new games keeps what it learnt from the earlier ones. With a --hidden wider than
  * NET's, NET's neurons are the first ones and the new ones start with random feature weights and
- * zero output weights (the same function at the start: a generation widened).
+ * zero output weights (the same function at the start: a generation widened). With --king-buckets 4
+ * (feature weights per king bucket, nnue_king_bucket) a NET without them is copied into each bucket:
+ * the same function again, each bucket then learnt from the positions with its kings.
  * At the end: OUT (the quantised net) and the quantisation error on the validation positions. */
 #include <math.h>
 #include <pthread.h>
@@ -40,8 +42,8 @@
 #define CKPT_MAGIC 0x46464b5054303031ULL /* "FFKPT001" */
 
 typedef struct {
-    int hidden, buckets;
-    float *ft_w;  /* [768][N] */
+    int hidden, buckets, kings;
+    float *ft_w;  /* [kings][768][N] */
     float *ft_b;  /* [N] */
     float *out_w; /* [buckets][2N] */
     float *out_b; /* [buckets] */
@@ -50,7 +52,7 @@ typedef struct {
 
 typedef struct {
     const char *out, *log, *init;
-    int hidden, buckets, epochs, batch, threads;
+    int hidden, buckets, kings, epochs, batch, threads;
     double lr, lambda, wdl_scale, val_fraction;
     uint64_t seed;
     long max_positions;
@@ -76,10 +78,11 @@ typedef struct {
     float *acc; /* [2][N] scratch */
 } Worker;
 
-static size_t params_count(int n, int buckets)
+static size_t params_count(int n, int buckets, int kings)
 {
-    return (size_t)NNUE_INPUTS * n + (size_t)n + (2 * (size_t)n + 1) * (size_t)buckets + NNUE_INPUTS;
+    return (size_t)NNUE_INPUTS * kings * n + (size_t)n + (2 * (size_t)n + 1) * (size_t)buckets + NNUE_INPUTS;
 }
+
 
 static float *fcalloc(size_t n)
 {
@@ -90,21 +93,35 @@ static float *fcalloc(size_t n)
     return p;
 }
 
-/* The record's features: for each perspective, the indexes of its active inputs. */
-static int record_features(const TrainRecord *r, bool mirror, int features[COLOR_NB][32], Color *side)
+/* The record's features: for each perspective, the indexes of its active inputs (into the feature
+ * weights, king bucket included) and of their piece-square weights. */
+static int record_features(const TrainRecord *r, bool mirror, int kings, int features[COLOR_NB][32],
+                           int psq[COLOR_NB][32], Color *side)
 {
     Bitboard occ = 0;
     for (int i = 0; i < 8; i++)
         occ |= (Bitboard)r->bytes[i] << (8 * i);
     int n = 0;
+    Square king[COLOR_NB] = {0, 0};
     while (occ && n < 32) {
         Square s = pop_lsb(&occ);
         Piece pc = (r->bytes[8 + n / 2] >> (4 * (n & 1))) & 15;
         if (mirror)
             s ^= 7;
-        features[WHITE][n] = nnue_feature(WHITE, pc, s);
-        features[BLACK][n] = nnue_feature(BLACK, pc, s);
+        if (piece_type(pc) == KING)
+            king[piece_color(pc)] = s;
+        psq[WHITE][n] = nnue_feature(WHITE, pc, s);
+        psq[BLACK][n] = nnue_feature(BLACK, pc, s);
         n++;
+    }
+    for (Color c = WHITE; c <= BLACK; c++) {
+        if (kings == 1) {
+            memcpy(features[c], psq[c], (size_t)n * sizeof(int));
+            continue;
+        }
+        int base = nnue_king_bucket(kings, c, king[c]) * NNUE_INPUTS;
+        for (int i = 0; i < n; i++)
+            features[c][i] = base + psq[c][i];
     }
     *side = r->bytes[27] ? BLACK : WHITE;
     return n;
@@ -159,14 +176,14 @@ static void backward_half(float *acc, const float *w, float *g_w, float dout, in
 /* The model's output (before the scale) for a record; acc gets both perspectives' accumulators,
  * bucket the output bucket used. */
 static float forward(const Model *m, const TrainRecord *r, bool mirror, float *acc, int features[COLOR_NB][32],
-                     int *count, Color *side, int *bucket)
+                     int psq[COLOR_NB][32], int *count, Color *side, int *bucket)
 {
     int n = m->hidden;
-    *count = record_features(r, mirror, features, side);
+    *count = record_features(r, mirror, m->kings, features, psq, side);
     *bucket = nnue_bucket(*count, m->buckets);
     float psqt = 0;
     for (int k = 0; k < *count; k++)
-        psqt += m->psqt[features[*side][k]] - m->psqt[features[1 - *side][k]];
+        psqt += m->psqt[psq[*side][k]] - m->psqt[psq[1 - *side][k]];
     for (Color c = WHITE; c <= BLACK; c++) {
         float *a = acc + c * n;
         memcpy(a, m->ft_b, (size_t)n * sizeof(float));
@@ -194,11 +211,11 @@ static void *work(void *arg)
     w->loss = 0;
     for (size_t i = w->from; i < w->to; i++) {
         const TrainRecord *r = &w->records[w->order ? w->order[i] : i];
-        int features[COLOR_NB][32], count, bucket;
+        int features[COLOR_NB][32], psq[COLOR_NB][32], count, bucket;
         Color side;
         size_t index = w->order ? w->order[i] : i;
         bool mirror = w->mirror_salt && (splitmix64(&(uint64_t){index ^ w->mirror_salt}) & 1);
-        float out = forward(m, r, mirror, w->acc, features, &count, &side, &bucket);
+        float out = forward(m, r, mirror, w->acc, features, psq, &count, &side, &bucket);
         float pred = sigmoidf_(out * k), err = pred - target_of(w->o, r);
         w->loss += (double)err * err;
         if (!w->backward)
@@ -206,8 +223,8 @@ static void *work(void *arg)
         float dout = 2 * err * pred * (1 - pred) * k;
         w->grad.out_b[bucket] += dout;
         for (int f = 0; f < count; f++) {
-            w->grad.psqt[features[side][f]] += dout / 2;
-            w->grad.psqt[features[1 - side][f]] -= dout / 2;
+            w->grad.psqt[psq[side][f]] += dout / 2;
+            w->grad.psqt[psq[1 - side][f]] -= dout / 2;
         }
         for (int half = 0; half < 2; half++) {
             Color c = half ? (Color)(1 - side) : side;
@@ -255,12 +272,13 @@ static void *adam(void *arg)
 
 /* The model lives in one flat vector (ft_w, ft_b, out_w, out_b, psqt), as do each worker's
  * gradients and the optimiser's moments. */
-static void model_view(Model *m, float *flat, int n, int buckets)
+static void model_view(Model *m, float *flat, int n, int buckets, int kings)
 {
     m->hidden = n;
     m->buckets = buckets;
+    m->kings = kings;
     m->ft_w = flat;
-    m->ft_b = flat + (size_t)NNUE_INPUTS * n;
+    m->ft_b = flat + (size_t)NNUE_INPUTS * kings * n;
     m->out_w = m->ft_b + n;
     m->out_b = m->out_w + 2 * (size_t)n * buckets;
     m->psqt = m->out_b + buckets;
@@ -272,12 +290,13 @@ static Network *quantise(const Model *m)
     Network *net = calloc(1, sizeof *net);
     net->hidden = n;
     net->buckets = m->buckets;
-    net->ft_weight = aligned_alloc(64, (size_t)NNUE_INPUTS * n * 2);
+    net->kings = m->kings;
+    net->ft_weight = aligned_alloc(64, (size_t)NNUE_INPUTS * m->kings * n * 2);
     net->ft_bias = aligned_alloc(64, ((size_t)n * 2 + 63) / 64 * 64);
     net->out_weight = aligned_alloc(64, ((size_t)n * 4 * m->buckets + 63) / 64 * 64);
     if (!net->ft_weight || !net->ft_bias || !net->out_weight)
         abort();
-    for (size_t i = 0; i < (size_t)NNUE_INPUTS * n; i++)
+    for (size_t i = 0; i < (size_t)NNUE_INPUTS * m->kings * n; i++)
         net->ft_weight[i] = (int16_t)lrintf(m->ft_w[i] * NNUE_QA);
     for (int i = 0; i < n; i++)
         net->ft_bias[i] = (int16_t)lrintf(m->ft_b[i] * NNUE_QA);
@@ -299,9 +318,11 @@ static Network *quantise(const Model *m)
 static void dequantise(const Network *net, Model *m)
 {
     int n = m->hidden, k = net->hidden;
-    for (size_t f = 0; f < NNUE_INPUTS; f++)
+    for (size_t f = 0; f < (size_t)NNUE_INPUTS * m->kings; f++) {
+        size_t from = net->kings == m->kings ? f : f % NNUE_INPUTS; /* one set: copied into each */
         for (int i = 0; i < k; i++)
-            m->ft_w[f * n + i] = (float)net->ft_weight[f * k + i] / NNUE_QA;
+            m->ft_w[f * n + i] = (float)net->ft_weight[from * k + i] / NNUE_QA;
+    }
     for (int i = 0; i < k; i++)
         m->ft_b[i] = (float)net->ft_bias[i] / NNUE_QA;
     for (int b = 0; b < 2 * m->buckets; b++)
@@ -381,7 +402,7 @@ static bool load_data(int argc, char **argv, const TrainOptions *o, Data *d)
 static uint64_t run_key(const TrainOptions *o, const Data *d, uint64_t init)
 {
     char text[512];
-    snprintf(text, sizeof text, "%d %d %d %d %.9g %.9g %.9g %.9g %llu %zu %zu %d %llu", o->hidden, o->buckets,
+    snprintf(text, sizeof text, "%d %d %d %d %d %.9g %.9g %.9g %.9g %llu %zu %zu %d %llu", o->hidden, o->buckets, o->kings,
              o->epochs, o->batch, o->lr, o->lambda, o->wdl_scale, o->val_fraction, (unsigned long long)o->seed,
              d->count, d->train_count, o->mirror, (unsigned long long)init);
     uint64_t h = 0xcbf29ce484222325ULL;
@@ -439,9 +460,9 @@ static void quantisation_error(const Model *m, const Network *net, const Data *d
             count--;
             continue;
         }
-        int features[COLOR_NB][32], n, bucket;
+        int features[COLOR_NB][32], psq[COLOR_NB][32], n, bucket;
         Color side;
-        double f = forward(m, &d->records[i], false, acc, features, &n, &side, &bucket) * NNUE_SCALE;
+        double f = forward(m, &d->records[i], false, acc, features, psq, &n, &side, &bucket) * NNUE_SCALE;
         double diff = fabs(f - nnue_evaluate(net, p, NULL));
         sum += diff;
         if (diff > worst)
@@ -455,7 +476,8 @@ static void quantisation_error(const Model *m, const Network *net, const Data *d
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: feelfish train --out NET [--hidden N] [--buckets 1|8] [--epochs E] [--batch B] [--lr X]\n"
+    fprintf(stderr, "usage: feelfish train --out NET [--hidden N] [--buckets 1|8] [--king-buckets 1|4] [--epochs E]\n"
+                    "                      [--batch B] [--lr X]\n"
                     "                      [--lambda L] [--wdl-scale CP] [--val F] [--threads T] [--seed S] [--max-positions N]\n"
                     "                      [--no-mirror] [--init NET] [--log FILE.csv] DATA.bin...\n");
     return 2;
@@ -463,11 +485,11 @@ static int usage(void)
 
 int train_command(int argc, char **argv, FILE *out)
 {
-    TrainOptions o = {.hidden = 128, .buckets = 1, .epochs = 12, .batch = 4096, .threads = 2, .lr = 0.001, .lambda = 1.0,
+    TrainOptions o = {.hidden = 128, .buckets = 1, .kings = 1, .epochs = 12, .batch = 4096, .threads = 2, .lr = 0.001, .lambda = 1.0,
                       .wdl_scale = 272, .val_fraction = 0.02, .seed = 1, .mirror = true};
     char **files = calloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0;
-    bool hidden_given = false, buckets_given = false;
+    bool hidden_given = false, buckets_given = false, kings_given = false;
     for (int i = 0; i < argc; i++) {
         bool has = i + 1 < argc;
         const char *v = has ? argv[i + 1] : "";
@@ -484,6 +506,8 @@ int train_command(int argc, char **argv, FILE *out)
             o.hidden = (int)x, i++, hidden_given = true;
         else if (!strcmp(argv[i], "--buckets") && number && (x == 1 || x == NNUE_BUCKETS))
             o.buckets = (int)x, i++, buckets_given = true;
+        else if (!strcmp(argv[i], "--king-buckets") && number && (x == 1 || x == 4))
+            o.kings = (int)x, i++, kings_given = true;
         else if (!strcmp(argv[i], "--epochs") && number && x >= 1 && x <= 10000)
             o.epochs = (int)x, i++;
         else if (!strcmp(argv[i], "--batch") && number && x >= 16 && x <= 1 << 20)
@@ -529,6 +553,8 @@ int train_command(int argc, char **argv, FILE *out)
             snprintf(why, sizeof why, " is %d wide, more than --hidden %d", init->hidden, o.hidden);
         else if (buckets_given && o.buckets != init->buckets)
             snprintf(why, sizeof why, " has %d output buckets, not --buckets %d", init->buckets, o.buckets);
+        else if (kings_given && init->kings > 1 && o.kings != init->kings)
+            snprintf(why, sizeof why, " has %d king buckets, not --king-buckets %d", init->kings, o.kings);
         if (why[0]) {
             fprintf(stderr, "train: --init %s%s\n", o.init, why);
             free(files);
@@ -538,6 +564,8 @@ int train_command(int argc, char **argv, FILE *out)
         if (!hidden_given)
             o.hidden = init->hidden;
         o.buckets = init->buckets;
+        if (init->kings > 1)
+            o.kings = init->kings;
     }
     Data d;
     bool loaded = load_data(nfiles, files, &o, &d);
@@ -548,10 +576,10 @@ int train_command(int argc, char **argv, FILE *out)
         return 1;
     }
     int n = o.hidden;
-    size_t np = params_count(n, o.buckets);
+    size_t np = params_count(n, o.buckets, o.kings);
     float *flat = fcalloc(np), *m1 = fcalloc(np), *m2 = fcalloc(np);
     Model m;
-    model_view(&m, flat, n, o.buckets);
+    model_view(&m, flat, n, o.buckets, o.kings);
     uint64_t rng = o.seed * 0x9E3779B97F4A7C15ULL + 1;
     int start_epoch = 0;
     long step = 0;
@@ -579,12 +607,13 @@ int train_command(int argc, char **argv, FILE *out)
         memset(m1, 0, np * sizeof(float));
         memset(m2, 0, np * sizeof(float));
         float a = 1.0f / sqrtf(32.0f), b = 1.0f / sqrtf((float)(2 * n));
-        for (size_t i = 0; i < (size_t)NNUE_INPUTS * n; i++)
+        for (size_t i = 0; i < (size_t)NNUE_INPUTS * o.kings * n; i++)
             m.ft_w[i] = (float)(random_unit(splitmix64(&rng)) * 2 - 1) * a;
         if (init) {
             dequantise(init, &m);
-            fprintf(out, "starting from %s (checksum %016llx%s)\n", o.init, (unsigned long long)init->checksum,
-                    n > init->hidden ? ", widened: its neurons first, the new ones' output weights zero" : "");
+            fprintf(out, "starting from %s (checksum %016llx%s%s)\n", o.init, (unsigned long long)init->checksum,
+                    n > init->hidden ? ", widened: its neurons first, the new ones' output weights zero" : "",
+                    o.kings > init->kings ? ", its feature weights copied into each king bucket" : "");
         } else {
             for (int i = 0; i < 2 * n * o.buckets; i++)
                 m.out_w[i] = (float)(random_unit(splitmix64(&rng)) * 2 - 1) * b;
@@ -605,7 +634,7 @@ int train_command(int argc, char **argv, FILE *out)
     float **grads = calloc((size_t)threads, sizeof *grads);
     for (int t = 0; t < threads; t++) {
         grads[t] = fcalloc(np);
-        model_view(&w[t].grad, grads[t], n, o.buckets);
+        model_view(&w[t].grad, grads[t], n, o.buckets, o.kings);
         w[t].acc = fcalloc(2 * (size_t)n);
     }
     uint32_t *order = malloc(d.train_count * sizeof *order);
@@ -613,8 +642,8 @@ int train_command(int argc, char **argv, FILE *out)
         order[i] = (uint32_t)i;
     long steps_per_epoch = (long)((d.train_count + (size_t)o.batch - 1) / (size_t)o.batch);
     long total_steps = steps_per_epoch * o.epochs;
-    fprintf(out, "training 768->%dx2->1%s on %zu positions (%zu held out), %d epochs of %ld batches of %d, %d threads\n",
-            n, o.buckets > 1 ? " (8 output buckets)" : "", d.train_count, d.count - d.train_count, o.epochs, steps_per_epoch, o.batch, threads);
+    fprintf(out, "training 768->%dx2->1%s%s on %zu positions (%zu held out), %d epochs of %ld batches of %d, %d threads\n",
+            n, o.buckets > 1 ? " (8 output buckets)" : "", o.kings > 1 ? " (4 king buckets)" : "", d.train_count, d.count - d.train_count, o.epochs, steps_per_epoch, o.batch, threads);
     FILE *log = o.log ? fopen(o.log, start_epoch ? "a" : "w") : NULL;
     if (!start_epoch) { /* the untrained net's losses: epoch 0 */
         double train0 = run_pass(w, threads, &m, &o, d.records, NULL, 0, d.train_count, false, 0) / (double)d.train_count;

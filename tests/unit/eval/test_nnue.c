@@ -14,15 +14,15 @@
 #include "../test.h"
 
 /* A network with random weights of realistic size, through its file format. */
-static Network *random_net(int hidden, int buckets, uint64_t seed)
+static Network *random_net(int hidden, int buckets, int kings, uint64_t seed)
 {
     enum { MAX_HIDDEN = 256 };
     if (hidden > MAX_HIDDEN)
         return NULL;
-    Network n = {.hidden = hidden, .buckets = buckets};
-    static int16_t ftw[NNUE_INPUTS * MAX_HIDDEN], ftb[MAX_HIDDEN], outw[NNUE_BUCKETS * 2 * MAX_HIDDEN];
+    Network n = {.hidden = hidden, .buckets = buckets, .kings = kings};
+    static int16_t ftw[NNUE_KING_BUCKETS * NNUE_INPUTS * MAX_HIDDEN], ftb[MAX_HIDDEN], outw[NNUE_BUCKETS * 2 * MAX_HIDDEN];
     uint64_t rng = seed;
-    for (int i = 0; i < NNUE_INPUTS * hidden; i++)
+    for (int i = 0; i < NNUE_INPUTS * kings * hidden; i++)
         ftw[i] = (int16_t)((int)(splitmix64(&rng) % 161) - 80);
     for (int i = 0; i < hidden; i++)
         ftb[i] = (int16_t)((int)(splitmix64(&rng) % 201) - 50);
@@ -52,15 +52,16 @@ static const char *const Starts[] = {
 };
 
 /* Over random walks the incremental accumulators (the AVX2 update unrolled for the widths 128 and 256)
- * give what a refresh from the boards gives. */
-static void incremental_equals_scratch(int hidden)
+ * give what a refresh from the boards gives; with king buckets, across kings' moves from one bucket
+ * to another too. */
+static void incremental_equals_scratch(int hidden, int kings)
 {
-    Network *net = random_net(hidden, 1, 7);
+    Network *net = random_net(hidden, 1, kings, 7);
     CHECK(net != NULL);
     static Position p;
     static NnueStack stack;
     uint64_t rng = 26;
-    int checked = 0, kinds[4] = {0}, nulls = 0;
+    int checked = 0, kinds[4] = {0}, nulls = 0, crossings = 0;
     char err[64];
     for (int game = 0; game < 60; game++) {
         fen_read(&p, Starts[game % 4], err, sizeof err);
@@ -90,27 +91,33 @@ static void incremental_equals_scratch(int hidden)
             } else {
                 Move m = l.moves[splitmix64(&rng) % (uint64_t)n];
                 kinds[move_kind(m) == MOVE_NORMAL ? 0 : move_kind(m) == MOVE_PROMOTION ? 1 : move_kind(m) == MOVE_CASTLING ? 2 : 3]++;
+                Piece moved = p.board[move_from(m)];
+                crossings += piece_type(moved) == KING &&
+                             nnue_king_bucket(NNUE_KING_BUCKETS, piece_color(moved), move_from(m)) !=
+                                 nnue_king_bucket(NNUE_KING_BUCKETS, piece_color(moved), move_to(m));
                 position_make_move(&p, m);
                 depth++;
             }
         }
     }
-    CHECK_MSG(checked > 10000 && kinds[0] && kinds[1] && kinds[2] && kinds[3] && nulls, "%d wide: %d checked, kinds %d %d %d %d",
-              hidden, checked, kinds[0], kinds[1], kinds[2], kinds[3]);
+    CHECK_MSG(checked > 10000 && kinds[0] && kinds[1] && kinds[2] && kinds[3] && nulls && crossings > 100,
+              "%d wide, %d king buckets: %d checked, kinds %d %d %d %d, %d bucket crossings", hidden, kings, checked,
+              kinds[0], kinds[1], kinds[2], kinds[3], crossings);
     nnue_free(net);
 }
 
 static void test_incremental_equals_scratch(void)
 {
-    incremental_equals_scratch(128);
-    incremental_equals_scratch(256);
+    incremental_equals_scratch(128, 1);
+    incremental_equals_scratch(256, 1);
+    incremental_equals_scratch(128, NNUE_KING_BUCKETS);
 }
 
 /* The colour-flipped mirror (ranks flipped, colours swapped, the other side to move) scores the
  * same, and the portable kernels give what AVX2 gives. */
-static void test_mirror_and_kernels(void)
+static void mirror_and_kernels(int kings)
 {
-    Network *net = random_net(64, NNUE_BUCKETS, 99);
+    Network *net = random_net(64, NNUE_BUCKETS, kings, 99);
     CHECK(net != NULL);
     static Position p, q;
     uint64_t rng = 3;
@@ -153,27 +160,35 @@ static void test_mirror_and_kernels(void)
     nnue_free(net);
 }
 
+static void test_mirror_and_kernels(void)
+{
+    mirror_and_kernels(1);
+    mirror_and_kernels(NNUE_KING_BUCKETS);
+}
+
 /* Every kind of bad file is refused with its reason; a good one reads back the same. */
 static void test_bad_files_refused(void)
 {
     char err[200];
-    for (int buckets = 1; buckets <= NNUE_BUCKETS; buckets += NNUE_BUCKETS - 1) {
-        Network *net = random_net(32, buckets, 5);
+    for (int shape = 0; shape < 4; shape++) {
+        int buckets = shape & 1 ? NNUE_BUCKETS : 1, kings = shape & 2 ? NNUE_KING_BUCKETS : 1;
+        Network *net = random_net(32, buckets, kings, 5);
         size_t size;
         uint8_t *bytes = net ? nnue_serialize(net, &size) : NULL;
         Network *back = bytes ? nnue_load_memory(bytes, size, err, sizeof err) : NULL;
-        CHECK_MSG(back && back->hidden == 32 && back->buckets == buckets && back->checksum == net->checksum &&
-                      !memcmp(back->ft_weight, net->ft_weight, 2 * NNUE_INPUTS * 32) &&
+        CHECK_MSG(back && back->hidden == 32 && back->buckets == buckets && back->kings == kings &&
+                      back->checksum == net->checksum &&
+                      !memcmp(back->ft_weight, net->ft_weight, 2 * NNUE_INPUTS * 32 * (size_t)kings) &&
                       !memcmp(back->out_weight, net->out_weight, 2 * 2 * 32 * (size_t)buckets) &&
                       !memcmp(back->out_bias, net->out_bias, sizeof net->out_bias) &&
                       !memcmp(back->psqt, net->psqt, sizeof net->psqt),
-                  "%d buckets: %s", buckets, back ? "read back different" : err);
+                  "%d buckets, %d king buckets: %s", buckets, kings, back ? "read back different" : err);
         CHECK(back && back->out_bias[buckets - 1] == 1234 + 1000 * (buckets - 1));
         nnue_free(back);
         nnue_free(net);
         free(bytes);
     }
-    Network *net = random_net(32, 1, 5);
+    Network *net = random_net(32, 1, 1, 5);
     CHECK(net != NULL);
     size_t size;
     uint8_t *bytes = nnue_serialize(net, &size), *copy = malloc(size + 16);
@@ -186,7 +201,8 @@ static void test_bad_files_refused(void)
         {0, 0, 1, "FFNN"},              /* magic */
         {4, 0, 1, "version"},           /* version 3 */
         {8, 0, 1, "hidden size"},       /* 33 */
-        {12, 0, 2, "version"},          /* an unknown flag */
+        {12, 0, 4, "version"},          /* an unknown flag */
+        {12, 0, 2, "truncated"},        /* king buckets, the file has one set of feature weights */
         {12, 0, 1, "truncated"},        /* eight buckets, the file has one's weights */
         {1000, 0, 1, "checksum"},       /* a weight */
         {0, 1000, 0, "truncated"},      /* short */
@@ -246,7 +262,7 @@ static void test_evaluators_over_the_net(void)
         "8/p7/1k6/8/8/6N1/6K1/8 b - - 0 1",       /* a knight against a pawn */
         "2r3k1/5pp1/7p/3q4/8/1Q4P1/5P1P/2R3K1 w - - 0 30",
     };
-    Network *net = random_net(32, 1, 11);
+    Network *net = random_net(32, 1, 1, 11);
     CHECK(net != NULL);
     const Network *before = nnue_default();
     nnue_set_default(net);
@@ -296,7 +312,7 @@ static void test_output_buckets(void)
     CHECK_INT(nnue_bucket(30, NNUE_BUCKETS), 7);
     CHECK_INT(nnue_bucket(32, NNUE_BUCKETS), 7);
     CHECK_INT(nnue_bucket(32, 1), 0);
-    Network *one = random_net(32, 1, 21), eight = *one;
+    Network *one = random_net(32, 1, 1, 21), eight = *one;
     CHECK(one != NULL);
     static int16_t outw[NNUE_BUCKETS * 64];
     eight.buckets = NNUE_BUCKETS;
@@ -336,8 +352,59 @@ static void test_output_buckets(void)
     nnue_free(one);
 }
 
+/* King buckets: each perspective uses the feature weights of its own king's bucket (its first rank
+ * a-c, d-e, f-h, or further up). A network whose four sets are copies of a one-set network's scores
+ * every position the same; one whose set 3 is another network's scores as that network when both
+ * kings are off their first ranks, and as neither when exactly one is. */
+static void test_king_buckets(void)
+{
+    CHECK_INT(nnue_king_bucket(NNUE_KING_BUCKETS, WHITE, C1), 0);
+    CHECK_INT(nnue_king_bucket(NNUE_KING_BUCKETS, WHITE, E1), 1);
+    CHECK_INT(nnue_king_bucket(NNUE_KING_BUCKETS, WHITE, G1), 2);
+    CHECK_INT(nnue_king_bucket(NNUE_KING_BUCKETS, WHITE, G2), 3);
+    CHECK_INT(nnue_king_bucket(NNUE_KING_BUCKETS, BLACK, E8), 1);
+    CHECK_INT(nnue_king_bucket(NNUE_KING_BUCKETS, BLACK, B8), 0);
+    CHECK_INT(nnue_king_bucket(NNUE_KING_BUCKETS, BLACK, E1), 3);
+    CHECK_INT(nnue_king_bucket(1, WHITE, E4), 0);
+    Network *one = random_net(32, 1, 1, 21), *other = random_net(32, 1, 1, 22);
+    CHECK(one && other);
+    Network four = *one, mixed = *one;
+    static int16_t copies[NNUE_KING_BUCKETS * NNUE_INPUTS * 32], withother[NNUE_KING_BUCKETS * NNUE_INPUTS * 32];
+    size_t set = NNUE_INPUTS * 32;
+    for (int k = 0; k < NNUE_KING_BUCKETS; k++) {
+        memcpy(copies + k * set, one->ft_weight, set * sizeof *copies);
+        memcpy(withother + k * set, k == 3 ? other->ft_weight : one->ft_weight, set * sizeof *copies);
+    }
+    four.kings = mixed.kings = NNUE_KING_BUCKETS;
+    four.ft_weight = copies;
+    mixed.ft_weight = withother;
+    memcpy(other->ft_bias, one->ft_bias, 32 * sizeof *one->ft_bias);
+    memcpy(other->out_weight, one->out_weight, 64 * sizeof *one->out_weight);
+    other->out_bias[0] = one->out_bias[0];
+    memcpy(other->psqt, one->psqt, sizeof one->psqt);
+    const char *fens[] = {"4k3/8/8/8/8/8/8/4K3 w - - 0 1", "8/4k3/8/8/8/8/4K3/8 w - - 0 1",
+                          "8/4k3/8/8/8/8/8/4K3 w - - 0 1", "r1bq1rk1/ppp2ppp/2n2n2/3pp3/3PP3/2N2N2/PPP1QPPP/R1B1K2R w KQ - 0 1"};
+    static Position p;
+    char err[64];
+    for (int i = 0; i < 4; i++) {
+        CHECK(fen_read(&p, fens[i], err, sizeof err) == FEN_OK);
+        int a = nnue_evaluate(one, &p, NULL), b = nnue_evaluate(&four, &p, NULL);
+        int c = nnue_evaluate(&mixed, &p, NULL), d = nnue_evaluate(other, &p, NULL);
+        CHECK_MSG(a == b, "%s: %d with one set, %d with four copies", fens[i], a, b);
+        if (i == 1)
+            CHECK_MSG(c == d, "%s: both kings up the board: %d, the other network %d", fens[i], c, d);
+        else if (i == 2)
+            CHECK_MSG(c != a && c != d, "%s: one king up: %d, like one (%d) or the other (%d)", fens[i], c, a, d);
+        else
+            CHECK_MSG(c == a, "%s: both kings at home: %d, the first network %d", fens[i], c, a);
+    }
+    nnue_free(one);
+    nnue_free(other);
+}
+
 void suite_nnue(void)
 {
+    RUN(test_king_buckets);
     RUN(test_output_buckets);
     RUN(test_evaluators_over_the_net);
     RUN(test_incremental_equals_scratch);
