@@ -215,10 +215,11 @@ data: feelfish
 # the loss per epoch in data/nnue/NET_NAME.csv. Install it with
 # `cp data/nnue/NET_NAME.nnue engine/eval/default.nnue`. A later generation is fine-tuned from the
 # last (NET_INIT=data/nnue/genG.nnue, a smaller NET_LR, its own games in NET_DATA); a NET_HIDDEN wider
-# than NET_INIT's widens it.
+# than NET_INIT's widens it; NET_KINGS=4 gives it king buckets (NET_INIT's feature weights copied into each).
 NET_NAME ?= gen8
 NET_HIDDEN ?= 128
 NET_BUCKETS ?= 8
+NET_KINGS ?= 1
 NET_EPOCHS ?= 40
 NET_LAMBDA ?= 1.0
 NET_DATA ?= data/nnue/gen*-*.bin
@@ -227,7 +228,8 @@ NET_INIT ?=
 net: deps-build feelfish
 	$(call install_missing,gnuplot-nox)
 	@ls $(NET_DATA) >/dev/null 2>&1 || $(MAKE) --no-print-directory data
-	nice -n 19 ./feelfish train --out data/nnue/$(NET_NAME).nnue --hidden $(NET_HIDDEN) --buckets $(NET_BUCKETS) --epochs $(NET_EPOCHS) \
+	nice -n 19 ./feelfish train --out data/nnue/$(NET_NAME).nnue --hidden $(NET_HIDDEN) --buckets $(NET_BUCKETS) --king-buckets $(NET_KINGS) \
+	  --epochs $(NET_EPOCHS) \
 	  --lambda $(NET_LAMBDA) --lr $(NET_LR) $(if $(NET_INIT),--init $(NET_INIT)) --threads $$(nproc) \
 	  --log data/nnue/$(NET_NAME).csv $(NET_DATA)
 	@sha256sum data/nnue/$(NET_NAME).nnue

@@ -328,6 +328,25 @@ wide=$($FF --net "$TMP/wide.nnue" bench 5 2>&1 | grep '^Nodes searched')
 [ -n "$narrow" ] && [ "$narrow" = "$wide" ] && grep -q "^training 768->32x2->1 on " "$TMP/wide.log" \
     && grep -q "widened: its neurons first" "$TMP/wide.log" \
     && ok train_init_widened_same_function || fail train_init_widened_same_function "16 wide: $narrow, widened: $wide" "$(tail -4 "$TMP/wide.log")"
+# King buckets (--king-buckets 4): from a net without them its feature weights are copied into each
+# bucket, so with a step too small to move a weight it searches the same tree; trained, the loss falls
+# and the net is used; another count, or a king-bucketed --init with --king-buckets 1, is refused.
+$FF train --out "$TMP/kings0.nnue" --init "$TMP/tiny.nnue" --king-buckets 4 --epochs 1 --batch 512 --lr 1e-12 --val 0.1 \
+    "$TMP/train.bin" >"$TMP/kings0.log" 2>&1
+kings=$($FF --net "$TMP/kings0.nnue" bench 5 2>&1 | grep '^Nodes searched')
+[ -n "$narrow" ] && [ "$narrow" = "$kings" ] && grep -q "^training 768->16x2->1 (4 king buckets) on " "$TMP/kings0.log" \
+    && grep -q "copied into each king bucket" "$TMP/kings0.log" \
+    && ok train_king_buckets_same_function || fail train_king_buckets_same_function "one set: $narrow, four: $kings" "$(tail -4 "$TMP/kings0.log")"
+$FF train --out "$TMP/kings.nnue" --hidden 16 --buckets 8 --king-buckets 4 --epochs 6 --batch 512 --lr 0.002 --lambda 1 \
+    --val 0.1 --threads 2 --log "$TMP/kings.csv" "$TMP/train.bin" >"$TMP/kings.log" 2>&1
+first=$(sed -n 2p "$TMP/kings.csv" | cut -d, -f3)
+last=$(tail -1 "$TMP/kings.csv" | cut -d, -f3)
+awk -v a="$first" -v b="$last" 'BEGIN { exit !(a > 0 && b > 0 && b < 0.95 * a) }' \
+    && ok train_king_buckets_loss_falls || fail train_king_buckets_loss_falls "epoch 0 $first, epoch 6 $last" "$(tail -4 "$TMP/kings.log")"
+run train_king_buckets_net_used 0 "^Nodes searched: [0-9]+$" $FF --net "$TMP/kings.nnue" bench 5
+run train_bad_king_buckets 2 "bad or incomplete argument '--king-buckets'" $FF train --king-buckets 3 --out "$TMP/x.nnue" "$TMP/train.bin"
+run train_init_king_buckets_kept 1 "has 4 king buckets, not --king-buckets 1" $FF train --init "$TMP/kings.nnue" --king-buckets 1 \
+    --out "$TMP/x.nnue" "$TMP/train.bin"
 run train_init_narrower_refused 1 "wide.nnue is 32 wide, more than --hidden 16" $FF train --out "$TMP/x.nnue" --init "$TMP/wide.nnue" --hidden 16 "$TMP/train.bin"
 run train_init_other_buckets_refused 1 "buckets.nnue has 8 output buckets, not --buckets 1" $FF train --out "$TMP/x.nnue" --init "$TMP/buckets.nnue" --buckets 1 "$TMP/train.bin"
 run train_init_corrupt_refused 1 "train: --init .*corrupt.nnue: checksum mismatch" $FF train --out "$TMP/x.nnue" --init "$TMP/corrupt.nnue" "$TMP/train.bin"
