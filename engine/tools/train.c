@@ -20,9 +20,12 @@
  * --init NET starts from a network's weights (dequantised) instead of random ones: a generation
  * fine-tuned on new games keeps what it learnt from the earlier ones. With a --hidden wider than
  * NET's, NET's neurons are the first ones and the new ones start with random feature weights and
- * zero output weights (the same function at the start: a generation widened). With --king-buckets 4
- * (feature weights per king bucket, nnue_king_bucket) a NET without them is copied into each bucket:
- * the same function again, each bucket then learnt from the positions with its kings.
+ * zero output weights (the same function at the start: a generation widened).
+ * --king-buckets 4 (a set of feature weights per king bucket, nnue_king_bucket) trains them factorised:
+ * each bucket's weights are a factor every bucket shares plus the bucket's own, the factor learnt from
+ * every position and the bucket's part from the positions with its kings; the written net holds the
+ * sums. A NET without buckets becomes the factor (the buckets' own parts start at zero): the same
+ * function to start from.
  * At the end: OUT (the quantised net) and the quantisation error on the validation positions. */
 #include <math.h>
 #include <pthread.h>
@@ -44,6 +47,7 @@
 typedef struct {
     int hidden, buckets, kings;
     float *ft_w;  /* [kings][768][N] */
+    float *ft_f;  /* with king buckets, [768][N]: the factor every bucket's weights add (NULL: none) */
     float *ft_b;  /* [N] */
     float *out_w; /* [buckets][2N] */
     float *out_b; /* [buckets] */
@@ -80,7 +84,7 @@ typedef struct {
 
 static size_t params_count(int n, int buckets, int kings)
 {
-    return (size_t)NNUE_INPUTS * kings * n + (size_t)n + (2 * (size_t)n + 1) * (size_t)buckets + NNUE_INPUTS;
+    return (size_t)NNUE_INPUTS * (kings + (kings > 1)) * n + (size_t)n + (2 * (size_t)n + 1) * (size_t)buckets + NNUE_INPUTS;
 }
 
 
@@ -189,6 +193,9 @@ static float forward(const Model *m, const TrainRecord *r, bool mirror, float *a
         memcpy(a, m->ft_b, (size_t)n * sizeof(float));
         for (int k = 0; k < *count; k++)
             add_row(a, m->ft_w + (size_t)features[c][k] * n, n);
+        if (m->ft_f)
+            for (int k = 0; k < *count; k++)
+                add_row(a, m->ft_f + (size_t)psq[c][k] * n, n);
     }
     float *us = acc + *side * n, *them = acc + (1 - *side) * n;
     const float *w = m->out_w + 2 * (size_t)n * *bucket;
@@ -234,6 +241,9 @@ static void *work(void *arg)
             add_row(w->grad.ft_b, a, n);
             for (int f = 0; f < count; f++)
                 add_row(w->grad.ft_w + (size_t)features[c][f] * n, a, n);
+            if (m->ft_f)
+                for (int f = 0; f < count; f++)
+                    add_row(w->grad.ft_f + (size_t)psq[c][f] * n, a, n);
         }
     }
     return NULL;
@@ -278,7 +288,8 @@ static void model_view(Model *m, float *flat, int n, int buckets, int kings)
     m->buckets = buckets;
     m->kings = kings;
     m->ft_w = flat;
-    m->ft_b = flat + (size_t)NNUE_INPUTS * kings * n;
+    m->ft_f = kings > 1 ? flat + (size_t)NNUE_INPUTS * kings * n : NULL;
+    m->ft_b = flat + (size_t)NNUE_INPUTS * (kings + (kings > 1)) * n;
     m->out_w = m->ft_b + n;
     m->out_b = m->out_w + 2 * (size_t)n * buckets;
     m->psqt = m->out_b + buckets;
@@ -296,8 +307,10 @@ static Network *quantise(const Model *m)
     net->out_weight = aligned_alloc(64, ((size_t)n * 4 * m->buckets + 63) / 64 * 64);
     if (!net->ft_weight || !net->ft_bias || !net->out_weight)
         abort();
-    for (size_t i = 0; i < (size_t)NNUE_INPUTS * m->kings * n; i++)
-        net->ft_weight[i] = (int16_t)lrintf(m->ft_w[i] * NNUE_QA);
+    for (size_t i = 0; i < (size_t)NNUE_INPUTS * m->kings * n; i++) {
+        float v = m->ft_w[i] + (m->ft_f ? m->ft_f[i % ((size_t)NNUE_INPUTS * n)] : 0);
+        net->ft_weight[i] = (int16_t)lrintf((v > CLIP ? CLIP : v < -CLIP ? -CLIP : v) * NNUE_QA);
+    }
     for (int i = 0; i < n; i++)
         net->ft_bias[i] = (int16_t)lrintf(m->ft_b[i] * NNUE_QA);
     for (int i = 0; i < 2 * n * m->buckets; i++) {
@@ -318,11 +331,15 @@ static Network *quantise(const Model *m)
 static void dequantise(const Network *net, Model *m)
 {
     int n = m->hidden, k = net->hidden;
-    for (size_t f = 0; f < (size_t)NNUE_INPUTS * m->kings; f++) {
-        size_t from = net->kings == m->kings ? f : f % NNUE_INPUTS; /* one set: copied into each */
+    /* A net without king buckets into a model with them: its weights are the factor, the buckets'
+     * own start at zero. */
+    bool factor = m->ft_f && net->kings == 1;
+    float *dst = factor ? m->ft_f : m->ft_w;
+    if (m->ft_f && !factor) /* a king-bucketed net: its sets are whole, the factor starts at zero */
+        memset(m->ft_f, 0, (size_t)NNUE_INPUTS * n * sizeof(float));
+    for (size_t f = 0; f < (size_t)NNUE_INPUTS * net->kings; f++)
         for (int i = 0; i < k; i++)
-            m->ft_w[f * n + i] = (float)net->ft_weight[from * k + i] / NNUE_QA;
-    }
+            dst[f * n + i] = (float)net->ft_weight[f * k + i] / NNUE_QA;
     for (int i = 0; i < k; i++)
         m->ft_b[i] = (float)net->ft_bias[i] / NNUE_QA;
     for (int b = 0; b < 2 * m->buckets; b++)
@@ -607,13 +624,15 @@ int train_command(int argc, char **argv, FILE *out)
         memset(m1, 0, np * sizeof(float));
         memset(m2, 0, np * sizeof(float));
         float a = 1.0f / sqrtf(32.0f), b = 1.0f / sqrtf((float)(2 * n));
-        for (size_t i = 0; i < (size_t)NNUE_INPUTS * o.kings * n; i++)
-            m.ft_w[i] = (float)(random_unit(splitmix64(&rng)) * 2 - 1) * a;
+        /* Random feature weights: with king buckets in the factor, the buckets' own at zero. */
+        float *ft = m.ft_f ? m.ft_f : m.ft_w;
+        for (size_t i = 0; i < (size_t)NNUE_INPUTS * (m.ft_f ? 1 : o.kings) * n; i++)
+            ft[i] = (float)(random_unit(splitmix64(&rng)) * 2 - 1) * a;
         if (init) {
             dequantise(init, &m);
             fprintf(out, "starting from %s (checksum %016llx%s%s)\n", o.init, (unsigned long long)init->checksum,
                     n > init->hidden ? ", widened: its neurons first, the new ones' output weights zero" : "",
-                    o.kings > init->kings ? ", its feature weights copied into each king bucket" : "");
+                    o.kings > init->kings ? ", its feature weights the factor the four king buckets share" : "");
         } else {
             for (int i = 0; i < 2 * n * o.buckets; i++)
                 m.out_w[i] = (float)(random_unit(splitmix64(&rng)) * 2 - 1) * b;

@@ -328,14 +328,14 @@ wide=$($FF --net "$TMP/wide.nnue" bench 5 2>&1 | grep '^Nodes searched')
 [ -n "$narrow" ] && [ "$narrow" = "$wide" ] && grep -q "^training 768->32x2->1 on " "$TMP/wide.log" \
     && grep -q "widened: its neurons first" "$TMP/wide.log" \
     && ok train_init_widened_same_function || fail train_init_widened_same_function "16 wide: $narrow, widened: $wide" "$(tail -4 "$TMP/wide.log")"
-# King buckets (--king-buckets 4): from a net without them its feature weights are copied into each
-# bucket, so with a step too small to move a weight it searches the same tree; trained, the loss falls
+# King buckets (--king-buckets 4): from a net without them its feature weights become the factor the
+# buckets share (their own parts zero), so with a step too small to move a weight it searches the same tree; trained, the loss falls
 # and the net is used; another count, or a king-bucketed --init with --king-buckets 1, is refused.
 $FF train --out "$TMP/kings0.nnue" --init "$TMP/tiny.nnue" --king-buckets 4 --epochs 1 --batch 512 --lr 1e-12 --val 0.1 \
     "$TMP/train.bin" >"$TMP/kings0.log" 2>&1
 kings=$($FF --net "$TMP/kings0.nnue" bench 5 2>&1 | grep '^Nodes searched')
 [ -n "$narrow" ] && [ "$narrow" = "$kings" ] && grep -q "^training 768->16x2->1 (4 king buckets) on " "$TMP/kings0.log" \
-    && grep -q "copied into each king bucket" "$TMP/kings0.log" \
+    && grep -q "the factor the four king buckets share" "$TMP/kings0.log" \
     && ok train_king_buckets_same_function || fail train_king_buckets_same_function "one set: $narrow, four: $kings" "$(tail -4 "$TMP/kings0.log")"
 $FF train --out "$TMP/kings.nnue" --hidden 16 --buckets 8 --king-buckets 4 --epochs 6 --batch 512 --lr 0.002 --lambda 1 \
     --val 0.1 --threads 2 --log "$TMP/kings.csv" "$TMP/train.bin" >"$TMP/kings.log" 2>&1
@@ -344,6 +344,13 @@ last=$(tail -1 "$TMP/kings.csv" | cut -d, -f3)
 awk -v a="$first" -v b="$last" 'BEGIN { exit !(a > 0 && b > 0 && b < 0.95 * a) }' \
     && ok train_king_buckets_loss_falls || fail train_king_buckets_loss_falls "epoch 0 $first, epoch 6 $last" "$(tail -4 "$TMP/kings.log")"
 run train_king_buckets_net_used 0 "^Nodes searched: [0-9]+$" $FF --net "$TMP/kings.nnue" bench 5
+# A king-bucketed --init keeps its sets whole (the shared factor starts at zero): the same tree again.
+$FF train --out "$TMP/kings1.nnue" --init "$TMP/kings.nnue" --epochs 1 --batch 512 --lr 1e-12 --val 0.1 \
+    "$TMP/train.bin" >"$TMP/kings1.log" 2>&1
+a=$($FF --net "$TMP/kings.nnue" bench 5 2>&1 | grep '^Nodes searched')
+b=$($FF --net "$TMP/kings1.nnue" bench 5 2>&1 | grep '^Nodes searched')
+[ -n "$a" ] && [ "$a" = "$b" ] && ok train_init_king_buckets_same_function ||
+    fail train_init_king_buckets_same_function "the net: $a, from it: $b" "$(tail -4 "$TMP/kings1.log")"
 run train_bad_king_buckets 2 "bad or incomplete argument '--king-buckets'" $FF train --king-buckets 3 --out "$TMP/x.nnue" "$TMP/train.bin"
 run train_init_king_buckets_kept 1 "has 4 king buckets, not --king-buckets 1" $FF train --init "$TMP/kings.nnue" --king-buckets 1 \
     --out "$TMP/x.nnue" "$TMP/train.bin"
