@@ -465,23 +465,6 @@ static bool king_bucket_changed(const Network *net, const StateInfo *states, int
     return false;
 }
 
-/* Perspective c of acc from the boards. */
-static void refresh_side(const Network *net, const Position *p, Accumulator *acc, Color c)
-{
-    int n = net->hidden, features[32], count = 0;
-    for (Bitboard b = occupied(p); b && count < 32;) {
-        Square s = pop_lsb(&b);
-        features[count++] = nnue_feature(c, p->board[s], s);
-    }
-    const int16_t *w = weights_for(net, p, c);
-    update(acc->v[c], net->ft_bias, w, n, NULL, 0, NULL, 0);
-    for (int k = 0; k < count; k += 2)
-        update(acc->v[c], acc->v[c], w, n, features + k, count - k < 2 ? count - k : 2, NULL, 0);
-    acc->psqt[c] = 0;
-    for (int k = 0; k < count; k++)
-        acc->psqt[c] += net->psqt[features[k]];
-}
-
 static bool holds(const Accumulator *a, Key key, const Network *net)
 {
     return a->key == key && a->net == net && a->checksum == net->checksum;
@@ -494,12 +477,12 @@ static void mark(Accumulator *a, Key key, const Network *net)
     a->checksum = net->checksum;
 }
 
-/* Perspective c of acc through the stack's refresh table: the entry of c's king bucket brought to
- * this position's pieces, then copied. */
-static void refresh_cached(const Network *net, const Position *p, NnueStack *stack, Accumulator *acc, Color c)
+/* Perspective c of acc from the boards, through e: a refresh table's entry for c's king bucket in p
+ * (or an empty one, net NULL), brought to p's pieces by adding and removing those that differ, then
+ * copied. */
+static void refresh_through(const Network *net, const Position *p, NnueRefreshEntry *e, Accumulator *acc, Color c)
 {
     int n = net->hidden;
-    NnueRefreshEntry *e = &stack->refresh[c][nnue_king_bucket(net->kings, c, king_square(p, c))];
     if (e->net != net || e->checksum != net->checksum) {
         memcpy(e->v, net->ft_bias, (size_t)n * sizeof *e->v);
         e->psqt = 0;
@@ -538,10 +521,19 @@ static void refresh_cached(const Network *net, const Position *p, NnueStack *sta
     acc->psqt[c] = e->psqt;
 }
 
+/* Perspective c of acc through the stack's refresh table. */
+static void refresh_cached(const Network *net, const Position *p, NnueStack *stack, Accumulator *acc, Color c)
+{
+    refresh_through(net, p, &stack->refresh[c][nnue_king_bucket(net->kings, c, king_square(p, c))], acc, c);
+}
+
 void nnue_refresh(const Network *net, const Position *p, Accumulator *acc)
 {
-    for (Color c = WHITE; c <= BLACK; c++)
-        refresh_side(net, p, acc, c);
+    for (Color c = WHITE; c <= BLACK; c++) {
+        NnueRefreshEntry empty;
+        empty.net = NULL;
+        refresh_through(net, p, &empty, acc, c);
+    }
     mark(acc, p->st->key, net);
 }
 
