@@ -285,12 +285,8 @@ void nnue_describe(char *out, size_t size)
     if (!net)
         snprintf(out, size, "none (the hand-written evaluation)");
     else
-        snprintf(out, size, "%s 768->%dx2->1%s (checksum %016llx)", net == nnue_embedded() ? "embedded" : "file",
-                 net->hidden,
-                 net->buckets > 1 && net->kings > 1 ? ", 4 king buckets, 8 output buckets"
-                 : net->buckets > 1                ? ", 8 output buckets"
-                 : net->kings > 1                  ? ", 4 king buckets"
-                                                   : "",
+        snprintf(out, size, "%s 768->%dx2->1%s%s (checksum %016llx)", net == nnue_embedded() ? "embedded" : "file",
+                 net->hidden, net->kings > 1 ? ", 4 king buckets" : "", net->buckets > 1 ? ", 8 output buckets" : "",
                  (unsigned long long)net->checksum);
 }
 

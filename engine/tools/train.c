@@ -87,7 +87,6 @@ static size_t params_count(int n, int buckets, int kings)
     return (size_t)NNUE_INPUTS * (kings + (kings > 1)) * n + (size_t)n + (2 * (size_t)n + 1) * (size_t)buckets + NNUE_INPUTS;
 }
 
-
 static float *fcalloc(size_t n)
 {
     float *p = aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64);
@@ -119,11 +118,7 @@ static int record_features(const TrainRecord *r, bool mirror, int kings, int fea
         n++;
     }
     for (Color c = WHITE; c <= BLACK; c++) {
-        if (kings == 1) {
-            memcpy(features[c], psq[c], (size_t)n * sizeof(int));
-            continue;
-        }
-        int base = nnue_king_bucket(kings, c, king[c]) * NNUE_INPUTS;
+        int base = nnue_king_bucket(kings, c, king[c]) * NNUE_INPUTS; /* 0 without king buckets */
         for (int i = 0; i < n; i++)
             features[c][i] = base + psq[c][i];
     }
@@ -335,11 +330,12 @@ static void dequantise(const Network *net, Model *m)
      * own start at zero. */
     bool factor = m->ft_f && net->kings == 1;
     float *dst = factor ? m->ft_f : m->ft_w;
-    if (m->ft_f && !factor) /* a king-bucketed net: its sets are whole, the factor starts at zero */
-        memset(m->ft_f, 0, (size_t)NNUE_INPUTS * n * sizeof(float));
     for (size_t f = 0; f < (size_t)NNUE_INPUTS * net->kings; f++)
-        for (int i = 0; i < k; i++)
+        for (int i = 0; i < k; i++) {
             dst[f * n + i] = (float)net->ft_weight[f * k + i] / NNUE_QA;
+            if (m->ft_f && !factor && f < NNUE_INPUTS)
+                m->ft_f[f * n + i] = 0; /* a king-bucketed net's sets are whole: no factor for its neurons */
+        }
     for (int i = 0; i < k; i++)
         m->ft_b[i] = (float)net->ft_bias[i] / NNUE_QA;
     for (int b = 0; b < 2 * m->buckets; b++)
@@ -523,7 +519,7 @@ int train_command(int argc, char **argv, FILE *out)
             o.hidden = (int)x, i++, hidden_given = true;
         else if (!strcmp(argv[i], "--buckets") && number && (x == 1 || x == NNUE_BUCKETS))
             o.buckets = (int)x, i++, buckets_given = true;
-        else if (!strcmp(argv[i], "--king-buckets") && number && (x == 1 || x == 4))
+        else if (!strcmp(argv[i], "--king-buckets") && number && (x == 1 || x == NNUE_KING_BUCKETS))
             o.kings = (int)x, i++, kings_given = true;
         else if (!strcmp(argv[i], "--epochs") && number && x >= 1 && x <= 10000)
             o.epochs = (int)x, i++;
