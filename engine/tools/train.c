@@ -331,11 +331,11 @@ static void dequantise(const Network *net, Model *m)
     bool factor = m->ft_f && net->kings == 1;
     float *dst = factor ? m->ft_f : m->ft_w;
     for (size_t f = 0; f < (size_t)NNUE_INPUTS * net->kings; f++)
-        for (int i = 0; i < k; i++) {
+        for (int i = 0; i < k; i++)
             dst[f * n + i] = (float)net->ft_weight[f * k + i] / NNUE_QA;
-            if (m->ft_f && !factor && f < NNUE_INPUTS)
-                m->ft_f[f * n + i] = 0; /* a king-bucketed net's sets are whole: no factor for its neurons */
-        }
+    if (m->ft_f && !factor) /* a king-bucketed net's sets are whole: no factor for its neurons (new ones keep theirs) */
+        for (size_t f = 0; f < NNUE_INPUTS; f++)
+            memset(m->ft_f + f * n, 0, (size_t)k * sizeof(float));
     for (int i = 0; i < k; i++)
         m->ft_b[i] = (float)net->ft_bias[i] / NNUE_QA;
     for (int b = 0; b < 2 * m->buckets; b++)
