@@ -216,7 +216,7 @@ data: feelfish
 # `cp data/nnue/NET_NAME.nnue engine/eval/default.nnue`. A later generation is fine-tuned from the
 # last (NET_INIT=data/nnue/genG.nnue, a smaller NET_LR, its own games in NET_DATA); a NET_HIDDEN wider
 # than NET_INIT's widens it; NET_KINGS=4 gives it king buckets (NET_INIT's feature weights the factor they share).
-NET_NAME ?= gen8
+NET_NAME ?= gen9
 NET_HIDDEN ?= 128
 NET_BUCKETS ?= 8
 NET_KINGS ?= 1
