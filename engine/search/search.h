@@ -97,9 +97,9 @@ int search_mate_in(int score);
  * as Stockfish shows 100 * v / NormalizeToPawnValue: the value makes Lichess's Win% curve, fitted to
  * Stockfish's centipawns, predict the results of feelfish's own games (tests/bench/calibrate.py,
  * docs/calibration.md: 64 for the hand-written evaluation, 59 for the network of generation 3, 65 for
- * generation 6's over 3,000 games). The search itself, its margins and the evaluation stay in engine
- * units (EVAL_PAWN). */
-#define SCORE_PAWN 65
+ * generation 6's over 3,000 games, 58 for generation 8's over 3,000). The search itself, its margins and
+ * the evaluation stay in engine units (EVAL_PAWN). */
+#define SCORE_PAWN 58
 int search_cp(int score);
 
 /* Milliseconds on a monotonic clock. */
