@@ -95,10 +95,9 @@ int search_mate_in(int score);
 /* One pawn, as shown, in the engine's units. Every centipawn feelfish shows (UCI `score cp`, the API's
  * `cp`/`eval`, the game review and its Win%) is search_cp(score) = 100 * score / SCORE_PAWN, rounded,
  * as Stockfish shows 100 * v / NormalizeToPawnValue: the value makes Lichess's Win% curve, fitted to
- * Stockfish's centipawns, predict the results of feelfish's own games (tests/bench/calibrate.py,
- * docs/calibration.md: 64 for the hand-written evaluation, 59 for the network of generation 3, 65 for
- * generation 6's over 3,000 games, 58 for generation 8's over 3,000). The search itself, its margins and
- * the evaluation stay in engine units (EVAL_PAWN). */
+ * Stockfish's centipawns, predict the results of feelfish's own games (tests/bench/calibrate.py; each
+ * network's fit is in docs/calibration.md). The search itself, its margins and the evaluation stay in
+ * engine units (EVAL_PAWN). */
 #define SCORE_PAWN 58
 int search_cp(int score);
 

@@ -23,10 +23,9 @@ const Command EngineTools[] = {
      "self-play positions labelled with results: text for tune, or records for the learned evaluation",
      datagen_command},
     {"train", NULL,
-     "--out NET [--hidden N] [--buckets 1|8] [--king-buckets 1|4] [--init NET] [--epochs E] [--batch B] [--lr X] "
-     "[--lambda L] [--wdl-scale CP] [--val F] [--threads T] [--seed S] [--max-positions N] [--no-mirror] [--log CSV] "
-     "DATA.bin...",
-     "train the learned evaluation on datagen's records (resumes from NET.ckpt)", train_command},
+     "--out NET [--init NET] [--hidden N] [--king-buckets 1|4] [--epochs E] [--lr X] [...] DATA.bin...",
+     "train the learned evaluation on datagen's records (resumes from NET.ckpt; `train` alone lists every option)",
+     train_command},
     {"tune", NULL, "[--labels FILE | --data DIR] [--from engine|handset] [--rounds N] [--out FILE]",
      "tune the classical evaluation (engine/eval/tuned.c)", tune_command},
     {"affective-ranges", NULL, "FILE.epd...", "each affective term's range over the positions (AffectiveRanges)",
