@@ -83,6 +83,19 @@ Judgement review_judge(const ReviewEval *prev, const ReviewEval *info, Color mov
     return JUDGE_NONE;
 }
 
+int review_second_look(const Review *r, bool *marks)
+{
+    int n = 0;
+    for (int i = 0; i < r->plies; i++)
+        if (r->ply[i].judgment == JUDGE_BLUNDER)
+            for (int k = i; k <= i + 1; k++)
+                if (!marks[k]) {
+                    marks[k] = true;
+                    n++;
+                }
+    return n;
+}
+
 /* How many moves of the line are legal one after the other from p (the rest is dropped). */
 static int legal_prefix(const Position *p, const Move *line, int len, Position *tmp)
 {

@@ -72,6 +72,15 @@ typedef struct {
 bool review_build(Review *r, const Position *start, const Move *moves, int n, const ReviewPosition *pos);
 void review_free(Review *r);
 
+/* The second look (feelfish's addition to lila's review): a search at a fixed budget often takes a
+ * sound move for a blunder, and a deeper search of the two positions around it withdraws most of
+ * those judgements while keeping the real ones (docs/engine.md, annotate). marks[k] (k = 0..plies,
+ * the positions as in review_build) is set for both positions around every move judged a blunder;
+ * returns how many positions are marked. Callers search those again with the budget made
+ * REVIEW_SECOND_LOOK times larger (two plies deeper for a depth) and build the review again. */
+#define REVIEW_SECOND_LOOK 4
+int review_second_look(const Review *r, bool *marks);
+
 /* The judgement of a move from the evals before and after it (White's view), lila's CpAdvice, then
  * MateAdvice. */
 Judgement review_judge(const ReviewEval *prev, const ReviewEval *info, Color mover, MateSequence *seq);

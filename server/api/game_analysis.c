@@ -1,6 +1,7 @@
 /* Whole-game analysis over the API: see game_analysis.h. */
 #include "game_analysis.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,8 +54,15 @@ struct GameAnalysis {
     Slot slots[IN_FLIGHT];
     int in_flight;
     bool holding; /* unfinished with nothing in flight: it holds one of its owner's job places */
-    bool *cached; /* the position came from the evaluation cache */
+    bool *cached; /* the position came from the evaluation cache (in this pass) */
     int cache_hits;
+    /* The second look (review_second_look): once every position has its first search, the two around
+     * each move judged a blunder are searched again with `deeper`'s limits, then the review is built. */
+    bool second_look;  /* asked (the default) */
+    bool second;       /* under way: `next`, `cached` and the slots are its */
+    json_t *deeper;    /* what its positions' requests have besides their fen */
+    bool *again;       /* its positions */
+    int again_total, again_done;
     bool looking;   /* the cache is being read: nothing is searched until it answers */
     bool stored;    /* its creation is committed (or it was read back): nothing is searched before */
     json_t *result; /* done: {analysis, players} */
@@ -68,7 +76,8 @@ struct GameAnalysis {
 static GameAnalysis *List;
 static int Count;
 
-static const char *const TopKeys[] = {"pgn", "fen", "moves", "mode", "limits", "affective", "bayesian", "kind", NULL};
+static const char *const TopKeys[] = {"pgn",      "fen",      "moves", "mode",       "limits",
+                                      "affective", "bayesian", "kind",  "secondLook", NULL};
 
 static GameAnalysis *find(const char *id)
 {
@@ -97,6 +106,8 @@ static void free_analysis(GameAnalysis *ga)
         quota_hold(ga->owner, -1);
     json_decref(ga->request);
     json_decref(ga->position);
+    json_decref(ga->deeper);
+    free(ga->again);
     json_decref(ga->result);
     pgn_game_free(&ga->game);
     free(ga->start);
@@ -132,7 +143,11 @@ static json_t *status_json(const GameAnalysis *ga)
                           "done", ga->done, "total", ga->total);
     json_t *mode = json_object_get(ga->position, "mode");
     json_object_set_new(o, "mode", json_string(mode ? json_string_value(mode) : "classical"));
-    json_object_set_new(json_object_get(o, "progress"), "cached", json_integer(ga->cache_hits));
+    json_t *progress = json_object_get(o, "progress");
+    json_object_set_new(progress, "cached", json_integer(ga->cache_hits));
+    if (ga->second_look)
+        json_object_set_new(progress, "secondLook",
+                            json_pack("{s:i, s:i}", "done", ga->again_done, "total", ga->again_total));
     if (ga->result) {
         json_object_set(o, "analysis", json_object_get(ga->result, "analysis"));
         json_object_set(o, "players", json_object_get(ga->result, "players"));
@@ -189,12 +204,32 @@ static void share_progress(GameAnalysis *ga)
 
 static void pump(GameAnalysis *ga);
 
-static char *cache_key(const GameAnalysis *ga, int k) { return eval_cache_key(ga->fens[k], ga->position); }
+/* What every position's request has besides its fen, in the pass under way. */
+static const json_t *pass_keys(const GameAnalysis *ga) { return ga->second ? ga->deeper : ga->position; }
 
-/* What the analysis request of position k is: the shared keys and its FEN. */
+static char *cache_key(const GameAnalysis *ga, int k) { return eval_cache_key(ga->fens[k], pass_keys(ga)); }
+
+/* Whether position k is searched in the pass under way. */
+static bool in_pass(const GameAnalysis *ga, int k) { return !ga->second || ga->again[k]; }
+
+/* A position of the pass under way has its result. */
+static void count_done(GameAnalysis *ga)
+{
+    if (ga->second)
+        ga->again_done++;
+    else
+        ga->done++;
+}
+
+static bool pass_done(const GameAnalysis *ga)
+{
+    return !ga->in_flight && (ga->second ? ga->again_done == ga->again_total : ga->done == ga->total);
+}
+
+/* What the analysis request of position k is: the pass's keys and its FEN. */
 static json_t *position_request(const GameAnalysis *ga, int k)
 {
-    json_t *body = json_deep_copy(ga->position);
+    json_t *body = json_deep_copy(pass_keys(ga));
     json_object_set_new(body, "fen", json_string(ga->fens[k]));
     return body;
 }
@@ -202,8 +237,23 @@ static json_t *position_request(const GameAnalysis *ga, int k)
 typedef struct {
     char id[24];
     char **keys, **values;
+    int *at; /* the position of each key */
     int n;
 } CacheRead;
+
+static void cache_read_free(CacheRead *c)
+{
+    for (int j = 0; c && c->keys && j < c->n; j++) {
+        free(c->keys[j]);
+        free(c->values ? c->values[j] : NULL);
+    }
+    if (c) {
+        free(c->keys);
+        free(c->values);
+        free(c->at);
+    }
+    free(c);
+}
 
 static void cache_read(void *arg)
 {
@@ -211,9 +261,9 @@ static void cache_read(void *arg)
     GameAnalysis *ga = find(c->id);
     if (ga && ga->looking) {
         ga->looking = false;
-        for (int k = 0; k < c->n; k++)
-            if (c->values[k] && unfinished(ga) &&
-                eval_cache_parse(c->values[k], ga->fens[k], &ga->pos[k], NULL, NULL)) {
+        for (int j = 0; j < c->n; j++) {
+            int k = c->at[j];
+            if (c->values[j] && unfinished(ga) && eval_cache_parse(c->values[j], ga->fens[k], &ga->pos[k], NULL, NULL)) {
                 if (ga->emotions) { /* the emotion is appraised as for a search (request_analysis) */
                     ApiError e;
                     json_t *body = position_request(ga, k);
@@ -225,48 +275,36 @@ static void cache_read(void *arg)
                         job_release(probe);
                 }
                 ga->cached[k] = true;
-                ga->cache_hits++;
-                ga->done++;
+                ga->cache_hits += !ga->second;
+                count_done(ga);
             }
+        }
         pump(ga);
     }
-    for (int k = 0; k < c->n; k++) {
-        free(c->keys[k]);
-        free(c->values[k]);
-    }
-    free(c->keys);
-    free(c->values);
-    free(c);
+    cache_read_free(c);
 }
 
-/* Reads the cache for every position before anything is searched. */
+/* Reads the cache for every position of the pass before anything is searched. */
 static void look_up(GameAnalysis *ga)
 {
     CacheRead *c = calloc(1, sizeof *c);
     if (c) {
         c->keys = calloc((size_t)ga->total, sizeof *c->keys);
         c->values = calloc((size_t)ga->total, sizeof *c->values);
+        c->at = calloc((size_t)ga->total, sizeof *c->at);
     }
-    if (!c || !c->keys || !c->values) {
-        if (c) {
-            free(c->keys);
-            free(c->values);
-        }
-        free(c);
+    if (!c || !c->keys || !c->values || !c->at) {
+        cache_read_free(c);
         return;
     }
     snprintf(c->id, sizeof c->id, "%s", ga->id);
-    c->n = ga->total;
     for (int k = 0; k < ga->total; k++)
-        c->keys[k] = cache_key(ga, k);
+        if (in_pass(ga, k) && (c->keys[c->n] = cache_key(ga, k)))
+            c->at[c->n++] = k;
     ga->looking = true;
     if (!persist_cache_get(c->keys, c->values, c->n, cache_read, c)) {
         ga->looking = false;
-        for (int k = 0; k < c->n; k++)
-            free(c->keys[k]);
-        free(c->keys);
-        free(c->values);
-        free(c);
+        cache_read_free(c);
     }
 }
 
@@ -287,16 +325,22 @@ static void add_styles(GameAnalysis *ga)
     }
 }
 
-static void finish(GameAnalysis *ga)
+/* The review of the game from its positions' results so far. */
+static bool build_review(const GameAnalysis *ga, Review *r)
 {
     Move *moves = malloc(sizeof *moves * (size_t)(ga->total > 1 ? ga->total - 1 : 1));
-    Review r;
     bool ok = moves != NULL;
     for (int i = 0; ok && i < ga->game.move_count; i++)
         moves[i] = ga->game.moves[i].move;
-    ok = ok && review_build(&r, ga->start, moves, ga->game.move_count, ga->pos);
+    ok = ok && review_build(r, ga->start, moves, ga->game.move_count, ga->pos);
     free(moves);
-    if (ok) {
+    return ok;
+}
+
+static void finish(GameAnalysis *ga)
+{
+    Review r;
+    if (build_review(ga, &r)) {
         json_t *affective = json_object_get(ga->position, "mode");
         bool feelings = affective && !strcmp(json_string_value(affective), "affective") && ga->emotions;
         ga->result = encode_review(&r, ga->start, feelings ? ga->emotions : NULL);
@@ -315,6 +359,34 @@ static void finish(GameAnalysis *ga)
     store_final(ga);
     send_final(ga);
     log_msg(LOG_INFO, "game analysis %s %s: %d positions", ga->id, JobStatusNames[ga->status], ga->total);
+}
+
+/* Starts the second look when it was asked and the first pass judged some move a blunder; false
+ * when there is none to take. */
+static bool start_second_look(GameAnalysis *ga)
+{
+    Review r;
+    if (!ga->second_look || ga->second || !build_review(ga, &r))
+        return false;
+    ga->again = calloc((size_t)ga->total, sizeof *ga->again);
+    ga->again_total = ga->again ? review_second_look(&r, ga->again) : 0;
+    review_free(&r);
+    if (!ga->again_total)
+        return false;
+    ga->second = true;
+    ga->next = 0;
+    memset(ga->cached, 0, sizeof *ga->cached * (size_t)ga->total);
+    look_up(ga);
+    if (!ga->looking)
+        pump(ga); /* the cache could not be asked: everything is searched */
+    return true;
+}
+
+/* Every position of the pass under way has its result: the second look next, or the end. */
+static void end_pass(GameAnalysis *ga)
+{
+    if (!start_second_look(ga))
+        finish(ga);
 }
 
 static void on_job(Job *job, const JobEvent *ev, void *user)
@@ -338,13 +410,16 @@ static void on_job(Job *job, const JobEvent *ev, void *user)
             free(key);
             free(value);
         }
-    } else
+    } else if (!ga->second)
         rp->has = false; /* failed (timeout): the position has no eval, as lila's empty Info */
-    ga->done++;
+    count_done(ga); /* (a second look that failed keeps the first search's result) */
     share_progress(ga);
     if (ga->sub_count) {
         json_t *f = json_pack("{s:s, s:s, s:i, s:i, s:i}", "type", "progress", "gameAnalysis", ga->id, "done", ga->done,
                               "total", ga->total, "ply", s->index);
+        if (ga->second)
+            json_object_set_new(f, "secondLook",
+                                json_pack("{s:i, s:i}", "done", ga->again_done, "total", ga->again_total));
         if (rp->has) {
             int sign = job->pos->side == WHITE ? 1 : -1; /* White's view */
             json_object_set_new(f, rp->is_mate ? "mate" : "eval",
@@ -380,20 +455,20 @@ static void pump(GameAnalysis *ga)
         update_hold(ga);
         return; /* the cache answers first, and an analysis not acknowledged does not run */
     }
-    if (unfinished(ga) && ga->done == ga->total && !ga->in_flight) {
-        finish(ga);
+    if (unfinished(ga) && pass_done(ga)) {
+        end_pass(ga);
         return;
     }
     static Position p;
     while (unfinished(ga) && ga->next < ga->total && ga->in_flight < IN_FLIGHT && may_search(ga)) {
-        if (ga->cached[ga->next]) {
+        if (ga->cached[ga->next] || !in_pass(ga, ga->next)) {
             ga->next++;
             continue;
         }
         fen_read(&p, ga->fens[ga->next], NULL, 0);
         if (movegen_count(&p) == 0) { /* checkmate or stalemate: nothing to search */
             review_position_from_search(&ga->pos[ga->next++], &p, NULL);
-            ga->done++;
+            count_done(ga);
             continue;
         }
         json_t *body = position_request(ga, ga->next);
@@ -401,8 +476,9 @@ static void pump(GameAnalysis *ga)
         Job *job = request_analysis(&e, body, false);
         json_decref(body);
         if (!job) { /* cannot happen after the check at creation; counted as a position without eval */
-            ga->pos[ga->next++].has = false;
-            ga->done++;
+            ga->pos[ga->next].has = ga->second && ga->pos[ga->next].has;
+            ga->next++;
+            count_done(ga);
             continue;
         }
         snprintf(job->client, sizeof job->client, "%s", ga->owner); /* served fairly among its jobs */
@@ -424,8 +500,8 @@ static void pump(GameAnalysis *ga)
         job_add_listener(job, on_job, s);
         update_hold(ga); /* its place is now its position's */
     }
-    if (unfinished(ga) && ga->done == ga->total && !ga->in_flight)
-        finish(ga);
+    if (unfinished(ga) && pass_done(ga))
+        end_pass(ga);
     update_hold(ga);
 }
 
@@ -437,6 +513,23 @@ void game_analysis_retry(void)
 }
 
 /* ---- a new analysis ---- */
+
+/* The second look's keys: the positions' with limits REVIEW_SECOND_LOOK times larger (two plies
+ * deeper for a depth; the server's caps still apply). */
+static json_t *deeper_keys(const json_t *position)
+{
+    json_t *d = json_deep_copy(position), *limits = json_object_get(d, "limits");
+    static const char *const Scaled[] = {"nodes", "movetime"};
+    for (size_t i = 0; i < sizeof Scaled / sizeof Scaled[0]; i++) {
+        json_t *v = json_object_get(limits, Scaled[i]);
+        if (json_is_integer(v) && json_integer_value(v) <= LLONG_MAX / REVIEW_SECOND_LOOK)
+            json_object_set_new(limits, Scaled[i], json_integer(json_integer_value(v) * REVIEW_SECOND_LOOK));
+    }
+    json_t *depth = json_object_get(limits, "depth");
+    if (json_is_integer(depth) && json_integer_value(depth) < MAX_PLY)
+        json_object_set_new(limits, "depth", json_integer(json_integer_value(depth) + 2));
+    return d;
+}
 
 /* A new analysis from a request body, inserted (not started); NULL with e set. */
 static GameAnalysis *build(json_t *body, const char *owner, const char *id, ApiError *e)
@@ -503,12 +596,20 @@ static GameAnalysis *build(json_t *body, const char *owner, const char *id, ApiE
         return NULL;
     }
     job_release(probe);
+    json_t *second_look = json_object_get(body, "secondLook");
+    if (second_look && !json_is_boolean(second_look)) {
+        free_analysis(ga);
+        api_error_set(e, 400, "bad_type", "secondLook", "'secondLook' must be true or false");
+        return NULL;
+    }
+    ga->second_look = !json_is_false(second_look);
+    ga->deeper = deeper_keys(ga->position);
     ga->pos = calloc((size_t)ga->total, sizeof *ga->pos);
     ga->cached = calloc((size_t)ga->total, sizeof *ga->cached);
     json_t *mode = json_object_get(ga->position, "mode");
     if (mode && !strcmp(json_string_value(mode), "affective"))
         ga->emotions = calloc((size_t)ga->total, sizeof *ga->emotions);
-    if (!ga->pos || !ga->cached) {
+    if (!ga->pos || !ga->cached || !ga->deeper) {
         free_analysis(ga);
         api_error_set(e, 503, "out_of_memory", NULL, "the server is out of memory");
         return NULL;

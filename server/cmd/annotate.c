@@ -36,6 +36,7 @@ static void on_signal(int sig) { Interrupted = sig; }
 typedef struct {
     const char *in, *out, *json, *mode, *db;
     long nodes, depth, movetime, threads, hash, max_plies, games;
+    bool second_look; /* the blunders' positions searched again deeper (review_second_look) */
     Temperament temperament; /* affective: the one asked, at the gain asked (gain < 0: its own) */
     double gain;
     MatchEngineConfig engine; /* --engine: an external UCI engine evaluates instead (engine.cmd set) */
@@ -52,6 +53,7 @@ typedef struct {
     int *depths;       /* each searched position's depth (0 from an --engine) ... */
     uint64_t *counts;  /* ... and nodes */
     Emotion *emotions; /* affective: the emotion of each position (its evaluator's), or NULL */
+    const bool *again; /* the second look: the positions searched again (NULL in the first pass) */
     pthread_mutex_t lock;
     int next, done;
     uint64_t nodes;
@@ -78,22 +80,33 @@ typedef struct {
 
 #define UCI_TIMEOUT_MS 600000
 
+/* The budget of a position's search: the options', or the second look's (review_second_look). */
+static void pass_limits(const GameWork *g, long *nodes, long *depth, long *movetime)
+{
+    const Options *o = g->o;
+    long f = g->again ? REVIEW_SECOND_LOOK : 1;
+    *nodes = o->nodes * f;
+    *depth = o->depth && g->again ? (o->depth + 2 < MAX_PLY - 1 ? o->depth + 2 : MAX_PLY - 1) : o->depth;
+    *movetime = o->movetime * f;
+}
+
 /* The --engine's view of p: "ucinewgame" (a clean hash, as search_clear), then the same budget;
  * the last info line of the first line (score, pv) before bestmove. False if the engine failed. */
 static bool uci_evaluate(Worker *w, const Position *p, ReviewPosition *r, uint64_t *nodes)
 {
-    const Options *o = w->work->o;
+    long nodes_limit, depth, movetime;
+    pass_limits(w->work, &nodes_limit, &depth, &movetime);
     char fen[FEN_BUFFER_SIZE], line[MATCH_LINE_MAX], err[200];
     fen_write(p, fen);
     if (!match_engine_send(&w->uci, "ucinewgame") || !match_engine_sync(&w->uci, 10000, err, sizeof err) ||
         !match_engine_send(&w->uci, "position fen %s", fen))
         return false;
-    if (o->nodes)
-        match_engine_send(&w->uci, "go nodes %ld", o->nodes);
-    else if (o->depth)
-        match_engine_send(&w->uci, "go depth %ld", o->depth);
+    if (nodes_limit)
+        match_engine_send(&w->uci, "go nodes %ld", nodes_limit);
+    else if (depth)
+        match_engine_send(&w->uci, "go depth %ld", depth);
     else
-        match_engine_send(&w->uci, "go movetime %ld", o->movetime);
+        match_engine_send(&w->uci, "go movetime %ld", movetime);
     int64_t deadline = match_now_ns() + (int64_t)UCI_TIMEOUT_MS * 1000000;
     for (;;) {
         MatchReadResult rr = match_engine_read_line(&w->uci, line, sizeof line, deadline);
@@ -162,9 +175,11 @@ static void evaluate_position(Worker *w, int k)
     } else {
         SearchLimits l;
         search_limits_init(&l);
-        l.nodes = (uint64_t)g->o->nodes;
-        l.depth = (int)g->o->depth;
-        l.movetime = g->o->movetime;
+        long nodes_limit, depth, movetime;
+        pass_limits(g, &nodes_limit, &depth, &movetime);
+        l.nodes = (uint64_t)nodes_limit;
+        l.depth = (int)depth;
+        l.movetime = movetime;
         search_clear(w->search);
         SearchResult res;
         search_run(w->search, p, &l, &eval, NULL, &res);
@@ -189,7 +204,7 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&g->lock);
         if (k < 0)
             break;
-        if (!g->cached[k])
+        if (!g->cached[k] && (!g->again || g->again[k]))
             evaluate_position(w, k);
         pthread_mutex_lock(&g->lock);
         g->done++;
@@ -202,15 +217,18 @@ static void *worker_main(void *arg)
 
 /* How the positions are searched, as the server's game analysis keys it: mode and limits, the
  * temperament when not the default one, the gain when asked, the external engine's command. */
-static json_t *cache_how(const Options *o)
+static json_t *cache_how(const GameWork *g)
 {
+    const Options *o = g->o;
+    long nodes, depth, movetime;
+    pass_limits(g, &nodes, &depth, &movetime);
     json_t *limits = json_object(), *how = json_pack("{s:s}", "mode", o->mode);
-    if (o->nodes)
-        json_object_set_new(limits, "nodes", json_integer(o->nodes));
-    else if (o->depth)
-        json_object_set_new(limits, "depth", json_integer(o->depth));
+    if (nodes)
+        json_object_set_new(limits, "nodes", json_integer(nodes));
+    else if (depth)
+        json_object_set_new(limits, "depth", json_integer(depth));
     else
-        json_object_set_new(limits, "movetime", json_integer(o->movetime));
+        json_object_set_new(limits, "movetime", json_integer(movetime));
     json_object_set_new(how, "limits", limits);
     if (!strcmp(o->mode, "affective") && (strcmp(o->temperament.name, "neutral") || o->gain >= 0)) {
         json_t *affective = json_object();
@@ -247,14 +265,17 @@ static char (*game_fens(const GameWork *g))[FEN_BUFFER_SIZE]
     return fens;
 }
 
-/* Marks the positions the cache holds, with their results (and, affective, their emotions). */
+/* Marks the positions of this pass the cache holds, with their results (and, affective, their
+ * emotions). */
 static int cache_look_up(sqlite3 *db, const Options *o, GameWork *g)
 {
     char(*fens)[FEN_BUFFER_SIZE] = db ? game_fens(g) : NULL;
-    json_t *how = cache_how(o);
+    json_t *how = cache_how(g);
     int hits = 0;
     static Position p;
     for (int k = 0; fens && k < g->positions; k++) {
+        if (g->again && !g->again[k])
+            continue;
         char *key = eval_cache_key(fens[k], how), *value = key ? store_cache_lookup(db, key) : NULL;
         if (value && eval_cache_parse(value, fens[k], &g->result[k], &g->depths[k], &g->counts[k])) {
             g->cached[k] = true;
@@ -270,15 +291,15 @@ static int cache_look_up(sqlite3 *db, const Options *o, GameWork *g)
     return hits;
 }
 
-/* Writes the positions searched this time (one transaction). */
-static void cache_store(sqlite3 *db, const Options *o, const GameWork *g)
+/* Writes the positions this pass searched (one transaction). */
+static void cache_store(sqlite3 *db, const GameWork *g)
 {
     char(*fens)[FEN_BUFFER_SIZE] = db ? game_fens(g) : NULL;
-    json_t *how = cache_how(o);
+    json_t *how = cache_how(g);
     char err[200];
     bool ok = fens && store_exec(db, "BEGIN IMMEDIATE", err, sizeof err);
     for (int k = 0; ok && k < g->positions; k++) {
-        if (g->cached[k] || !g->result[k].has)
+        if (g->cached[k] || !g->result[k].has || (g->again && !g->again[k]))
             continue;
         char *key = eval_cache_key(fens[k], how), *value = eval_cache_value(&g->result[k], g->depths[k], g->counts[k]);
         ok = key && value && store_cache_store(db, key, value);
@@ -348,6 +369,85 @@ static void format_time(double s, char *out, size_t size)
         snprintf(out, size, "%dm%02ds", (int)(s / 60), (int)s % 60);
 }
 
+/* Where the whole run stands, for the progress line. */
+typedef struct {
+    int index, games;
+    int64_t t0;
+    long long done_positions, skipped_positions, positions;
+    uint64_t nodes_total;
+    bool tty;
+} Meter;
+
+/* Runs the workers over this pass's positions of `work` until every one is done or an interrupt
+ * stops them, showing progress on a terminal; true when all were done. */
+static bool run_pass(Worker *workers, int nw, GameWork *work, const Meter *m)
+{
+    work->next = work->done = 0;
+    for (int i = 0; i < nw; i++) {
+        workers[i].work = work;
+        pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]);
+    }
+    for (int shown = -1;;) {
+        pthread_mutex_lock(&work->lock);
+        int d = work->done;
+        uint64_t n = work->nodes;
+        if (Interrupted && !work->stop) {
+            work->stop = true;
+            for (int i = 0; i < nw; i++)
+                if (workers[i].search)
+                    search_stop(workers[i].search);
+                else
+                    match_engine_send(&workers[i].uci, "stop");
+        }
+        pthread_mutex_unlock(&work->lock);
+        if (d == work->positions || work->stop)
+            break;
+        if (m->tty && d != shown) {
+            double secs = (double)(time_now_ms() - m->t0) / 1000.0;
+            long long now = m->done_positions + d;
+            char eta[32];
+            format_time(now ? secs / (double)now * (double)(m->positions - m->skipped_positions - now) : -1, eta,
+                        sizeof eta);
+            fprintf(stderr, "\rannotate: game %d/%d%s, positions %lld/%lld, %.0f kN/s, ETA %s   ", m->index + 1,
+                    m->games, work->again ? " (second look)" : "", m->skipped_positions + now, m->positions,
+                    secs > 0 ? (double)(m->nodes_total + n) / secs / 1000 : 0.0, eta);
+            shown = d;
+        }
+        usleep(100000);
+    }
+    for (int i = 0; i < nw; i++)
+        pthread_join(workers[i].thread, NULL);
+    return work->done == work->positions && !work->stop;
+}
+
+/* The second look (review_second_look): the positions around the moves the first pass judged
+ * blunders searched again with the larger budget (or read from the cache under it), their results
+ * replacing the first ones. *again: how many. False if interrupted (or out of memory). */
+static bool second_look(Worker *workers, int nw, GameWork *work, sqlite3 *db, const Meter *m, int *again)
+{
+    *again = 0;
+    Review r;
+    bool *marks = calloc((size_t)work->positions, sizeof *marks);
+    if (!marks || !review_build(&r, work->start, work->moves, work->positions - 1, work->result)) {
+        free(marks);
+        return false;
+    }
+    *again = review_second_look(&r, marks);
+    review_free(&r);
+    bool finished = true;
+    if (*again) {
+        work->again = marks;
+        memset(work->cached, 0, sizeof *work->cached * (size_t)work->positions);
+        cache_look_up(db, work->o, work);
+        finished = run_pass(workers, nw, work, m);
+        if (finished && db)
+            cache_store(db, work);
+        work->again = NULL;
+    }
+    free(marks);
+    return finished;
+}
+
 /* A searched game reviewed and written: the annotated PGN to out, its JSON line to json (if any). The
  * game's moves past `plies` (--max-plies) are left out, as Lichess does. */
 static bool write_game(FILE *out, FILE *json, const PgnGame *g, int plies, int index, const GameWork *work, char *err,
@@ -393,14 +493,16 @@ static int usage(const char *why)
             "usage: feelfish annotate IN.pgn [--nodes N | --depth D | --movetime MS] [--mode classical|affective]\n"
             "                         [--temperament T] [--gain G] [--threads N] [--hash MB] [--max-plies N] [--games N]\n"
             "                         [--out OUT.pgn] [--json OUT.ndjson] [--engine cmd=PATH[,option.NAME=VALUE]...]\n"
-            "                         [--db FILE]\n"
+            "                         [--db FILE] [--no-second-look]\n"
             "  every game of IN.pgn analysed as Lichess's computer analysis (1,000,000 nodes per position by\n"
             "  default), written to OUT.pgn (default IN.annotated.pgn) with [%%eval], judgements and better\n"
             "  lines, and with --json one line per game in the API's shape. Interrupted, it resumes where it\n"
             "  stopped when run again with the same arguments. --games N: the first N games only. --engine: an\n"
             "  external UCI engine (e.g. /usr/games/stockfish) evaluates the positions instead, through the same\n"
             "  review, for comparison. --db FILE: the server's database; its evaluation cache is read (a position\n"
-            "  searched before with the same mode and limits is not searched again) and filled.\n",
+            "  searched before with the same mode and limits is not searched again) and filled. The two positions\n"
+            "  around each move judged a blunder are searched again with four times the budget (two plies deeper\n"
+            "  for --depth) before the review is final; --no-second-look: as Lichess, one search a position.\n",
             why);
     return 2;
 }
@@ -408,7 +510,7 @@ static int usage(const char *why)
 int annotate_command(int argc, char **argv, FILE *unused)
 {
     (void)unused; /* the outputs are files, the progress goes to stderr */
-    Options o = {.mode = "classical", .threads = 1, .hash = 16, .max_plies = MAX_PLIES, .gain = -1};
+    Options o = {.mode = "classical", .threads = 1, .hash = 16, .max_plies = MAX_PLIES, .gain = -1, .second_look = true};
     const char *temper = "neutral";
     static char default_out[1024];
     for (int i = 0; i < argc; i++) {
@@ -418,6 +520,10 @@ int annotate_command(int argc, char **argv, FILE *unused)
             if (o.in)
                 return usage("one input file only");
             o.in = a;
+            continue;
+        }
+        if (!strcmp(a, "--no-second-look")) {
+            o.second_look = false;
             continue;
         }
         i++;
@@ -510,8 +616,8 @@ int annotate_command(int argc, char **argv, FILE *unused)
     /* Resume? Only what the same settings wrote for the same input. */
     Progress prog = {0};
     snprintf(prog.settings, sizeof prog.settings,
-             "mode=%s temperament=%s nodes=%ld depth=%ld movetime=%ld plies=%ld engine=%s", o.mode, temper, o.nodes,
-             o.depth, o.movetime, o.max_plies, o.engine.cmd ? o.engine.cmd : "feelfish");
+             "mode=%s temperament=%s nodes=%ld depth=%ld movetime=%ld plies=%ld engine=%s second-look=%d", o.mode, temper,
+             o.nodes, o.depth, o.movetime, o.max_plies, o.engine.cmd ? o.engine.cmd : "feelfish", o.second_look);
     Progress old;
     bool resume = progress_read(&o, &old) && old.in_size == (long long)st.st_size &&
                   !strcmp(old.settings, prog.settings) && old.games <= games;
@@ -613,47 +719,17 @@ int annotate_command(int argc, char **argv, FILE *unused)
         int hits = cache_look_up(db, &o, &work);
         cached_positions += hits;
         pthread_mutex_init(&work.lock, NULL);
-        for (int i = 0; i < nw; i++) {
-            workers[i].work = &work;
-            pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]);
-        }
-        for (int shown = -1;;) {
-            pthread_mutex_lock(&work.lock);
-            int d = work.done;
-            uint64_t n = work.nodes;
-            if (Interrupted && !work.stop) {
-                work.stop = true;
-                for (int i = 0; i < nw; i++)
-                    if (workers[i].search)
-                        search_stop(workers[i].search);
-                    else
-                        match_engine_send(&workers[i].uci, "stop");
-            }
-            pthread_mutex_unlock(&work.lock);
-            if (d == work.positions || work.stop)
-                break;
-            if (tty && d != shown) {
-                double secs = (double)(time_now_ms() - t0) / 1000.0;
-                long long now = done_positions + d;
-                char eta[32];
-                format_time(now ? secs / (double)now * (double)(positions - skipped_positions - now) : -1, eta,
-                            sizeof eta);
-                fprintf(stderr, "\rannotate: game %d/%d, positions %lld/%lld, %.0f kN/s, ETA %s   ", index + 1, games,
-                        skipped_positions + now, positions, secs > 0 ? (double)(nodes_total + n) / secs / 1000 : 0.0,
-                        eta);
-                shown = d;
-            }
-            usleep(100000);
-        }
-        for (int i = 0; i < nw; i++)
-            pthread_join(workers[i].thread, NULL);
-        bool finished = work.done == work.positions && !work.stop;
+        Meter meter = {index, games, t0, done_positions, skipped_positions, positions, nodes_total, tty};
+        bool finished = run_pass(workers, nw, &work, &meter);
+        if (finished && db)
+            cache_store(db, &work);
+        int again = 0;
+        if (finished && o.second_look)
+            finished = second_look(workers, nw, &work, db, &meter, &again);
         if (work.engine_failed)
             fprintf(stderr, "annotate: game %d: the engine failed on some positions (left without an eval)\n",
                     index + 1);
         if (finished) {
-            if (db)
-                cache_store(db, &o, &work);
             if (!write_game(out, json, &g, plies, index, &work, err, sizeof err))
                 fprintf(stderr, "annotate: game %d: %s\n", index + 1, err);
             if (sync_file(out) && (!json || sync_file(json))) {
@@ -667,8 +743,9 @@ int annotate_command(int argc, char **argv, FILE *unused)
             nodes_total += work.nodes;
             if (!tty)
                 fprintf(stderr,
-                        "annotate: game %d/%d done (%d positions, %d from the cache), %lld/%lld positions in all\n",
-                        index + 1, games, work.positions, hits, skipped_positions + done_positions, positions);
+                        "annotate: game %d/%d done (%d positions, %d from the cache), %lld/%lld positions in all; a "
+                        "second look at %d\n",
+                        index + 1, games, work.positions, hits, skipped_positions + done_positions, positions, again);
         }
         pthread_mutex_destroy(&work.lock);
         free(start);

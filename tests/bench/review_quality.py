@@ -5,6 +5,9 @@ and by Stockfish (/usr/games/stockfish over UCI) through the same pipeline (`fee
   - the per-player accuracy correlation (goal >= 0.85),
   - the share of Stockfish's blunders that feelfish calls a mistake or blunder (goal >= 80 %),
   - the share of feelfish's blunders that Stockfish calls no error (goal <= 10 %),
+  feelfish as it reviews (a second look, four times deeper, at the positions around each move its first
+  searches judge a blunder) and with one search a position as Lichess (--no-second-look); Stockfish, the
+  reference, always as Lichess runs it: one search a position,
   - the same three for Stockfish at --nodes against Stockfish at --ceiling-nodes (ten times more),
     the ceiling any engine can reach on this measure, and for feelfish against that deeper reference,
   - speed: one 40-move game at --speed-nodes per position with 2 workers, feelfish beside Stockfish.
@@ -28,10 +31,12 @@ DATA = os.environ.get("FEELFISH_DATA", os.path.join(ROOT, "..", "shared", "data"
 SF = os.environ.get("STOCKFISH", "/usr/games/stockfish")
 
 
-def annotate(pgn, games, nodes, engine, out_dir, tag, threads=2, db=None):
+def annotate(pgn, games, nodes, engine, out_dir, tag, threads=2, db=None, second_look=True):
     js = os.path.join(out_dir, tag + ".ndjson")
     cmd = [FF, "annotate", pgn, "--games", str(games), "--nodes", str(nodes), "--threads", str(threads),
            "--out", os.path.join(out_dir, tag + ".pgn"), "--json", js]
+    if not second_look:
+        cmd.append("--no-second-look")
     if engine:
         cmd += ["--engine", engine]
     if db:
@@ -103,12 +108,15 @@ def main():
     if a.speed_only:
         return speed(a, tmp, a.speed_game)
     ff, t_ff = annotate(a.pgn, a.games, a.nodes, None, tmp, "feelfish")
-    sf, t_sf = annotate(a.pgn, a.games, a.nodes, "cmd=" + SF, tmp, "stockfish")
+    one, t_one = annotate(a.pgn, a.games, a.nodes, None, tmp, "feelfish-one", second_look=False)
+    sf, t_sf = annotate(a.pgn, a.games, a.nodes, "cmd=" + SF, tmp, "stockfish", second_look=False)
     plies = sum(len(g["analysis"]) for g in ff)
     print("review quality: %d games (%d plies) of %s at %d nodes per position, 2 workers each"
           % (len(ff), plies, os.path.basename(a.pgn), a.nodes))
-    print("  time: feelfish %.1f s, Stockfish %.1f s" % (t_ff, t_sf))
+    print("  time: feelfish %.1f s (one search a position: %.1f s), Stockfish %.1f s" % (t_ff, t_one, t_sf))
     agreement("feelfish", ff, "Stockfish", sf)
+    print("feelfish with one search a position (--no-second-look, as Lichess):")
+    agreement("feelfish", one, "Stockfish", sf)
     print("  mean accuracy: feelfish %.1f, Stockfish %.1f" % (mean_accuracy(ff), mean_accuracy(sf)))
     # The centipawn scales side by side (docs/calibration.md): Stockfish's cp against feelfish's on
     # the same positions, both within +-500 and neither a mate; the least-squares slope through 0.
@@ -120,7 +128,7 @@ def main():
               "within +-500), correlation %.3f" % (slope, len(pairs), pearson([x for x, _ in pairs], [y for _, y in pairs])))
     if a.ceiling_nodes:
         # The ceiling: how far Stockfish itself at --nodes agrees with Stockfish at ten times more.
-        deep, t_deep = annotate(a.pgn, a.games, a.ceiling_nodes, "cmd=" + SF, tmp, "stockfish-deep")
+        deep, t_deep = annotate(a.pgn, a.games, a.ceiling_nodes, "cmd=" + SF, tmp, "stockfish-deep", second_look=False)
         print("the ceiling: Stockfish at %d nodes against Stockfish at %d (%.1f s)" % (a.nodes, a.ceiling_nodes, t_deep))
         agreement("Stockfish %d" % a.nodes, sf, "Stockfish %d" % a.ceiling_nodes, deep)
         print("and feelfish at %d nodes against Stockfish at %d:" % (a.nodes, a.ceiling_nodes))
@@ -142,7 +150,7 @@ def speed(a, tmp, long_game):
         f.write(games[long_game] + "\n")
     db = os.path.join(tmp, "cache.db")
     one_ff, s_ff = annotate(sub, 1, a.speed_nodes, None, tmp, "speed-ff", db=db)
-    one_sf, s_sf = annotate(sub, 1, a.speed_nodes, "cmd=" + SF, tmp, "speed-sf")
+    one_sf, s_sf = annotate(sub, 1, a.speed_nodes, "cmd=" + SF, tmp, "speed-sf", second_look=False)
     again, s_again = annotate(sub, 1, a.speed_nodes, None, tmp, "speed-cached", db=db)
     n = len(one_ff[0]["analysis"])
     print("  speed: a %d-ply game at %d nodes per position, 2 workers: feelfish %.1f s, Stockfish %.1f s "

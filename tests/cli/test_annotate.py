@@ -173,6 +173,28 @@ evals = text.count("[%eval")
 check("earlier_evals_replaced", r.returncode == 0 and evals == 3 and "[%eval 0.17]" not in text
       and "[%clk 0:03:00]" in text and "good" in text, "exit %s; %d evals: %s" % (r.returncode, evals, text[-400:]))
 
+# 8c. The second look: the positions around each move judged a blunder searched again four times deeper
+# before the review is final (default), against one search a position as Lichess (--no-second-look): the
+# games it looked at again are reviewed from the deeper results (some judgement or eval differs), the others
+# are the same to the byte.
+def second_look_run(tag, *extra):
+    js_ = os.path.join(tmp, tag + ".ndjson")
+    r_ = subprocess.run([FF, "annotate", KASPAROV, "--games", "8", "--nodes", "3000", "--threads", "2",
+                         "--out", os.path.join(tmp, tag + ".pgn"), "--json", js_] + list(extra),
+                        cwd=ROOT, capture_output=True, text=True)
+    looks = [int(m_) for m_ in re.findall(r"a second look at (\d+)", r_.stderr)]
+    return r_, looks, open(js_).read().splitlines() if r_.returncode == 0 else []
+
+
+ra, looks_a, rows_a = second_look_run("look")
+rb, looks_b, rows_b = second_look_run("once", "--no-second-look")
+looked = [i for i, n in enumerate(looks_a) if n]
+print("    second look: positions searched again per game %s" % looks_a)
+check("second_look", ra.returncode == rb.returncode == 0 and len(looks_a) == len(looks_b) == 8 and looked
+      and all(looks_a[i] >= 2 for i in looked) and not any(looks_b)
+      and all((rows_a[i] != rows_b[i]) == (i in looked) for i in range(8)),
+      (looks_a, looks_b, [rows_a[i] == rows_b[i] for i in range(min(len(rows_a), len(rows_b)))], ra.stderr[-300:]))
+
 # 9. Bad input: a clear error, exit 2, nothing written.
 r = subprocess.run([FF, "annotate", KASPAROV, "--nodes", "lots"], cwd=ROOT, capture_output=True, text=True)
 check("bad_arguments", r.returncode == 2 and "--nodes takes a number" in r.stderr, r.stderr)

@@ -39,18 +39,23 @@ def analysed(s, body, timeout=120):
 def master_game():
     s = suite.server()
     st, j, _ = s.request("POST", "/api/game-analysis", {"pgn": MASTER, "limits": {"nodes": NODES}})
-    check("created_202", st == 202 and j.get("status") == "queued" and j.get("progress", {}).get("total") == 83, (st, j))
+    check("created_202", st == 202 and j.get("status") == "queued" and j.get("progress", {}).get("total") == 83
+          and j["progress"].get("secondLook") == {"done": 0, "total": 0}, (st, j))
     ws = WebSocket(s.ws_port)
     ws.send({"op": "subscribe", "gameAnalysis": j["id"]})
     t0 = time.monotonic()
     final, seen = ws.until(lambda m: m.get("type") == "gameAnalysis", timeout=120)
     ws.close()
     progress = [m for m in seen if m.get("type") == "progress"]
+    looks = [m for m in progress if m.get("secondLook")]  # the second look's positions, after all the others
+    look = (final or {}).get("progress", {}).get("secondLook", {})
     dones = [m["done"] for m in progress]
     print("    %d positions at %d nodes in %.1f s; %d progress frames" % (83, NODES, time.monotonic() - t0, len(progress)))
     check("progress_over_websocket", final and final["status"] == "done" and len(progress) >= 10
           and dones == sorted(dones) and progress[-1]["done"] <= 83 and all(m["total"] == 83 for m in progress)
-          and all("eval" in m or "mate" in m for m in progress), (len(progress), progress[:2], final and final["status"]))
+          and all("eval" in m or "mate" in m for m in progress)
+          and len(looks) == look.get("done") == look.get("total") and all(m["done"] == 83 for m in looks),
+          (len(progress), progress[:2], final and final["status"], len(looks), look))
     st, g, _ = s.request("GET", "/api/game-analysis/" + j["id"])
     state["master"] = g
     a = g.get("analysis", [])
@@ -219,6 +224,28 @@ def mate_judgement_and_mating_move():
               "Checkmate is now unavoidable.") and g["players"]["black"]["blunder"] >= 1, a[4:])
 
 
+@suite.test("second_look_deeper", "second_look_off")
+def second_look():
+    # 3... Nf6?? (mate in one) is judged a blunder: its two positions are searched again at four times the
+    # nodes, and the cache then holds them under those limits (an analysis at 4 x 3,000 nodes reads them).
+    s = suite.server()
+    moves = "e2e4 e7e5 f1c4 b8c6 d1h5 g8f6 h5f7"
+    st, j, g = analysed(s, {"moves": moves, "limits": {"nodes": 3000}})
+    look = (g or {}).get("progress", {}).get("secondLook", {})
+    st2, j2, g2 = analysed(s, {"moves": moves, "limits": {"nodes": 12000}, "secondLook": False})
+    p2 = (g2 or {}).get("progress", {})
+    blunders = [p["ply"] for p in (g or {}).get("analysis", []) if p.get("judgment", {}).get("name") == "Blunder"]
+    print("    second look at %s positions (blunders at plies %s); at 12,000 nodes %s from the cache"
+          % (look.get("total"), blunders, p2.get("cached")))
+    check("second_look_deeper", g and g["status"] == "done" and 6 in blunders and look.get("total", 0) >= 2
+          and look.get("done") == look.get("total") and p2.get("cached") == look.get("total"), (look, blunders, p2))
+    # off: one search a position (no secondLook in the progress), the same judgement of Nf6
+    st3, j3, g3 = analysed(s, {"moves": moves, "limits": {"nodes": 3000}, "secondLook": False})
+    a3 = (g3 or {}).get("analysis", [])
+    check("second_look_off", g3 and g3["status"] == "done" and "secondLook" not in g3["progress"] and len(a3) == 7
+          and a3[5].get("judgment", {}).get("name") == "Blunder", (g3 or {}).get("progress"))
+
+
 @suite.test("restart_keeps_result", "restart_mid_analysis_runs_again")
 def restarts():
     s = Server("--workers", "2")
@@ -276,6 +303,7 @@ def bad_input_codes():
         ({"moves": "e2e4", "limits": {"nodes": "many"}}, None),
         ({"moves": "e2e4", "pgn": MASTER}, "position_ambiguous"),
         ({"moves": "e2e4", "colour": "white"}, "unknown_field"),
+        ({"moves": "e2e4", "secondLook": "yes"}, "bad_type"),
         ({"moves": []}, "game_missing"),  # a game without a move: nothing to analyse
         ({"pgn": '[Event "x"]\n[Result "1-0"]\n\n1-0'}, "game_missing"),
         ({"pgn": '[Variant "Three-check"]\n\n1. e4 e5 2. Bc4 Nc6 3. Bxf7+ 1-0'}, "bad_pgn"),  # standard only

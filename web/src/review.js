@@ -36,10 +36,12 @@ function showError(e) {
   box.textContent = e instanceof ApiError ? `${e.message} (${e.code})` : String(e.message || e);
 }
 
-function progress(done, total) {
+// look: the second look's {done, total} (its positions searched again, deeper, once all have their search)
+function progress(done, total, look) {
   $('#review-progress').hidden = false;
   $('#review-bar-fill').style.width = `${total ? Math.round((100 * done) / total) : 0}%`;
-  $('#review-progress-text').textContent = `${done} / ${total} positions`;
+  $('#review-progress-text').textContent = `${done} / ${total} positions` +
+    (look && look.total ? `; a second look at the blunders: ${look.done} / ${look.total}` : '');
   $('#review-progress').dataset.done = String(done);
 }
 
@@ -179,7 +181,7 @@ const socket = new Socket(async () => {
   return wsUrlFrom(config);
 }, {
   message: (m) => {
-    if (m.type === 'progress' && m.gameAnalysis === following) progress(m.done, m.total);
+    if (m.type === 'progress' && m.gameAnalysis === following) progress(m.done, m.total, m.secondLook);
     else if (m.type === 'gameAnalysis' && m.id === following) {
       following = null;
       if (m.status === 'done') showResult(m);
@@ -203,7 +205,7 @@ async function analyse(pgn) {
     const r = await api.analyseGame({ pgn, mode: $('#review-mode').value, limits: { nodes: Number($('#review-nodes').value) } });
     following = r.id;
     history.replaceState(null, '', `?id=${r.id}`);
-    progress(r.progress.done, r.progress.total);
+    progress(r.progress.done, r.progress.total, r.progress.secondLook);
     if (socket.open) socket.send({ op: 'subscribe', gameAnalysis: r.id });
   } catch (e) {
     document.body.dataset.review = 'error';
@@ -240,7 +242,7 @@ document.addEventListener('keydown', (ev) => {
       if (r.status === 'done') showResult(r);
       else if (r.status === 'queued' || r.status === 'running') {
         following = r.id;
-        progress(r.progress.done, r.progress.total);
+        progress(r.progress.done, r.progress.total, r.progress.secondLook);
       }
     } else if (q.get('game')) {
       const pgn = await api.pgn(q.get('game'));

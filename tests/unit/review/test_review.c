@@ -231,6 +231,11 @@ static void test_annotated_game(void)
     CHECK(r.ply[5].eval.is_mate && r.ply[5].eval.mate == 1);
     CHECK_INT(r.player[BLACK].blunder, 1);
     CHECK_INT(r.player[WHITE].blunder + r.player[WHITE].mistake + r.player[WHITE].inaccuracy, 0);
+    /* the second look: the two positions around the one blunder (before and after 3... Nf6), no other */
+    bool marks[8] = {0};
+    CHECK_INT(review_second_look(&r, marks), 2);
+    for (int k = 0; k < 8; k++)
+        CHECK_MSG(marks[k] == (k == 5 || k == 6), "position %d", k);
     PgnGame out;
     CHECK(review_annotate(&r, &g, &out, err, sizeof err));
     char *pgn = pgn_write(&out);
