@@ -96,6 +96,15 @@ int review_second_look(const Review *r, bool *marks)
     return n;
 }
 
+void review_second_look_limits(int64_t *nodes, int64_t *depth, int64_t *movetime)
+{
+    int64_t *scaled[] = {nodes, movetime};
+    for (int i = 0; i < 2; i++)
+        *scaled[i] = *scaled[i] > INT64_MAX / REVIEW_SECOND_LOOK ? INT64_MAX : *scaled[i] * REVIEW_SECOND_LOOK;
+    if (*depth > 0)
+        *depth = *depth + 2 < MAX_PLY - 1 ? *depth + 2 : MAX_PLY - 1;
+}
+
 /* How many moves of the line are legal one after the other from p (the rest is dropped). */
 static int legal_prefix(const Position *p, const Move *line, int len, Position *tmp)
 {

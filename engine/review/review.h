@@ -81,6 +81,10 @@ void review_free(Review *r);
 #define REVIEW_SECOND_LOOK 4
 int review_second_look(const Review *r, bool *marks);
 
+/* The second look's limits from the first's, in place: nodes and time REVIEW_SECOND_LOOK times larger,
+ * a depth two plies more (below MAX_PLY); a limit that is 0 (not set) stays 0. */
+void review_second_look_limits(int64_t *nodes, int64_t *depth, int64_t *movetime);
+
 /* The judgement of a move from the evals before and after it (White's view), lila's CpAdvice, then
  * MateAdvice. */
 Judgement review_judge(const ReviewEval *prev, const ReviewEval *info, Color mover, MateSequence *seq);

@@ -1,7 +1,7 @@
-/* Whole-game analysis over the API: see game_analysis.h. */
+/* Whole-game analysis over the API, made and run: see game_analysis.h (read, cancelled and followed:
+ * game_analysis_access.c). */
 #include "game_analysis.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +15,7 @@
 #include "encode.h"
 #include "encode_review.h"
 #include "eval_cache.h"
+#include "game_analysis_state.h"
 #include "persist.h"
 #include "quota.h"
 #include "reply.h"
@@ -22,78 +23,34 @@
 #include "saves.h"
 
 #define MAX_PLIES 300         /* Lichess analyses the first 300 plies */
-#define IN_FLIGHT 4           /* positions of one analysis searched (or queued) at once */
 #define KEPT 256              /* analyses in memory; finished ones beyond are read back from storage */
 #define PER_CLIENT 4          /* unfinished analyses per client */
-#define SUBSCRIBERS 16        /* WebSocket sessions following one analysis */
 #define DEFAULT_NODES 1000000 /* Lichess's budget for a requested analysis */
 /* Whole-game analyses are background work: their positions are queued only while the queue is less
  * than half full, so requests someone waits for always find room. */
 #define QUEUE_SHARE 2
 
-typedef struct GameAnalysis GameAnalysis;
-
-typedef struct {
-    GameAnalysis *ga;
-    int index; /* the position: 0 the start, k after k plies */
-    Job *job;  /* held; released once its final event came (`ended`) */
-    bool ended;
-} Slot;
-
-struct GameAnalysis {
-    char id[24], owner[48];
-    JobStatus status;
-    json_t *request;  /* the client's body, as stored */
-    json_t *position; /* what each position's analysis request has besides its fen */
-    PgnGame game;     /* tags and the first MAX_PLIES moves */
-    Position *start;
-    char (*fens)[FEN_BUFFER_SIZE]; /* each position's (0: the start), replayed once */
-    int total, done, next;         /* positions: plies + 1 */
-    ReviewPosition *pos;
-    Emotion *emotions; /* affective: each position's, else NULL */
-    Slot slots[IN_FLIGHT];
-    int in_flight;
-    bool holding; /* unfinished with nothing in flight: it holds one of its owner's job places */
-    bool *cached; /* the position came from the evaluation cache (in this pass) */
-    int cache_hits;
-    /* The second look (review_second_look): once every position has its first search, the two around
-     * each move judged a blunder are searched again with `deeper`'s limits, then the review is built. */
-    bool second_look;  /* asked (the default) */
-    bool second;       /* under way: `next`, `cached` and the slots are its */
-    json_t *deeper;    /* what its positions' requests have besides their fen */
-    bool *again;       /* its positions */
-    int again_total, again_done;
-    bool looking;   /* the cache is being read: nothing is searched until it answers */
-    bool stored;    /* its creation is committed (or it was read back): nothing is searched before */
-    json_t *result; /* done: {analysis, players} */
-    char *pgn;      /* done: the annotated PGN */
-    int64_t created_ms, finished_ms;
-    WsSession *subs[SUBSCRIBERS];
-    int sub_count;
-    GameAnalysis *list_prev, *list_next; /* the analyses in memory, newest first */
-};
-
-static GameAnalysis *List;
+GameAnalysis *GameAnalyses;
 static int Count;
 
-static const char *const TopKeys[] = {"pgn",      "fen",      "moves", "mode",       "limits",
+static const char *const TopKeys[] = {"pgn",       "fen",      "moves", "mode",       "limits",
                                       "affective", "bayesian", "kind",  "secondLook", NULL};
 
-static GameAnalysis *find(const char *id)
+GameAnalysis *ga_find(const char *id)
 {
-    for (GameAnalysis *ga = List; ga; ga = ga->list_next)
+    for (GameAnalysis *ga = GameAnalyses; ga; ga = ga->list_next)
         if (!strcmp(ga->id, id))
             return ga;
     return NULL;
 }
 
-static bool unfinished(const GameAnalysis *ga) { return ga->status == JOB_QUEUED || ga->status == JOB_RUNNING; }
+bool ga_unfinished(const GameAnalysis *ga) { return ga->status == JOB_QUEUED || ga->status == JOB_RUNNING; }
 
 /* An analysis under way counts against its owner's --client-jobs-max as its positions in flight, and
  * as one while none is (between positions, reading the cache, waiting for room). */
 static void update_hold(GameAnalysis *ga)
 {
-    bool hold = unfinished(ga) && !ga->in_flight;
+    bool hold = ga_unfinished(ga) && !ga->in_flight;
     if (hold != ga->holding) {
         ga->holding = hold;
         quota_hold(ga->owner, hold ? 1 : -1);
@@ -124,12 +81,12 @@ static void evict(void)
 {
     while (Count > KEPT) {
         GameAnalysis *oldest = NULL;
-        for (GameAnalysis *ga = List; ga; ga = ga->list_next)
-            if (!unfinished(ga) && !ga->in_flight && !ga->looking)
+        for (GameAnalysis *ga = GameAnalyses; ga; ga = ga->list_next)
+            if (!ga_unfinished(ga) && !ga->in_flight && !ga->looking)
                 oldest = ga;
         if (!oldest)
             return;
-        LIST_UNLINK(List, oldest, list_prev, list_next);
+        LIST_UNLINK(GameAnalyses, oldest, list_prev, list_next);
         Count--;
         free_analysis(oldest);
     }
@@ -137,7 +94,7 @@ static void evict(void)
 
 /* ---- the JSON it is seen as ---- */
 
-static json_t *status_json(const GameAnalysis *ga)
+json_t *ga_status_json(const GameAnalysis *ga)
 {
     json_t *o = json_pack("{s:s, s:s, s:{s:i, s:i}}", "id", ga->id, "status", JobStatusNames[ga->status], "progress",
                           "done", ga->done, "total", ga->total);
@@ -164,9 +121,9 @@ static void send_to(GameAnalysis *ga, json_t *frame, bool progress)
     free(text);
 }
 
-static void send_final(GameAnalysis *ga)
+void ga_send_final(GameAnalysis *ga)
 {
-    json_t *o = status_json(ga);
+    json_t *o = ga_status_json(ga);
     json_object_set_new(o, "type", json_string("gameAnalysis"));
     send_to(ga, o, false);
     ga->sub_count = 0;
@@ -175,10 +132,10 @@ static void send_final(GameAnalysis *ga)
 /* ---- storage ---- */
 
 /* Its row: the request while it runs ("queued"), then what GET shows plus the PGN. */
-static void store_final(GameAnalysis *ga)
+void ga_store_final(GameAnalysis *ga)
 {
     update_hold(ga); /* it has ended */
-    json_t *o = status_json(ga);
+    json_t *o = ga_status_json(ga);
     if (ga->pgn)
         json_object_set_new(o, "pgn", json_string(ga->pgn));
     char *text = api_dumps(o, false);
@@ -192,7 +149,7 @@ static void share_progress(GameAnalysis *ga)
 {
     if (!shared_on())
         return;
-    json_t *o = status_json(ga);
+    json_t *o = ga_status_json(ga);
     char *text = api_dumps(o, false);
     json_decref(o);
     if (text)
@@ -258,12 +215,13 @@ static void cache_read_free(CacheRead *c)
 static void cache_read(void *arg)
 {
     CacheRead *c = arg;
-    GameAnalysis *ga = find(c->id);
+    GameAnalysis *ga = ga_find(c->id);
     if (ga && ga->looking) {
         ga->looking = false;
         for (int j = 0; j < c->n; j++) {
             int k = c->at[j];
-            if (c->values[j] && unfinished(ga) && eval_cache_parse(c->values[j], ga->fens[k], &ga->pos[k], NULL, NULL)) {
+            if (c->values[j] && ga_unfinished(ga) &&
+                eval_cache_parse(c->values[j], ga->fens[k], &ga->pos[k], NULL, NULL)) {
                 if (ga->emotions) { /* the emotion is appraised as for a search (request_analysis) */
                     ApiError e;
                     json_t *body = position_request(ga, k);
@@ -356,8 +314,8 @@ static void finish(GameAnalysis *ga)
     }
     ga->status = ga->result ? JOB_DONE : JOB_FAILED;
     ga->finished_ms = clock_wall_ms();
-    store_final(ga);
-    send_final(ga);
+    ga_store_final(ga);
+    ga_send_final(ga);
     log_msg(LOG_INFO, "game analysis %s %s: %d positions", ga->id, JobStatusNames[ga->status], ga->total);
 }
 
@@ -366,7 +324,7 @@ static void finish(GameAnalysis *ga)
 static bool start_second_look(GameAnalysis *ga)
 {
     Review r;
-    if (!ga->second_look || ga->second || !build_review(ga, &r))
+    if (!ga->second_look || ga->second || !ga->deeper_limits || !build_review(ga, &r))
         return false;
     ga->again = calloc((size_t)ga->total, sizeof *ga->again);
     ga->again_total = ga->again ? review_second_look(&r, ga->again) : 0;
@@ -398,7 +356,7 @@ static void on_job(Job *job, const JobEvent *ev, void *user)
     if (ev->kind != JOB_EVENT_FINAL || s->ended)
         return;
     s->ended = true;
-    if (ev->stopping || !unfinished(ga))
+    if (ev->stopping || !ga_unfinished(ga))
         return; /* shutting down (stored as queued: it runs again) or cancelled */
     ReviewPosition *rp = &ga->pos[s->index];
     if (ev->status == JOB_DONE && ev->result) {
@@ -412,7 +370,7 @@ static void on_job(Job *job, const JobEvent *ev, void *user)
         }
     } else if (!ga->second)
         rp->has = false; /* failed (timeout): the position has no eval, as lila's empty Info */
-    count_done(ga); /* (a second look that failed keeps the first search's result) */
+    count_done(ga);      /* (a second look that failed keeps the first search's result) */
     share_progress(ga);
     if (ga->sub_count) {
         json_t *f = json_pack("{s:s, s:s, s:i, s:i, s:i}", "type", "progress", "gameAnalysis", ga->id, "done", ga->done,
@@ -455,12 +413,13 @@ static void pump(GameAnalysis *ga)
         update_hold(ga);
         return; /* the cache answers first, and an analysis not acknowledged does not run */
     }
-    if (unfinished(ga) && pass_done(ga)) {
+    if (ga_unfinished(ga) && pass_done(ga)) {
         end_pass(ga);
+        update_hold(ga); /* (a second look reading the cache holds its place) */
         return;
     }
     static Position p;
-    while (unfinished(ga) && ga->next < ga->total && ga->in_flight < IN_FLIGHT && may_search(ga)) {
+    while (ga_unfinished(ga) && ga->next < ga->total && ga->in_flight < IN_FLIGHT && may_search(ga)) {
         if (ga->cached[ga->next] || !in_pass(ga, ga->next)) {
             ga->next++;
             continue;
@@ -500,34 +459,42 @@ static void pump(GameAnalysis *ga)
         job_add_listener(job, on_job, s);
         update_hold(ga); /* its place is now its position's */
     }
-    if (unfinished(ga) && pass_done(ga))
+    if (ga_unfinished(ga) && pass_done(ga))
         end_pass(ga);
     update_hold(ga);
 }
 
 void game_analysis_retry(void)
 {
-    for (GameAnalysis *ga = List; ga; ga = ga->list_next)
-        if (unfinished(ga))
+    for (GameAnalysis *ga = GameAnalyses; ga; ga = ga->list_next)
+        if (ga_unfinished(ga))
             pump(ga);
 }
 
 /* ---- a new analysis ---- */
 
-/* The second look's keys: the positions' with limits REVIEW_SECOND_LOOK times larger (two plies
- * deeper for a depth; the server's caps still apply). */
-static json_t *deeper_keys(const json_t *position)
+/* The second look's keys: the positions' with its limits (review_second_look_limits), within the
+ * server's caps. *deeper: some limit is larger than the first searches had (none is when those were
+ * at the caps already: then there is no second look to take). */
+static json_t *deeper_keys(const json_t *position, bool *deeper)
 {
     json_t *d = json_deep_copy(position), *limits = json_object_get(d, "limits");
-    static const char *const Scaled[] = {"nodes", "movetime"};
-    for (size_t i = 0; i < sizeof Scaled / sizeof Scaled[0]; i++) {
-        json_t *v = json_object_get(limits, Scaled[i]);
-        if (json_is_integer(v) && json_integer_value(v) <= LLONG_MAX / REVIEW_SECOND_LOOK)
-            json_object_set_new(limits, Scaled[i], json_integer(json_integer_value(v) * REVIEW_SECOND_LOOK));
+    static const char *const Names[] = {"nodes", "depth", "movetime"};
+    int64_t value[3], cap[3];
+    for (int i = 0; i < 3; i++) {
+        json_t *v = json_object_get(limits, Names[i]);
+        value[i] = json_is_integer(v) && json_integer_value(v) > 0 ? json_integer_value(v) : 0;
     }
-    json_t *depth = json_object_get(limits, "depth");
-    if (json_is_integer(depth) && json_integer_value(depth) < MAX_PLY)
-        json_object_set_new(limits, "depth", json_integer(json_integer_value(depth) + 2));
+    int64_t first[3] = {value[0], value[1], value[2]};
+    review_second_look_limits(&value[0], &value[1], &value[2]);
+    request_limit_caps(&cap[0], &cap[1], &cap[2]);
+    *deeper = false;
+    for (int i = 0; i < 3; i++)
+        if (value[i]) {
+            int64_t was = first[i] < cap[i] ? first[i] : cap[i], now = value[i] < cap[i] ? value[i] : cap[i];
+            *deeper = *deeper || now > was;
+            json_object_set_new(limits, Names[i], json_integer(now));
+        }
     return d;
 }
 
@@ -603,7 +570,7 @@ static GameAnalysis *build(json_t *body, const char *owner, const char *id, ApiE
         return NULL;
     }
     ga->second_look = !json_is_false(second_look);
-    ga->deeper = deeper_keys(ga->position);
+    ga->deeper = deeper_keys(ga->position, &ga->deeper_limits);
     ga->pos = calloc((size_t)ga->total, sizeof *ga->pos);
     ga->cached = calloc((size_t)ga->total, sizeof *ga->cached);
     json_t *mode = json_object_get(ga->position, "mode");
@@ -623,7 +590,7 @@ static GameAnalysis *build(json_t *body, const char *owner, const char *id, ApiE
         snprintf(ga->id, sizeof ga->id, "%s", id); /* resumed: the id it was stored with */
     else
         ids_random_hex(ga->id, 16);
-    LIST_PUSH(List, ga, list_prev, list_next);
+    LIST_PUSH(GameAnalyses, ga, list_prev, list_next);
     Count++;
     evict();
     look_up(ga);
@@ -632,7 +599,7 @@ static GameAnalysis *build(json_t *body, const char *owner, const char *id, ApiE
 
 static void answer_created(Request *r, bool ok, void *arg)
 {
-    GameAnalysis *ga = find(arg);
+    GameAnalysis *ga = ga_find(arg);
     free(arg);
     if (!ga)
         api_reply_fail(r, 404, "unknown_analysis", NULL, "the analysis is gone");
@@ -642,7 +609,7 @@ static void answer_created(Request *r, bool ok, void *arg)
         saves_reply_unavailable(r);
     } else {
         ga->stored = true;
-        api_reply_json(r, 202, status_json(ga));
+        api_reply_json(r, 202, ga_status_json(ga));
         pump(ga);
     }
 }
@@ -655,8 +622,8 @@ void game_analysis_create(Request *r, const char *param)
         return;
     Identity who = auth_of(r);
     int mine = 0;
-    for (GameAnalysis *ga = List; ga; ga = ga->list_next)
-        mine += unfinished(ga) && !strcmp(ga->owner, who.who);
+    for (GameAnalysis *ga = GameAnalyses; ga; ga = ga->list_next)
+        mine += ga_unfinished(ga) && !strcmp(ga->owner, who.who);
     ApiError e;
     if (mine >= PER_CLIENT) {
         json_decref(body);
@@ -703,151 +670,11 @@ bool game_analysis_resume(const char *id, const char *owner, const char *request
     return true;
 }
 
-/* ---- reading, cancelling, following ---- */
-
-static bool valid_id(const char *id)
-{
-    size_t n = strlen(id);
-    return n > 0 && n < 24 && strspn(id, "0123456789abcdef") == n;
-}
-
-static bool asks_pgn(const Request *r)
-{
-    size_t n = strlen(r->path);
-    return n > 4 && !strcmp(r->path + n - 4, "/pgn");
-}
-
-static void loaded(json_t *o, const char *owner, void *user)
-{
-    Request *r = user;
-    bool want_pgn = asks_pgn(r);
-    ApiError e;
-    Identity who = auth_of(r);
-    const char *pgn = json_string_value(json_object_get(o, "pgn"));
-    if (!o || !json_object_get(o, "progress"))
-        api_reply_fail(r, 404, "unknown_analysis", NULL, "no game analysis with that id");
-    else if (!auth_sees_job(owner, &who, &e))
-        api_reply_error(r, &e);
-    else if (want_pgn && !pgn)
-        api_reply_fail(r, 409, "not_done", NULL, "the analysis is %s: it has no annotated PGN",
-                       json_string_value(json_object_get(o, "status")));
-    else if (want_pgn)
-        http_reply(r, 200, "application/x-chess-pgn", pgn, strlen(pgn));
-    else {
-        json_object_del(o, "pgn");
-        api_reply_json(r, 200, json_incref(o));
-    }
-    json_decref(o);
-    http_resume(r);
-}
-
-static void forget_load(Request *r) { persist_load_forget(r->waiter); }
-
-/* In memory, or read back from storage (finished, or from before a restart). */
-static void lookup(Request *r, const char *id, bool pgn)
-{
-    if (!valid_id(id)) {
-        api_reply_fail(r, 404, "unknown_analysis", NULL, "no game analysis with id '%.40s'", id);
-        return;
-    }
-    GameAnalysis *ga = find(id);
-    ApiError e;
-    Identity who = auth_of(r);
-    if (ga) {
-        if (!auth_sees_job(ga->owner, &who, &e))
-            api_reply_error(r, &e);
-        else if (pgn && !ga->pgn)
-            api_reply_fail(r, 409, "not_done", NULL, "the analysis is %s: it has no annotated PGN yet",
-                           JobStatusNames[ga->status]);
-        else if (pgn)
-            http_reply(r, 200, "application/x-chess-pgn", ga->pgn, strlen(ga->pgn));
-        else
-            api_reply_json(r, 200, status_json(ga));
-        return;
-    }
-    PersistLoad *load = persist_load_job(id, loaded, r);
-    if (!load) {
-        api_reply_fail(r, 404, "unknown_analysis", NULL, "no game analysis with id '%.40s'", id);
-        return;
-    }
-    http_suspend(r, load, forget_load);
-}
-
-void game_analysis_get(Request *r, const char *id) { lookup(r, id, false); }
-void game_analysis_pgn(Request *r, const char *id) { lookup(r, id, true); }
-
-void game_analysis_delete(Request *r, const char *id)
-{
-    GameAnalysis *ga = valid_id(id) ? find(id) : NULL;
-    ApiError e;
-    Identity who = auth_of(r);
-    if (!ga) {
-        api_reply_fail(r, 404, "unknown_analysis", NULL, "no game analysis under way with id '%.40s'", id);
-        return;
-    }
-    if (!auth_owns_job(ga->owner, &who, &e)) {
-        api_reply_error(r, &e);
-        return;
-    }
-    if (unfinished(ga)) {
-        ga->status = JOB_CANCELLED;
-        ga->finished_ms = clock_wall_ms();
-        for (int i = 0; i < IN_FLIGHT; i++)
-            if (ga->slots[i].job && !ga->slots[i].ended)
-                jobs_cancel(ga->slots[i].job);
-        store_final(ga);
-        send_final(ga);
-    }
-    api_reply_json(r, 200, status_json(ga));
-}
-
-bool game_analysis_subscribe(WsSession *ws, const char *id, const Identity *who, ApiError *e)
-{
-    GameAnalysis *ga = id ? find(id) : NULL;
-    if (!ga) {
-        api_error_set(e, 404, "unknown_analysis", "gameAnalysis", "no game analysis with id '%.40s' in memory",
-                      id ? id : "");
-        return false;
-    }
-    if (!auth_sees_job(ga->owner, who, e))
-        return false;
-    if (!unfinished(ga)) {
-        json_t *o = status_json(ga);
-        json_object_set_new(o, "type", json_string("gameAnalysis"));
-        char *text = api_dumps(o, false);
-        json_decref(o);
-        if (text)
-            ws_send(ws, text, strlen(text), false, ga->id, 0);
-        free(text);
-        return true;
-    }
-    for (int i = 0; i < ga->sub_count; i++)
-        if (ga->subs[i] == ws)
-            return true;
-    if (ga->sub_count == SUBSCRIBERS) {
-        api_error_set(e, 429, "too_many_subscribers", "gameAnalysis", "%d connections follow this analysis already",
-                      SUBSCRIBERS);
-        return false;
-    }
-    ga->subs[ga->sub_count++] = ws;
-    return true;
-}
-
-void game_analysis_forget_session(WsSession *ws)
-{
-    for (GameAnalysis *ga = List; ga; ga = ga->list_next)
-        for (int i = 0; i < ga->sub_count;)
-            if (ga->subs[i] == ws)
-                ga->subs[i] = ga->subs[--ga->sub_count];
-            else
-                i++;
-}
-
 void game_analysis_shutdown(void)
 {
-    while (List) {
-        GameAnalysis *ga = List;
-        LIST_UNLINK(List, ga, list_prev, list_next);
+    while (GameAnalyses) {
+        GameAnalysis *ga = GameAnalyses;
+        LIST_UNLINK(GameAnalyses, ga, list_prev, list_next);
         for (int i = 0; i < IN_FLIGHT; i++)
             if (ga->slots[i].job) {
                 job_remove_listener(ga->slots[i].job, on_job, &ga->slots[i]);

@@ -16,6 +16,13 @@ static const ServerConfig *Cfg;
 
 void request_set_config(const ServerConfig *cfg) { Cfg = cfg; }
 
+void request_limit_caps(int64_t *nodes, int64_t *depth, int64_t *movetime)
+{
+    *nodes = Cfg->max_nodes;
+    *depth = Cfg->max_depth;
+    *movetime = Cfg->max_movetime;
+}
+
 /* ---- JSON helpers ---- */
 
 static bool is_uint(json_t *v) { return json_is_integer(v) && json_integer_value(v) >= 0; }

@@ -12,6 +12,10 @@
 
 /* The caps requests are held to (depth, nodes, movetime, MultiPV). */
 void request_set_config(const ServerConfig *cfg);
+
+/* The server's caps on a search's limits (--max-nodes, --max-depth, --max-movetime): a larger limit
+ * asked is searched at the cap. */
+void request_limit_caps(int64_t *nodes, int64_t *depth, int64_t *movetime);
 /* Validates an analysis request (REST body or WebSocket op) into a new job, not yet submitted;
  * NULL with e set. stream: the WebSocket's analyse op, which may run until stopped and carries "op"
  * and "id" besides. */

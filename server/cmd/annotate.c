@@ -36,7 +36,7 @@ static void on_signal(int sig) { Interrupted = sig; }
 typedef struct {
     const char *in, *out, *json, *mode, *db;
     long nodes, depth, movetime, threads, hash, max_plies, games;
-    bool second_look; /* the blunders' positions searched again deeper (review_second_look) */
+    bool second_look;        /* the blunders' positions searched again deeper (review_second_look) */
     Temperament temperament; /* affective: the one asked, at the gain asked (gain < 0: its own) */
     double gain;
     MatchEngineConfig engine; /* --engine: an external UCI engine evaluates instead (engine.cmd set) */
@@ -81,20 +81,20 @@ typedef struct {
 #define UCI_TIMEOUT_MS 600000
 
 /* The budget of a position's search: the options', or the second look's (review_second_look). */
-static void pass_limits(const GameWork *g, long *nodes, long *depth, long *movetime)
+static void pass_limits(const GameWork *g, int64_t *nodes, int64_t *depth, int64_t *movetime)
 {
-    const Options *o = g->o;
-    long f = g->again ? REVIEW_SECOND_LOOK : 1;
-    *nodes = o->nodes * f;
-    *depth = o->depth && g->again ? (o->depth + 2 < MAX_PLY - 1 ? o->depth + 2 : MAX_PLY - 1) : o->depth;
-    *movetime = o->movetime * f;
+    *nodes = g->o->nodes;
+    *depth = g->o->depth;
+    *movetime = g->o->movetime;
+    if (g->again)
+        review_second_look_limits(nodes, depth, movetime);
 }
 
 /* The --engine's view of p: "ucinewgame" (a clean hash, as search_clear), then the same budget;
  * the last info line of the first line (score, pv) before bestmove. False if the engine failed. */
 static bool uci_evaluate(Worker *w, const Position *p, ReviewPosition *r, uint64_t *nodes)
 {
-    long nodes_limit, depth, movetime;
+    int64_t nodes_limit, depth, movetime;
     pass_limits(w->work, &nodes_limit, &depth, &movetime);
     char fen[FEN_BUFFER_SIZE], line[MATCH_LINE_MAX], err[200];
     fen_write(p, fen);
@@ -102,11 +102,11 @@ static bool uci_evaluate(Worker *w, const Position *p, ReviewPosition *r, uint64
         !match_engine_send(&w->uci, "position fen %s", fen))
         return false;
     if (nodes_limit)
-        match_engine_send(&w->uci, "go nodes %ld", nodes_limit);
+        match_engine_send(&w->uci, "go nodes %lld", (long long)nodes_limit);
     else if (depth)
-        match_engine_send(&w->uci, "go depth %ld", depth);
+        match_engine_send(&w->uci, "go depth %lld", (long long)depth);
     else
-        match_engine_send(&w->uci, "go movetime %ld", movetime);
+        match_engine_send(&w->uci, "go movetime %lld", (long long)movetime);
     int64_t deadline = match_now_ns() + (int64_t)UCI_TIMEOUT_MS * 1000000;
     for (;;) {
         MatchReadResult rr = match_engine_read_line(&w->uci, line, sizeof line, deadline);
@@ -150,7 +150,7 @@ static void evaluate_position(Worker *w, int k)
             position_trim_history(p);
         position_make_move(p, g->moves[i]);
     }
-    ReviewPosition *r = &g->result[k];
+    ReviewPosition *r = &g->result[k], first = *r; /* first: the first pass's, kept if a second look fails */
     memset(r, 0, sizeof *r);
     r->has = true;
     Evaluator eval;
@@ -167,7 +167,10 @@ static void evaluate_position(Worker *w, int k)
     uint64_t nodes = 0;
     if (!w->search) {
         if (!uci_evaluate(w, p, r, &nodes)) {
-            r->has = false; /* no eval for this position: lila's Info with an empty eval */
+            if (g->again)
+                *r = first;
+            else
+                r->has = false; /* no eval for this position: lila's Info with an empty eval */
             pthread_mutex_lock(&g->lock);
             g->engine_failed = true;
             pthread_mutex_unlock(&g->lock);
@@ -175,7 +178,7 @@ static void evaluate_position(Worker *w, int k)
     } else {
         SearchLimits l;
         search_limits_init(&l);
-        long nodes_limit, depth, movetime;
+        int64_t nodes_limit, depth, movetime;
         pass_limits(g, &nodes_limit, &depth, &movetime);
         l.nodes = (uint64_t)nodes_limit;
         l.depth = (int)depth;
@@ -220,7 +223,7 @@ static void *worker_main(void *arg)
 static json_t *cache_how(const GameWork *g)
 {
     const Options *o = g->o;
-    long nodes, depth, movetime;
+    int64_t nodes, depth, movetime;
     pass_limits(g, &nodes, &depth, &movetime);
     json_t *limits = json_object(), *how = json_pack("{s:s}", "mode", o->mode);
     if (nodes)
@@ -402,9 +405,9 @@ static bool run_pass(Worker *workers, int nw, GameWork *work, const Meter *m)
         pthread_mutex_unlock(&work->lock);
         if (d == work->positions || work->stop)
             break;
-        if (m->tty && d != shown) {
+        if (m->tty && d != shown) { /* in the second look the game's positions all have their search */
             double secs = (double)(time_now_ms() - m->t0) / 1000.0;
-            long long now = m->done_positions + d;
+            long long now = m->done_positions + (work->again ? work->positions : d);
             char eta[32];
             format_time(now ? secs / (double)now * (double)(m->positions - m->skipped_positions - now) : -1, eta,
                         sizeof eta);
@@ -422,7 +425,7 @@ static bool run_pass(Worker *workers, int nw, GameWork *work, const Meter *m)
 
 /* The second look (review_second_look): the positions around the moves the first pass judged
  * blunders searched again with the larger budget (or read from the cache under it), their results
- * replacing the first ones. *again: how many. False if interrupted (or out of memory). */
+ * replacing the first ones. *again: how many. False if interrupted. */
 static bool second_look(Worker *workers, int nw, GameWork *work, sqlite3 *db, const Meter *m, int *again)
 {
     *again = 0;
@@ -430,7 +433,8 @@ static bool second_look(Worker *workers, int nw, GameWork *work, sqlite3 *db, co
     bool *marks = calloc((size_t)work->positions, sizeof *marks);
     if (!marks || !review_build(&r, work->start, work->moves, work->positions - 1, work->result)) {
         free(marks);
-        return false;
+        fprintf(stderr, "annotate: out of memory for the second look: the game is reviewed from its first searches\n");
+        return true;
     }
     *again = review_second_look(&r, marks);
     review_free(&r);
@@ -488,29 +492,31 @@ static bool write_game(FILE *out, FILE *json, const PgnGame *g, int plies, int i
 
 static int usage(const char *why)
 {
-    fprintf(stderr,
-            "annotate: %s\n"
-            "usage: feelfish annotate IN.pgn [--nodes N | --depth D | --movetime MS] [--mode classical|affective]\n"
-            "                         [--temperament T] [--gain G] [--threads N] [--hash MB] [--max-plies N] [--games N]\n"
-            "                         [--out OUT.pgn] [--json OUT.ndjson] [--engine cmd=PATH[,option.NAME=VALUE]...]\n"
-            "                         [--db FILE] [--no-second-look]\n"
-            "  every game of IN.pgn analysed as Lichess's computer analysis (1,000,000 nodes per position by\n"
-            "  default), written to OUT.pgn (default IN.annotated.pgn) with [%%eval], judgements and better\n"
-            "  lines, and with --json one line per game in the API's shape. Interrupted, it resumes where it\n"
-            "  stopped when run again with the same arguments. --games N: the first N games only. --engine: an\n"
-            "  external UCI engine (e.g. /usr/games/stockfish) evaluates the positions instead, through the same\n"
-            "  review, for comparison. --db FILE: the server's database; its evaluation cache is read (a position\n"
-            "  searched before with the same mode and limits is not searched again) and filled. The two positions\n"
-            "  around each move judged a blunder are searched again with four times the budget (two plies deeper\n"
-            "  for --depth) before the review is final; --no-second-look: as Lichess, one search a position.\n",
-            why);
+    fprintf(
+        stderr,
+        "annotate: %s\n"
+        "usage: feelfish annotate IN.pgn [--nodes N | --depth D | --movetime MS] [--mode classical|affective]\n"
+        "                         [--temperament T] [--gain G] [--threads N] [--hash MB] [--max-plies N] [--games N]\n"
+        "                         [--out OUT.pgn] [--json OUT.ndjson] [--engine cmd=PATH[,option.NAME=VALUE]...]\n"
+        "                         [--db FILE] [--no-second-look]\n"
+        "  every game of IN.pgn analysed as Lichess's computer analysis (1,000,000 nodes per position by\n"
+        "  default), written to OUT.pgn (default IN.annotated.pgn) with [%%eval], judgements and better\n"
+        "  lines, and with --json one line per game in the API's shape. Interrupted, it resumes where it\n"
+        "  stopped when run again with the same arguments. --games N: the first N games only. --engine: an\n"
+        "  external UCI engine (e.g. /usr/games/stockfish) evaluates the positions instead, through the same\n"
+        "  review, for comparison. --db FILE: the server's database; its evaluation cache is read (a position\n"
+        "  searched before with the same mode and limits is not searched again) and filled. The two positions\n"
+        "  around each move judged a blunder are searched again with four times the budget (two plies deeper\n"
+        "  for --depth) before the review is final; --no-second-look: as Lichess, one search a position.\n",
+        why);
     return 2;
 }
 
 int annotate_command(int argc, char **argv, FILE *unused)
 {
     (void)unused; /* the outputs are files, the progress goes to stderr */
-    Options o = {.mode = "classical", .threads = 1, .hash = 16, .max_plies = MAX_PLIES, .gain = -1, .second_look = true};
+    Options o = {
+        .mode = "classical", .threads = 1, .hash = 16, .max_plies = MAX_PLIES, .gain = -1, .second_look = true};
     const char *temper = "neutral";
     static char default_out[1024];
     for (int i = 0; i < argc; i++) {
@@ -616,8 +622,9 @@ int annotate_command(int argc, char **argv, FILE *unused)
     /* Resume? Only what the same settings wrote for the same input. */
     Progress prog = {0};
     snprintf(prog.settings, sizeof prog.settings,
-             "mode=%s temperament=%s nodes=%ld depth=%ld movetime=%ld plies=%ld engine=%s second-look=%d", o.mode, temper,
-             o.nodes, o.depth, o.movetime, o.max_plies, o.engine.cmd ? o.engine.cmd : "feelfish", o.second_look);
+             "mode=%s temperament=%s nodes=%ld depth=%ld movetime=%ld plies=%ld engine=%s second-look=%d", o.mode,
+             temper, o.nodes, o.depth, o.movetime, o.max_plies, o.engine.cmd ? o.engine.cmd : "feelfish",
+             o.second_look);
     Progress old;
     bool resume = progress_read(&o, &old) && old.in_size == (long long)st.st_size &&
                   !strcmp(old.settings, prog.settings) && old.games <= games;

@@ -245,8 +245,9 @@ static void test_annotated_game(void)
     CHECK_MSG(strstr(pgn, "[Annotator \"feelfish\"]"), "%s", pgn);
     CHECK_MSG(strstr(pgn, "1. e4 { [%eval 0.25] }"), "%s", pgn);
     CHECK_MSG(strstr(pgn, "3. Qh5!? $14 { [%eval -1.2] }"), "%s", pgn); /* the game's own glyphs kept */
-    CHECK_MSG(strstr(pgn, "3... Nf6?? $32 { (-1.20 \xe2\x86\x92 Mate in 1) Checkmate is now unavoidable. g6 was best. } "
-                          "{ [%eval #1] } (3... g6)"),
+    CHECK_MSG(strstr(pgn,
+                     "3... Nf6?? $32 { (-1.20 \xe2\x86\x92 Mate in 1) Checkmate is now unavoidable. g6 was best. } "
+                     "{ [%eval #1] } (3... g6)"),
               "%s", pgn);
     CHECK_MSG(strstr(pgn, "4. Qxf7# { White wins by checkmate. } 1-0"), "%s", pgn);
     /* read back: the same moves; the judged move's glyph as its NAG, its own "!" replaced, its $32 kept */
