@@ -64,7 +64,6 @@ static void free_analysis(GameAnalysis *ga)
     json_decref(ga->request);
     json_decref(ga->position);
     json_decref(ga->deeper);
-    free(ga->again);
     json_decref(ga->result);
     pgn_game_free(&ga->game);
     free(ga->start);
@@ -166,9 +165,6 @@ static const json_t *pass_keys(const GameAnalysis *ga) { return ga->second ? ga-
 
 static char *cache_key(const GameAnalysis *ga, int k) { return eval_cache_key(ga->fens[k], pass_keys(ga)); }
 
-/* Whether position k is searched in the pass under way. */
-static bool in_pass(const GameAnalysis *ga, int k) { return !ga->second || ga->again[k]; }
-
 /* A position of the pass under way has its result. */
 static void count_done(GameAnalysis *ga)
 {
@@ -257,7 +253,7 @@ static void look_up(GameAnalysis *ga)
     }
     snprintf(c->id, sizeof c->id, "%s", ga->id);
     for (int k = 0; k < ga->total; k++)
-        if (in_pass(ga, k) && (c->keys[c->n] = cache_key(ga, k)))
+        if (!ga->cached[k] && (c->keys[c->n] = cache_key(ga, k)))
             c->at[c->n++] = k;
     ga->looking = true;
     if (!persist_cache_get(c->keys, c->values, c->n, cache_read, c)) {
@@ -295,22 +291,22 @@ static bool build_review(const GameAnalysis *ga, Review *r)
     return ok;
 }
 
-static void finish(GameAnalysis *ga)
+/* The analysis ends with its review r (NULL: out of memory, it failed); r is freed here. */
+static void finish(GameAnalysis *ga, Review *r)
 {
-    Review r;
-    if (build_review(ga, &r)) {
+    if (r) {
         json_t *affective = json_object_get(ga->position, "mode");
         bool feelings = affective && !strcmp(json_string_value(affective), "affective") && ga->emotions;
-        ga->result = encode_review(&r, ga->start, feelings ? ga->emotions : NULL);
+        ga->result = encode_review(r, ga->start, feelings ? ga->emotions : NULL);
         if (affective && !strcmp(json_string_value(affective), "bayesian"))
             add_styles(ga);
         PgnGame annotated;
         char err[200];
-        if (review_annotate(&r, &ga->game, &annotated, err, sizeof err)) {
+        if (review_annotate(r, &ga->game, &annotated, err, sizeof err)) {
             ga->pgn = pgn_write(&annotated);
             pgn_game_free(&annotated);
         }
-        review_free(&r);
+        review_free(r);
     }
     ga->status = ga->result ? JOB_DONE : JOB_FAILED;
     ga->finished_ms = clock_wall_ms();
@@ -319,32 +315,33 @@ static void finish(GameAnalysis *ga)
     log_msg(LOG_INFO, "game analysis %s %s: %d positions", ga->id, JobStatusNames[ga->status], ga->total);
 }
 
-/* Starts the second look when it was asked and the first pass judged some move a blunder; false
- * when there is none to take. */
-static bool start_second_look(GameAnalysis *ga)
-{
-    Review r;
-    if (!ga->second_look || ga->second || !ga->deeper_limits || !build_review(ga, &r))
-        return false;
-    ga->again = calloc((size_t)ga->total, sizeof *ga->again);
-    ga->again_total = ga->again ? review_second_look(&r, ga->again) : 0;
-    review_free(&r);
-    if (!ga->again_total)
-        return false;
-    ga->second = true;
-    ga->next = 0;
-    memset(ga->cached, 0, sizeof *ga->cached * (size_t)ga->total);
-    look_up(ga);
-    if (!ga->looking)
-        pump(ga); /* the cache could not be asked: everything is searched */
-    return true;
-}
-
-/* Every position of the pass under way has its result: the second look next, or the end. */
+/* Every position of the pass under way has its result. After the first pass, when the second look
+ * was asked and some move was judged a blunder, it is taken: the positions it does not take keep
+ * their result (marked `cached`), the others are searched again with `deeper`'s limits (or read
+ * from the cache under them). Otherwise, or after it, the analysis ends with the review. */
 static void end_pass(GameAnalysis *ga)
 {
-    if (!start_second_look(ga))
-        finish(ga);
+    Review r;
+    bool reviewed = build_review(ga, &r);
+    bool *marks = reviewed && ga->second_look && !ga->second && ga->deeper_limits
+                      ? calloc((size_t)ga->total, sizeof *marks)
+                      : NULL;
+    int n = marks ? review_second_look(&r, marks) : 0;
+    if (!n) {
+        free(marks);
+        finish(ga, reviewed ? &r : NULL);
+        return;
+    }
+    review_free(&r);
+    for (int k = 0; k < ga->total; k++)
+        ga->cached[k] = !marks[k]; /* not in the second look: its result stands */
+    free(marks);
+    ga->again_total = n;
+    ga->second = true;
+    ga->next = 0;
+    look_up(ga);
+    if (!ga->looking)
+        pump(ga); /* the cache could not be asked: its positions are searched */
 }
 
 static void on_job(Job *job, const JobEvent *ev, void *user)
@@ -420,7 +417,7 @@ static void pump(GameAnalysis *ga)
     }
     static Position p;
     while (ga_unfinished(ga) && ga->next < ga->total && ga->in_flight < IN_FLIGHT && may_search(ga)) {
-        if (ga->cached[ga->next] || !in_pass(ga, ga->next)) {
+        if (ga->cached[ga->next]) {
             ga->next++;
             continue;
         }

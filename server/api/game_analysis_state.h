@@ -37,7 +37,7 @@ struct GameAnalysis {
     Slot slots[IN_FLIGHT];
     int in_flight;
     bool holding; /* unfinished with nothing in flight: it holds one of its owner's job places */
-    bool *cached; /* the position came from the evaluation cache (in this pass) */
+    bool *cached; /* the position has its result for this pass: from the evaluation cache, or not in it */
     int cache_hits;
     /* The second look (review_second_look): once every position has its first search, the two around
      * each move judged a blunder are searched again with `deeper`'s limits, then the review is built. */
@@ -45,7 +45,6 @@ struct GameAnalysis {
     bool second;        /* under way: `next`, `cached` and the slots are its */
     json_t *deeper;     /* what its positions' requests have besides their fen */
     bool deeper_limits; /* some limit in `deeper` is larger than the first searches' (else no second look) */
-    bool *again;        /* its positions */
     int again_total, again_done;
     bool looking;   /* the cache is being read: nothing is searched until it answers */
     bool stored;    /* its creation is committed (or it was read back): nothing is searched before */

@@ -53,7 +53,7 @@ typedef struct {
     int *depths;       /* each searched position's depth (0 from an --engine) ... */
     uint64_t *counts;  /* ... and nodes */
     Emotion *emotions; /* affective: the emotion of each position (its evaluator's), or NULL */
-    const bool *again; /* the second look: the positions searched again (NULL in the first pass) */
+    bool deeper;       /* the second look: its limits; the positions it does not take are marked cached */
     pthread_mutex_t lock;
     int next, done;
     uint64_t nodes;
@@ -86,7 +86,7 @@ static void pass_limits(const GameWork *g, int64_t *nodes, int64_t *depth, int64
     *nodes = g->o->nodes;
     *depth = g->o->depth;
     *movetime = g->o->movetime;
-    if (g->again)
+    if (g->deeper)
         review_second_look_limits(nodes, depth, movetime);
 }
 
@@ -167,7 +167,7 @@ static void evaluate_position(Worker *w, int k)
     uint64_t nodes = 0;
     if (!w->search) {
         if (!uci_evaluate(w, p, r, &nodes)) {
-            if (g->again)
+            if (g->deeper)
                 *r = first;
             else
                 r->has = false; /* no eval for this position: lila's Info with an empty eval */
@@ -207,7 +207,7 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&g->lock);
         if (k < 0)
             break;
-        if (!g->cached[k] && (!g->again || g->again[k]))
+        if (!g->cached[k])
             evaluate_position(w, k);
         pthread_mutex_lock(&g->lock);
         g->done++;
@@ -268,8 +268,8 @@ static char (*game_fens(const GameWork *g))[FEN_BUFFER_SIZE]
     return fens;
 }
 
-/* Marks the positions of this pass the cache holds, with their results (and, affective, their
- * emotions). */
+/* Marks the positions of this pass the cache holds (of those not marked yet), with their results (and,
+ * affective, their emotions). */
 static int cache_look_up(sqlite3 *db, const Options *o, GameWork *g)
 {
     char(*fens)[FEN_BUFFER_SIZE] = db ? game_fens(g) : NULL;
@@ -277,7 +277,7 @@ static int cache_look_up(sqlite3 *db, const Options *o, GameWork *g)
     int hits = 0;
     static Position p;
     for (int k = 0; fens && k < g->positions; k++) {
-        if (g->again && !g->again[k])
+        if (g->cached[k])
             continue;
         char *key = eval_cache_key(fens[k], how), *value = key ? store_cache_lookup(db, key) : NULL;
         if (value && eval_cache_parse(value, fens[k], &g->result[k], &g->depths[k], &g->counts[k])) {
@@ -302,7 +302,7 @@ static void cache_store(sqlite3 *db, const GameWork *g)
     char err[200];
     bool ok = fens && store_exec(db, "BEGIN IMMEDIATE", err, sizeof err);
     for (int k = 0; ok && k < g->positions; k++) {
-        if (g->cached[k] || !g->result[k].has || (g->again && !g->again[k]))
+        if (g->cached[k] || !g->result[k].has)
             continue;
         char *key = eval_cache_key(fens[k], how), *value = eval_cache_value(&g->result[k], g->depths[k], g->counts[k]);
         ok = key && value && store_cache_store(db, key, value);
@@ -407,12 +407,12 @@ static bool run_pass(Worker *workers, int nw, GameWork *work, const Meter *m)
             break;
         if (m->tty && d != shown) { /* in the second look the game's positions all have their search */
             double secs = (double)(time_now_ms() - m->t0) / 1000.0;
-            long long now = m->done_positions + (work->again ? work->positions : d);
+            long long now = m->done_positions + (work->deeper ? work->positions : d);
             char eta[32];
             format_time(now ? secs / (double)now * (double)(m->positions - m->skipped_positions - now) : -1, eta,
                         sizeof eta);
             fprintf(stderr, "\rannotate: game %d/%d%s, positions %lld/%lld, %.0f kN/s, ETA %s   ", m->index + 1,
-                    m->games, work->again ? " (second look)" : "", m->skipped_positions + now, m->positions,
+                    m->games, work->deeper ? " (second look)" : "", m->skipped_positions + now, m->positions,
                     secs > 0 ? (double)(m->nodes_total + n) / secs / 1000 : 0.0, eta);
             shown = d;
         }
@@ -440,13 +440,14 @@ static bool second_look(Worker *workers, int nw, GameWork *work, sqlite3 *db, co
     review_free(&r);
     bool finished = true;
     if (*again) {
-        work->again = marks;
-        memset(work->cached, 0, sizeof *work->cached * (size_t)work->positions);
+        work->deeper = true;
+        for (int k = 0; k < work->positions; k++)
+            work->cached[k] = !marks[k]; /* not in the second look: its result stands */
         cache_look_up(db, work->o, work);
         finished = run_pass(workers, nw, work, m);
         if (finished && db)
             cache_store(db, work);
-        work->again = NULL;
+        work->deeper = false;
     }
     free(marks);
     return finished;
