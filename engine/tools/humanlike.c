@@ -40,7 +40,8 @@ typedef struct {
 typedef struct {
     char fen[FEN_BUFFER_SIZE];
     Move played;
-    int label; /* 0 fear, 1 neutral, 2 relief */
+    int label;   /* 0 fear, 1 neutral, 2 relief */
+    int8_t goal; /* the goal that emotion picks (Goals[]) */
     Move chosen[HUMANLIKE_MODES_MAX];
     int game, ply;  /* the position is the game's (Run.games) after `ply` moves */
     int8_t style;   /* bayesian: the opponent's style read, or -1 */
@@ -63,6 +64,7 @@ typedef struct {
     Mode modes[HUMANLIKE_MODES_MAX];
     int mode_count;
     uint64_t nodes;
+    int only_label;    /* --emotion: positions of this label only, or -1 */
     int lines, margin; /* choice modes: lines searched, and how far (centipawns) below the best one may choose */
     atomic_int next, done;
     BayesModel bayes; /* for the bayesian mode */
@@ -75,13 +77,15 @@ static int usage(void)
     fprintf(stderr,
             "usage: feelfish humanlike FILE.pgn... [--positions N] [--nodes N] [--from-ply P] [--every K]\n"
             "                          [--modes MODE,...] [--threads T] [--lines N] [--margin CP]\n"
-            "                          [--bayes-db FILE] [--style-model FILE]\n"
+            "                          [--bayes-db FILE] [--style-model FILE] [--samples FILE]\n"
+            "                          [--emotion fear|neutral|relief]\n"
             "  MODE: classical, affective (neutral), affective:TEMPERAMENT, affective:TEMPERAMENT@GAIN,\n"
             "        bayesian (target from the opponent's style; model from --bayes-db, default data/feelfish.db),\n"
             "        choice:TEMPERAMENT[@GAIN] (the classical search's --lines best lines, default 4; the emotion\n"
             "        chooses among those within --margin centipawns of the best, default 20)\n"
             "  (defaults: 2000 positions, 20000 nodes, from ply 16, every 7th, classical,affective,\n"
-            "   affective:thesis; 2 threads)\n");
+            "   affective:thesis; 2 threads)\n"
+            "  --samples FILE: one line a position, FEN;emotion;goal;the human's move;each mode's move (UCI)\n");
     return 2;
 }
 
@@ -120,12 +124,17 @@ static bool mode_parse(const char *spec, Mode *m)
     return true;
 }
 
-static int label_of(const Position *p)
+static int label_index(const char *name)
+{
+    return !strcmp(name, "fear") ? 0 : !strcmp(name, "neutral") ? 1 : !strcmp(name, "relief") ? 2 : -1;
+}
+
+static int label_of(const Position *p, int8_t *goal)
 {
     Emotion e;
     affective_emotion(p, NULL, temperament_find("neutral"), &e);
-    const char *l = affective_label(CONCEPT_RELIEF, e.c[CONCEPT_RELIEF]);
-    return !strcmp(l, "fear") ? 0 : !strcmp(l, "neutral") ? 1 : 2;
+    *goal = (int8_t)e.goal;
+    return label_index(affective_label(CONCEPT_RELIEF, e.c[CONCEPT_RELIEF]));
 }
 
 /* Keeps a game's start and moves (once, whatever number of its positions are sampled). */
@@ -177,13 +186,16 @@ static int collect(Run *run, char **files, int file_count, int want, int from_pl
                 open--;
             } else if (res == PGN_GAME && fen_read(p, g.start_fen ? g.start_fen : FEN_STARTPOS, NULL, 0) == FEN_OK)
                 for (int k = 0, kept = 0; k < g.move_count && run->count < want; k++) {
-                    if (k >= from_ply && (k - from_ply) % every == 0) {
+                    int8_t goal = 0;
+                    int label = k >= from_ply && (k - from_ply) % every == 0 ? label_of(p, &goal) : -1;
+                    if (label >= 0 && (run->only_label < 0 || label == run->only_label)) {
                         if (!kept++ && !keep_game(run, &g))
                             break;
                         Sample *s = &run->samples[run->count++];
                         fen_write(p, s->fen);
                         s->played = g.moves[k].move;
-                        s->label = label_of(p);
+                        s->label = label;
+                        s->goal = goal;
                         s->game = run->game_count - 1;
                         s->ply = k;
                     }
@@ -313,6 +325,26 @@ static void print_paired(FILE *out, int only_this, int only_first, int n, int wi
             n ? 100.0 * 1.959964 * sqrt(only_this + only_first) / n : 0.0);
 }
 
+/* --samples: each position with the human's move and every mode's, for reading them elsewhere. */
+static bool write_samples(const Run *run, const char *path, const char *const labels[HUMANLIKE_LABELS])
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return false;
+    for (int i = 0; i < run->count; i++) {
+        const Sample *s = &run->samples[i];
+        char uci[MOVE_STRING_SIZE];
+        move_to_uci(s->played, uci);
+        fprintf(f, "%s;%s;%s;%s", s->fen, labels[s->label], Goals[s->goal].name, uci);
+        for (int m = 0; m < run->mode_count; m++) {
+            move_to_uci(s->chosen[m], uci);
+            fprintf(f, ";%s", uci);
+        }
+        fputc('\n', f);
+    }
+    return fclose(f) == 0;
+}
+
 static void run_free(Run *run)
 {
     for (int i = 0; i < run->game_count; i++)
@@ -329,10 +361,11 @@ int humanlike_command(int argc, char **argv, FILE *out)
     char *files[64];
     int file_count = 0, want = 2000, from_ply = 16, every = 7, threads = 2;
     const char *modes = "classical,affective,affective:thesis", *bayes_db = "data/feelfish.db",
-               *style_path = "engine/style.model";
+               *style_path = "engine/style.model", *samples_path = NULL;
     run.nodes = 20000;
     run.lines = 4;
     run.margin = 20;
+    run.only_label = -1;
     for (int i = 0; i < argc; i++) {
         bool has = i + 1 < argc;
         char *end = NULL;
@@ -358,6 +391,11 @@ int humanlike_command(int argc, char **argv, FILE *out)
             bayes_db = argv[++i];
         else if (!strcmp(argv[i], "--style-model") && has)
             style_path = argv[++i];
+        else if (!strcmp(argv[i], "--emotion") && has &&
+                 (run.only_label = label_index(argv[i + 1])) >= 0)
+            i++;
+        else if (!strcmp(argv[i], "--samples") && has)
+            samples_path = argv[++i];
         else if (argv[i][0] != '-' && file_count < 64)
             files[file_count++] = argv[i];
         else {
@@ -408,6 +446,11 @@ int humanlike_command(int argc, char **argv, FILE *out)
     fprintf(out, "humanlike: %d positions from %d files (ply %d on, every %d), %llu nodes a move\n", run.count,
             file_count, from_ply, every, (unsigned long long)run.nodes);
     static const char *const Labels[HUMANLIKE_LABELS] = {"fear", "neutral", "relief"};
+    if (samples_path && !write_samples(&run, samples_path, Labels)) {
+        fprintf(stderr, "humanlike: cannot write %s\n", samples_path);
+        run_free(&run);
+        return 1;
+    }
     int per_label[HUMANLIKE_LABELS] = {0};
     for (int i = 0; i < run.count; i++)
         per_label[run.samples[i].label]++;

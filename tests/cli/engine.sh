@@ -159,6 +159,21 @@ out=$($FF humanlike "$DATA/pgn/Kasparov.pgn" --positions 30 --nodes 2000 --threa
       --modes choice:neutral@0,choice:thesis 2>/dev/null)
 grep -Eq '^choice:thesis .* +([1-9][0-9]*\.[0-9]|0\.[1-9])% +[-+][0-9.]+ \+/- [0-9.]+$' <<<"$out" \
     && ok humanlike_choice_differs || fail humanlike_choice_differs "$out"
+# --emotion keeps one emotion's positions; --samples writes each with the human's move and every mode's,
+# and those lines give back the printed matching rate.
+out=$($FF humanlike "$DATA/pgn/Kasparov.pgn" --positions 20 --nodes 2000 --threads 2 --emotion fear \
+      --modes classical,affective:thesis --samples "$TMP/hl.samples" 2>/dev/null)
+python3 -c '
+import re, sys
+rows = [l.rstrip("\n").split(";") for l in open(sys.argv[1])]
+assert len(rows) == 20 and all(len(r) == 6 and r[1] == "fear" and r[2] in ("reach_safety", "enclose_king", "gain_advantage") for r in rows), rows[:3]
+t = sys.stdin.read()
+assert re.search(r"fear +n=20 +neutral +n=0 +relief +n=0 ", t), t
+for col, name in ((4, "classical"), (5, "affective:thesis")):
+    rate = float(re.search(r"^" + name + r"[^%]* (\d+\.\d)%", t, re.M)[1])
+    assert abs(100 * sum(r[3] == r[col] for r in rows) / 20 - rate) < 0.05, (name, rate)' "$TMP/hl.samples" <<<"$out" \
+    && ok humanlike_emotion_samples || fail humanlike_emotion_samples "$out"
+run humanlike_bad_emotion 2 "bad or incomplete argument '--emotion'" $FF humanlike "$DATA/pgn/Kasparov.pgn" --emotion joy
 run humanlike_bad_mode 2 "bad mode 'affective:wild'" $FF humanlike "$DATA/pgn/Kasparov.pgn" --modes classical,affective:wild
 # The affective evaluator's term ranges (engine/eval/affective.h) are what affective-ranges measures
 # with this engine's evaluation: a change of the evaluation (or its tuned vector) must update them.
