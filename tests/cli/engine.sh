@@ -173,6 +173,11 @@ for col, name in ((4, "classical"), (5, "affective:thesis")):
     rate = float(re.search(r"^" + name + r"[^%]* (\d+\.\d)%", t, re.M)[1])
     assert abs(100 * sum(r[3] == r[col] for r in rows) / 20 - rate) < 0.05, (name, rate)' "$TMP/hl.samples" <<<"$out" \
     && ok humanlike_emotion_samples || fail humanlike_emotion_samples "$out"
+# tests/bench/humanlike_samples.py reads them: the paired table and the kinds of moves, for the 20 positions.
+out=$(python3 tests/bench/humanlike_samples.py "$TMP/hl.samples" classical,affective:thesis 2>&1)
+grep -Eq '^  fear +\* +n=20 +classical +[0-9.]+% +affective:thesis +[-+][0-9.]+ \+/- [0-9.]+$' <<<"$out" \
+    && grep -q '^  fear (n=20)$' <<<"$out" && grep -Eq '^  human +[0-9.]+%' <<<"$out" \
+    && ok humanlike_samples_read || fail humanlike_samples_read "$out"
 run humanlike_bad_emotion 2 "bad or incomplete argument '--emotion'" $FF humanlike "$DATA/pgn/Kasparov.pgn" --emotion joy
 run humanlike_bad_mode 2 "bad mode 'affective:wild'" $FF humanlike "$DATA/pgn/Kasparov.pgn" --modes classical,affective:wild
 # The affective evaluator's term ranges (engine/eval/affective.h) are what affective-ranges measures
