@@ -59,7 +59,7 @@ help:
 	@echo "make bench-levels    each game level's rating against Stockfish's UCI_Elo ladder (~1 h 45 min)"
 	@echo "make bench-affective speed, choices and a 200-game match of affective vs classical (hours)"
 	@echo "make bench-bayesian  the BayesChess experiments: self-play learning, learning curve, chart (~1 hour)"
-	@echo "make data      self-play positions for the learned evaluation into data/nnue (DATA_GEN G: played by net G, 0 the hand-written; DATA_CHUNKS x 11-22 min, resumable)"
+	@echo "make data      self-play positions for the learned evaluation into data/nnue (DATA_GEN G: played by net G, 0 the hand-written; DATA_CHUNKS x 11-22 min, DATA_GAMES a chunk; resumable)"
 	@echo "make net       train the learned evaluation on data/nnue (after make data; ~NET_EPOCHS x 1 min)"
 	@echo "make web       build the browser page into web/dist (npm ci when needed, then esbuild)"
 	@echo "make fuzz      the libFuzzer harnesses, FUZZ_SECONDS (600) each"
@@ -193,10 +193,13 @@ test-docker:
 # seeds 500 further on so that its openings are not the 6,000-node chunks'). Generation 0 is played
 # by the hand-written evaluation (--net none), generation G by the network data/nnue/genG.nnue, seeds
 # from 1001 + 1000 G. A chunk is written to .part and renamed when whole, so `make data` resumes
-# where it stopped.
+# where it stopped. DATA_GAMES sets a chunk's games (default 5,000; chunks of another size start
+# their seeds 100 further on, so they never repeat a 5,000-game chunk's games): 1,000 loses at most
+# ~3 min when a machine is taken away mid-chunk.
 DATA_GEN ?= 0
 DATA_CHUNKS ?= 60
 DATA_NODES ?= 6000
+DATA_GAMES ?= 5000
 DATA_NET = $(if $(filter 0,$(DATA_GEN)),none,data/nnue/gen$(DATA_GEN).nnue)
 DATA_DEEP = $(filter-out 6000,$(DATA_NODES))
 DATA_PREFIX = data/nnue/gen$(DATA_GEN)-$(if $(DATA_DEEP),n$(DATA_DEEP)-)
@@ -204,10 +207,10 @@ data: feelfish
 	@mkdir -p data/nnue
 	@[ "$(DATA_NET)" = none ] || [ -f "$(DATA_NET)" ] || \
 	  { echo "make data DATA_GEN=$(DATA_GEN): $(DATA_NET) is missing (docs/nnue.md says where each generation comes from)"; exit 1; }
-	@first=$$((1001 + 1000 * $(DATA_GEN) + $(if $(DATA_DEEP),500,0))); \
+	@first=$$((1001 + 1000 * $(DATA_GEN) + $(if $(DATA_DEEP),500,0) + $(if $(filter-out 5000,$(DATA_GAMES)),100,0))); \
 	for seed in $$(seq $$first $$((first + $(DATA_CHUNKS) - 1))); do f=$(DATA_PREFIX)$$seed.bin; \
 	  [ -f $$f ] && continue; echo "$$f, played by $(DATA_NET) at $(DATA_NODES) nodes a move ($$(date +%H:%M:%S))"; \
-	  nice -n 19 ./feelfish --net $(DATA_NET) datagen --games 5000 --nodes $(DATA_NODES) --threads $$(nproc) \
+	  nice -n 19 ./feelfish --net $(DATA_NET) datagen --games $(DATA_GAMES) --nodes $(DATA_NODES) --threads $$(nproc) \
 	    --seed $$seed --format bin --out $$f.part && mv $$f.part $$f || exit 1; done
 
 # The learned evaluation's network from the data (docs/nnue.md): `make data` first when there is none,
