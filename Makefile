@@ -194,8 +194,8 @@ test-docker:
 # by the hand-written evaluation (--net none), generation G by the network data/nnue/genG.nnue, seeds
 # from 1001 + 1000 G. A chunk is written to .part and renamed when whole, so `make data` resumes
 # where it stopped. DATA_GAMES sets a chunk's games (default 5,000; chunks of another size start
-# their seeds 100 further on, so they never repeat a 5,000-game chunk's games): 1,000 loses at most
-# ~3 min when a machine is taken away mid-chunk.
+# their seeds 100 further on, clear of the first 100 5,000-game chunks, and share the file names, so
+# keep one other size): 1,000 (2-4 min a chunk) loses little when a machine is taken away mid-chunk.
 DATA_GEN ?= 0
 DATA_CHUNKS ?= 60
 DATA_NODES ?= 6000

@@ -67,7 +67,8 @@ typedef struct {
     int only_label;    /* --emotion: positions of this label only, or -1 */
     int lines, margin; /* choice modes: lines searched, and how far (centipawns) below the best one may choose */
     atomic_int next, done;
-    BayesModel bayes; /* for the bayesian mode */
+    atomic_int failed; /* workers that could not start their search */
+    BayesModel bayes;  /* for the bayesian mode */
     StyleModel style;
     bool has_bayes, has_style;
 } Run;
@@ -252,6 +253,7 @@ static void *worker(void *arg)
     if (!search || !p || !start) {
         search_free(search);
         free(p), free(start);
+        atomic_fetch_add(&run->failed, 1);
         return NULL;
     }
     SearchLimits limits, lines;
@@ -325,12 +327,10 @@ static void print_paired(FILE *out, int only_this, int only_first, int n, int wi
             n ? 100.0 * 1.959964 * sqrt(only_this + only_first) / n : 0.0);
 }
 
-/* --samples: each position with the human's move and every mode's, for reading them elsewhere. */
-static bool write_samples(const Run *run, const char *path, const char *const labels[HUMANLIKE_LABELS])
+/* --samples: each position with the human's move and every mode's, for reading them elsewhere. The file is
+ * opened before the searches (a bad path fails at once) and closed here; false on any write error. */
+static bool write_samples(const Run *run, FILE *f, const char *const labels[HUMANLIKE_LABELS])
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return false;
     for (int i = 0; i < run->count; i++) {
         const Sample *s = &run->samples[i];
         char uci[MOVE_STRING_SIZE];
@@ -342,7 +342,8 @@ static bool write_samples(const Run *run, const char *path, const char *const la
         }
         fputc('\n', f);
     }
-    return fclose(f) == 0;
+    bool written = !ferror(f);
+    return fclose(f) == 0 && written;
 }
 
 static void run_free(Run *run)
@@ -391,8 +392,7 @@ int humanlike_command(int argc, char **argv, FILE *out)
             bayes_db = argv[++i];
         else if (!strcmp(argv[i], "--style-model") && has)
             style_path = argv[++i];
-        else if (!strcmp(argv[i], "--emotion") && has &&
-                 (run.only_label = label_index(argv[i + 1])) >= 0)
+        else if (!strcmp(argv[i], "--emotion") && has && (run.only_label = label_index(argv[i + 1])) >= 0)
             i++;
         else if (!strcmp(argv[i], "--samples") && has)
             samples_path = argv[++i];
@@ -431,8 +431,17 @@ int humanlike_command(int argc, char **argv, FILE *out)
         if (!run.has_style)
             fprintf(stderr, "humanlike: %s: the bayesian mode keeps its default target\n", err);
     }
+    FILE *samples = samples_path ? fopen(samples_path, "w") : NULL;
+    if (samples_path && !samples) {
+        fprintf(stderr, "humanlike: cannot write %s\n", samples_path);
+        run_free(&run);
+        return 1;
+    }
     if (collect(&run, files, file_count, want, from_ply, every) <= 0) {
-        fprintf(stderr, "humanlike: no positions read\n");
+        fprintf(stderr, run.only_label < 0 ? "humanlike: no positions read\n"
+                                           : "humanlike: no positions of that emotion read\n");
+        if (samples)
+            fclose(samples);
         run_free(&run);
         return 1;
     }
@@ -442,11 +451,18 @@ int humanlike_command(int argc, char **argv, FILE *out)
         started += !pthread_create(&tid[started], NULL, worker, &run);
     for (int t = 0; t < started; t++)
         pthread_join(tid[t], NULL);
+    if (atomic_load(&run.failed) == started) { /* none searched: every move would be "none" */
+        fprintf(stderr, "humanlike: out of memory (no search could start)\n");
+        if (samples)
+            fclose(samples);
+        run_free(&run);
+        return 1;
+    }
 
     fprintf(out, "humanlike: %d positions from %d files (ply %d on, every %d), %llu nodes a move\n", run.count,
             file_count, from_ply, every, (unsigned long long)run.nodes);
     static const char *const Labels[HUMANLIKE_LABELS] = {"fear", "neutral", "relief"};
-    if (samples_path && !write_samples(&run, samples_path, Labels)) {
+    if (samples && !write_samples(&run, samples, Labels)) {
         fprintf(stderr, "humanlike: cannot write %s\n", samples_path);
         run_free(&run);
         return 1;

@@ -11,42 +11,32 @@ move) and prints, for docs/affective.md:
     python3 tests/bench/humanlike_samples.py FILE MODE,MODE,...   (the names of the --modes, in order)"""
 import collections
 import math
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from fen import squares  # noqa: E402
 
 VALUE = {"p": 1, "n": 3, "b": 3, "r": 5, "q": 9, "k": 0}
 TRAITS = ["capture", "even trade", "pawn", "forward", "backward", "king", "castle", "queen", "minor", "rook"]
+Z95 = 1.959964  # as humanlike prints them
 
 
-def board(fen):
-    squares = {}
-    for r, row in enumerate(fen.split()[0].split("/")):
-        f = 0
-        for ch in row:
-            if ch.isdigit():
-                f += int(ch)
-            else:
-                squares[(7 - r, f)] = ch
-                f += 1
-    return squares, fen.split()[1]
-
-
-def square(s):
-    return int(s[1]) - 1, ord(s[0]) - ord("a")
-
-
-def traits(squares, side, move):
-    frm, to = square(move[:2]), square(move[2:4])
-    piece = squares[frm].lower()
-    taken = squares.get(to)
-    if taken and taken.isupper() == squares[frm].isupper():
+def traits(board, side, move):
+    """The kinds of a UCI move on a board of squares(); none for a move that is not there ("0000")."""
+    piece = board.get(move[:2], "").lower()
+    if not piece or len(move) < 4:
+        return {}
+    taken = board.get(move[2:4])
+    if taken and taken.isupper() == board[move[:2]].isupper():
         taken = None  # castling written king-takes-rook
-    ahead = (to[0] - frm[0]) * (1 if side == "w" else -1)
+    files = abs(ord(move[2]) - ord(move[0]))
+    ahead = (int(move[3]) - int(move[1])) * (1 if side == "w" else -1)
     return {
-        "capture": bool(taken) or (piece == "p" and frm[1] != to[1]),
+        "capture": bool(taken) or (piece == "p" and files > 0),
         "even trade": bool(taken) and taken.lower() != "p" and VALUE[taken.lower()] == VALUE[piece],
         "pawn": piece == "p", "forward": ahead > 0, "backward": ahead < 0, "king": piece == "k",
-        "castle": piece == "k" and abs(frm[1] - to[1]) >= 2, "queen": piece == "q",
-        "minor": piece in "nb", "rook": piece == "r",
+        "castle": piece == "k" and files >= 2, "queen": piece == "q", "minor": piece in "nb", "rook": piece == "r",
     }
 
 
@@ -63,7 +53,7 @@ def paired(rows, names, title):
         for m in range(1, len(names)):
             gain = sum(r[4 + m] == r[3] != r[4] for r in g)
             loss = sum(r[4] == r[3] != r[4 + m] for r in g)
-            line += "  %s %+5.1f +/- %.1f" % (names[m], 100 * (gain - loss) / n, 196 * math.sqrt(gain + loss) / n)
+            line += "  %s %+5.1f +/- %.1f" % (names[m], 100 * (gain - loss) / n, 100 * Z95 * math.sqrt(gain + loss) / n)
         print(line)
 
 
@@ -71,27 +61,28 @@ def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     names = sys.argv[2].split(",")
-    rows = [line.rstrip("\n").split(";") for line in open(sys.argv[1]) if line.strip()]
+    with open(sys.argv[1]) as f:
+        rows = [line.rstrip("\n").split(";") for line in f if line.strip()]
     if any(len(r) != 4 + len(names) for r in rows):
         sys.exit("humanlike_samples: %d modes named, but the lines have another number of moves" % len(names))
     paired(rows, names, "matching vs %s, paired, by emotion and goal: all positions" % names[0])
     paired(rows[0::2], names, "the even positions")
     paired(rows[1::2], names, "the odd positions")
-    counts = collections.defaultdict(collections.Counter)
+    counts = collections.defaultdict(collections.Counter)  # (emotion, column: 0 the human, m + 1 mode m)
     n = collections.Counter()
     for r in rows:
-        squares, side = board(r[0])
+        board, side = squares(r[0]), r[0].split()[1]
         for label in (r[1], "all"):
             n[label] += 1
-            for who, move in [("human", r[3])] + list(zip(names, r[4:])):
-                counts[(label, who)].update(k for k, v in traits(squares, side, move).items() if v)
-    print("moves of each kind, per cent of the positions")
+            for column, move in enumerate(r[3:]):
+                counts[(label, column)].update(k for k, v in traits(board, side, move).items() if v)
+    print("moves of each kind, per cent of the positions (a king move counts castling too)")
     for label in ["all", "fear", "neutral", "relief"]:
         if not n[label]:
             continue
         print("  %s (n=%d)\n  %-22s" % (label, n[label], "") + "".join("%11s" % t for t in TRAITS))
-        for who in ["human"] + names:
-            print("  %-22s" % who + "".join("%10.1f%%" % (100 * counts[(label, who)][t] / n[label]) for t in TRAITS))
+        for column, who in enumerate(["the human"] + names):
+            print("  %-22s" % who + "".join("%10.1f%%" % (100 * counts[(label, column)][t] / n[label]) for t in TRAITS))
 
 
 if __name__ == "__main__":

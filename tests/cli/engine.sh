@@ -176,9 +176,14 @@ for col, name in ((4, "classical"), (5, "affective:thesis")):
 # tests/bench/humanlike_samples.py reads them: the paired table and the kinds of moves, for the 20 positions.
 out=$(python3 tests/bench/humanlike_samples.py "$TMP/hl.samples" classical,affective:thesis 2>&1)
 grep -Eq '^  fear +\* +n=20 +classical +[0-9.]+% +affective:thesis +[-+][0-9.]+ \+/- [0-9.]+$' <<<"$out" \
-    && grep -q '^  fear (n=20)$' <<<"$out" && grep -Eq '^  human +[0-9.]+%' <<<"$out" \
+    && grep -q '^  fear (n=20)$' <<<"$out" && grep -Eq '^  the human +[0-9.]+%' <<<"$out" \
     && ok humanlike_samples_read || fail humanlike_samples_read "$out"
 run humanlike_bad_emotion 2 "bad or incomplete argument '--emotion'" $FF humanlike "$DATA/pgn/Kasparov.pgn" --emotion joy
+run humanlike_emotion_missing 2 "bad or incomplete argument '--emotion'" $FF humanlike "$DATA/pgn/Kasparov.pgn" --emotion
+run humanlike_samples_missing 2 "bad or incomplete argument '--samples'" $FF humanlike "$DATA/pgn/Kasparov.pgn" --samples
+# A path it cannot write fails before any search, and writes nothing else.
+run humanlike_samples_unwritable 1 "^humanlike: cannot write $TMP/none/x.samples$" $FF humanlike "$DATA/pgn/Kasparov.pgn" \
+    --positions 1 --nodes 100 --samples "$TMP/none/x.samples"
 run humanlike_bad_mode 2 "bad mode 'affective:wild'" $FF humanlike "$DATA/pgn/Kasparov.pgn" --modes classical,affective:wild
 # The affective evaluator's term ranges (engine/eval/affective.h) are what affective-ranges measures
 # with this engine's evaluation: a change of the evaluation (or its tuned vector) must update them.

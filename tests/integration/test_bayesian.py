@@ -15,6 +15,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fen import squares  # noqa: E402
 from harness import DATA, FF, Server, Suite, check, error_code  # noqa: E402
 
 
@@ -25,20 +26,6 @@ def fresh():
 
 suite = Suite("bayesian", fresh)
 BARE_ENDGAME = "8/8/4k3/8/8/3K4/4P3/8 w - - 0 40"
-
-
-def squares(fen):
-    """The pieces of a FEN's board by square name ("e1": "K")."""
-    board = {}
-    for i, row in enumerate(fen.split()[0].split("/")):
-        f = 0
-        for ch in row:
-            if ch.isdigit():
-                f += int(ch)
-            else:
-                board["%s%d" % (chr(97 + f), 8 - i)] = ch
-                f += 1
-    return board
 
 
 def attacking_black_move(s, fen):
