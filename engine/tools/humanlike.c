@@ -68,6 +68,7 @@ typedef struct {
     int lines, margin; /* choice modes: lines searched, and how far (centipawns) below the best one may choose */
     atomic_int next, done;
     atomic_int failed; /* workers that could not start their search */
+    FILE *samples_out; /* --samples, open until written */
     BayesModel bayes;  /* for the bayesian mode */
     StyleModel style;
     bool has_bayes, has_style;
@@ -125,9 +126,15 @@ static bool mode_parse(const char *spec, Mode *m)
     return true;
 }
 
+static const char *const Labels[HUMANLIKE_LABELS] = {"fear", "neutral", "relief"};
+
+/* A label's index in Labels (affective_label's names), or -1. */
 static int label_index(const char *name)
 {
-    return !strcmp(name, "fear") ? 0 : !strcmp(name, "neutral") ? 1 : !strcmp(name, "relief") ? 2 : -1;
+    for (int l = 0; l < HUMANLIKE_LABELS; l++)
+        if (!strcmp(name, Labels[l]))
+            return l;
+    return -1;
 }
 
 static int label_of(const Position *p, int8_t *goal)
@@ -329,13 +336,15 @@ static void print_paired(FILE *out, int only_this, int only_first, int n, int wi
 
 /* --samples: each position with the human's move and every mode's, for reading them elsewhere. The file is
  * opened before the searches (a bad path fails at once) and closed here; false on any write error. */
-static bool write_samples(const Run *run, FILE *f, const char *const labels[HUMANLIKE_LABELS])
+static bool write_samples(Run *run)
 {
+    FILE *f = run->samples_out;
+    run->samples_out = NULL;
     for (int i = 0; i < run->count; i++) {
         const Sample *s = &run->samples[i];
         char uci[MOVE_STRING_SIZE];
         move_to_uci(s->played, uci);
-        fprintf(f, "%s;%s;%s;%s", s->fen, labels[s->label], Goals[s->goal].name, uci);
+        fprintf(f, "%s;%s;%s;%s", s->fen, Labels[s->label], Goals[s->goal].name, uci);
         for (int m = 0; m < run->mode_count; m++) {
             move_to_uci(s->chosen[m], uci);
             fprintf(f, ";%s", uci);
@@ -352,6 +361,8 @@ static void run_free(Run *run)
         free(run->games[i].moves);
     free(run->games);
     free(run->samples);
+    if (run->samples_out)
+        fclose(run->samples_out);
     if (run->has_bayes)
         bayes_model_free(&run->bayes);
 }
@@ -431,8 +442,7 @@ int humanlike_command(int argc, char **argv, FILE *out)
         if (!run.has_style)
             fprintf(stderr, "humanlike: %s: the bayesian mode keeps its default target\n", err);
     }
-    FILE *samples = samples_path ? fopen(samples_path, "w") : NULL;
-    if (samples_path && !samples) {
+    if (samples_path && !(run.samples_out = fopen(samples_path, "w"))) {
         fprintf(stderr, "humanlike: cannot write %s\n", samples_path);
         run_free(&run);
         return 1;
@@ -440,8 +450,6 @@ int humanlike_command(int argc, char **argv, FILE *out)
     if (collect(&run, files, file_count, want, from_ply, every) <= 0) {
         fprintf(stderr, run.only_label < 0 ? "humanlike: no positions read\n"
                                            : "humanlike: no positions of that emotion read\n");
-        if (samples)
-            fclose(samples);
         run_free(&run);
         return 1;
     }
@@ -453,16 +461,13 @@ int humanlike_command(int argc, char **argv, FILE *out)
         pthread_join(tid[t], NULL);
     if (atomic_load(&run.failed) == started) { /* none searched: every move would be "none" */
         fprintf(stderr, "humanlike: out of memory (no search could start)\n");
-        if (samples)
-            fclose(samples);
         run_free(&run);
         return 1;
     }
 
     fprintf(out, "humanlike: %d positions from %d files (ply %d on, every %d), %llu nodes a move\n", run.count,
             file_count, from_ply, every, (unsigned long long)run.nodes);
-    static const char *const Labels[HUMANLIKE_LABELS] = {"fear", "neutral", "relief"};
-    if (samples && !write_samples(&run, samples, Labels)) {
+    if (run.samples_out && !write_samples(&run)) {
         fprintf(stderr, "humanlike: cannot write %s\n", samples_path);
         run_free(&run);
         return 1;
