@@ -29,18 +29,20 @@
 
 #define HUMANLIKE_MODES_MAX 8
 #define HUMANLIKE_LABELS 3 /* fear, neutral, relief: affective_label's order */
+#define HUMANLIKE_RELIEF 2 /* relief's index among them */
 
 typedef struct {
     char name[48];
     bool affective, bayesian;
     bool choice;             /* the classical search's best lines, the emotion choosing among the close ones */
+    bool patience;           /* the classical search's best lines; in relief the best close one that takes nothing */
     Temperament temperament; /* affective, choice: a copy, its gain possibly overridden */
 } Mode;
 
 typedef struct {
     char fen[FEN_BUFFER_SIZE];
     Move played;
-    int label;   /* 0 fear, 1 neutral, 2 relief */
+    int label;   /* 0 fear, 1 neutral, 2 relief (HUMANLIKE_RELIEF) */
     int8_t goal; /* the goal that emotion picks (Goals[]) */
     Move chosen[HUMANLIKE_MODES_MAX];
     int game, ply;  /* the position is the game's (Run.games) after `ply` moves */
@@ -84,7 +86,8 @@ static int usage(void)
             "  MODE: classical, affective (neutral), affective:TEMPERAMENT, affective:TEMPERAMENT@GAIN,\n"
             "        bayesian (target from the opponent's style; model from --bayes-db, default data/feelfish.db),\n"
             "        choice:TEMPERAMENT[@GAIN] (the classical search's --lines best lines, default 4; the emotion\n"
-            "        chooses among those within --margin centipawns of the best, default 20)\n"
+            "        chooses among those within --margin centipawns of the best, default 20),\n"
+            "        patience (those lines; in relief the best of the close ones that captures nothing)\n"
             "  (defaults: 2000 positions, 20000 nodes, from ply 16, every 7th, classical,affective,\n"
             "   affective:thesis; 2 threads)\n"
             "  --samples FILE: one line a position, FEN;emotion;goal;the human's move;each mode's move (UCI)\n");
@@ -99,6 +102,8 @@ static bool mode_parse(const char *spec, Mode *m)
         return true;
     if (!strcmp(spec, "bayesian"))
         return m->bayesian = true;
+    if (!strcmp(spec, "patience"))
+        return m->patience = true;
     size_t len = !strncmp(spec, "affective", 9) ? 9 : !strncmp(spec, "choice", 6) ? 6 : 0;
     if (!len || (spec[len] && spec[len] != ':'))
         return false;
@@ -252,6 +257,23 @@ static Move choose(const Run *run, const Evaluator *felt, const Evaluator *plain
     return best ? r->line[best].pv[0] : r->best;
 }
 
+/* A patience mode's move in relief: the best of the lines within run->margin of the best whose first move
+ * captures nothing (the masters capture less when ahead than the search does, docs/affective.md), else the
+ * search's own move. Lines score at most the best line's, as in choose(). */
+static Move keep_tension(const Run *run, const Position *root, const SearchResult *r)
+{
+    if (r->lines < 1 || search_mate_in(r->line[0].score))
+        return r->best; /* a mate found is played */
+    int top = search_cp(r->line[0].score);
+    for (int i = 0; i < r->lines; i++) {
+        const SearchInfo *l = &r->line[i];
+        int cp = search_cp(l->score) < top ? search_cp(l->score) : top;
+        if (l->pv_length >= 1 && !search_mate_in(l->score) && top - cp <= run->margin && !is_capture(root, l->pv[0]))
+            return l->pv[0];
+    }
+    return r->best;
+}
+
 static void *worker(void *arg)
 {
     Run *run = arg;
@@ -292,11 +314,14 @@ static void *worker(void *arg)
                 affective_evaluator(&e, &eval);
             } else
                 eval = classical;
-            bool chooses = run->modes[m].choice; /* searches classically, then chooses with the emotion's eval */
+            /* choice and patience search classically for several lines, then choose among them */
+            bool chooses = run->modes[m].choice || run->modes[m].patience;
             SearchResult r;
             search_clear(search); /* each position and mode on its own: no memory between them */
             search_run(search, p, chooses ? &lines : &limits, chooses ? &classical : &eval, NULL, &r);
-            s->chosen[m] = chooses ? choose(run, &eval, &classical, p, start, &r) : r.best;
+            s->chosen[m] = run->modes[m].patience ? (s->label == HUMANLIKE_RELIEF ? keep_tension(run, p, &r) : r.best)
+                           : chooses              ? choose(run, &eval, &classical, p, start, &r)
+                                                  : r.best;
         }
         int done = atomic_fetch_add(&run->done, 1) + 1;
         if (done % 200 == 0 || done == run->count)
