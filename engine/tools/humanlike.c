@@ -36,6 +36,7 @@ typedef struct {
     bool affective, bayesian;
     bool choice;             /* the classical search's best lines, the emotion choosing among the close ones */
     bool patience;           /* the classical search's best lines; in relief the best close one that takes nothing */
+    bool simplify;           /* with patience: the best close one that takes something instead */
     Temperament temperament; /* affective, choice: a copy, its gain possibly overridden */
 } Mode;
 
@@ -87,7 +88,8 @@ static int usage(void)
             "        bayesian (target from the opponent's style; model from --bayes-db, default data/feelfish.db),\n"
             "        choice:TEMPERAMENT[@GAIN] (the classical search's --lines best lines, default 4; the emotion\n"
             "        chooses among those within --margin centipawns of the best, default 20),\n"
-            "        patience (those lines; in relief the best of the close ones that captures nothing)\n"
+            "        patience (those lines; in relief the best of the close ones that captures nothing),\n"
+            "        simplify (the same, the best of the close ones that captures)\n"
             "  (defaults: 2000 positions, 20000 nodes, from ply 16, every 7th, classical,affective,\n"
             "   affective:thesis; 2 threads)\n"
             "  --samples FILE: one line a position, FEN;emotion;goal;the human's move;each mode's move (UCI)\n");
@@ -104,6 +106,8 @@ static bool mode_parse(const char *spec, Mode *m)
         return m->bayesian = true;
     if (!strcmp(spec, "patience"))
         return m->patience = true;
+    if (!strcmp(spec, "simplify"))
+        return m->patience = m->simplify = true;
     size_t len = !strncmp(spec, "affective", 9) ? 9 : !strncmp(spec, "choice", 6) ? 6 : 0;
     if (!len || (spec[len] && spec[len] != ':'))
         return false;
@@ -258,9 +262,10 @@ static Move choose(const Run *run, const Evaluator *felt, const Evaluator *plain
 }
 
 /* A patience mode's move in relief: the best of the lines within run->margin of the best whose first move
- * captures nothing (the masters capture less when ahead than the search does, docs/affective.md), else the
- * search's own move. Lines score at most the best line's, as in choose(). */
-static Move keep_tension(const Run *run, const Position *root, const SearchResult *r)
+ * captures (take: simplify) or captures nothing (patience: the masters capture less when ahead than the
+ * search does, docs/affective.md), else the search's own move. Lines score at most the best line's, as in
+ * choose(). */
+static Move keep_tension(const Run *run, const Position *root, const SearchResult *r, bool take)
 {
     if (r->lines < 1 || search_mate_in(r->line[0].score))
         return r->best; /* a mate found is played */
@@ -268,7 +273,8 @@ static Move keep_tension(const Run *run, const Position *root, const SearchResul
     for (int i = 0; i < r->lines; i++) {
         const SearchInfo *l = &r->line[i];
         int cp = search_cp(l->score) < top ? search_cp(l->score) : top;
-        if (l->pv_length >= 1 && !search_mate_in(l->score) && top - cp <= run->margin && !is_capture(root, l->pv[0]))
+        if (l->pv_length >= 1 && !search_mate_in(l->score) && top - cp <= run->margin &&
+            is_capture(root, l->pv[0]) == take)
             return l->pv[0];
     }
     return r->best;
@@ -319,9 +325,11 @@ static void *worker(void *arg)
             SearchResult r;
             search_clear(search); /* each position and mode on its own: no memory between them */
             search_run(search, p, chooses ? &lines : &limits, chooses ? &classical : &eval, NULL, &r);
-            s->chosen[m] = run->modes[m].patience ? (s->label == HUMANLIKE_RELIEF ? keep_tension(run, p, &r) : r.best)
-                           : chooses              ? choose(run, &eval, &classical, p, start, &r)
-                                                  : r.best;
+            s->chosen[m] = r.best;
+            if (run->modes[m].patience && s->label == HUMANLIKE_RELIEF)
+                s->chosen[m] = keep_tension(run, p, &r, run->modes[m].simplify);
+            else if (run->modes[m].choice)
+                s->chosen[m] = choose(run, &eval, &classical, p, start, &r);
         }
         int done = atomic_fetch_add(&run->done, 1) + 1;
         if (done % 200 == 0 || done == run->count)

@@ -159,22 +159,26 @@ out=$($FF humanlike "$DATA/pgn/Kasparov.pgn" --positions 30 --nodes 2000 --threa
       --modes choice:neutral@0,choice:thesis 2>/dev/null)
 grep -Eq '^choice:thesis .* +([1-9][0-9]*\.[0-9]|0\.[1-9])% +[-+][0-9.]+ \+/- [0-9.]+$' <<<"$out" \
     && ok humanlike_choice_differs || fail humanlike_choice_differs "$out"
-# patience: in relief, the four-line search's best move unless a close line's move captures nothing; with a
-# wide margin it never plays a capture where a quiet line exists, so it differs somewhere, always by a quiet move.
+# patience: in relief, the four-line search's best move unless a close line's move captures nothing (simplify:
+# unless one captures); with a wide margin each differs somewhere, always by a move of its kind for one of the other.
 $FF humanlike "$DATA/pgn/Kasparov.pgn" --positions 20 --nodes 2000 --threads 2 --lines 4 --margin 1000 --emotion relief \
-    --modes choice:neutral@0,patience --samples "$TMP/patience.samples" >/dev/null 2>&1
-PYTHONPATH=tests/bench:tests/integration python3 -c '
+    --modes choice:neutral@0,patience,simplify --samples "$TMP/patience.samples" >/dev/null 2>&1
+for mode in patience:5 simplify:6; do
+    col=${mode#*:}
+    PYTHONPATH=tests/bench:tests/integration python3 -c '
 import sys
 from humanlike_samples import traits
 from fen import squares
+col, take = int(sys.argv[2]), sys.argv[2] == "6"
 rows = [l.rstrip("\n").split(";") for l in open(sys.argv[1])]
 assert len(rows) == 20 and all(r[1] == "relief" for r in rows), rows[:3]
-changed = [r for r in rows if r[4] != r[5]]
-assert changed, "patience chose as the search did in all 20 positions"
+changed = [r for r in rows if r[4] != r[col]]
+assert changed, "it chose as the search did in all 20 positions"
 for r in changed:
-    assert not traits(squares(r[0]), r[0].split()[1], r[5]).get("capture", True), r
-    assert traits(squares(r[0]), r[0].split()[1], r[4])["capture"], r' "$TMP/patience.samples" \
-    && ok humanlike_patience_quiet || fail humanlike_patience_quiet "$(head -3 "$TMP/patience.samples" 2>&1)"
+    kind = lambda move: traits(squares(r[0]), r[0].split()[1], move).get("capture")
+    assert kind(r[col]) is take and kind(r[4]) is (not take), r' "$TMP/patience.samples" $col \
+        && ok humanlike_${mode%:*}_kind || fail humanlike_${mode%:*}_kind "$(head -3 "$TMP/patience.samples" 2>&1)"
+done
 # --emotion keeps one emotion's positions; --samples writes each with the human's move and every mode's,
 # and those lines give back the printed matching rate.
 out=$($FF humanlike "$DATA/pgn/Kasparov.pgn" --positions 20 --nodes 2000 --threads 2 --emotion fear \
