@@ -13,6 +13,7 @@
  * lines, the emotion choosing among those within --margin centipawns of the best. Positions are taken
  * from the games in turn (one game from each file round-robin, so every player counts), from ply --from-ply on, every
  * --every plies, until --positions. */
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -35,8 +36,8 @@ typedef struct {
     char name[48];
     bool affective, bayesian;
     bool choice;             /* the classical search's best lines, the emotion choosing among the close ones */
-    bool patience;           /* the classical search's best lines; in relief the best close one that takes nothing */
-    bool simplify;           /* with patience: the best close one that takes something instead */
+    bool relief_rule;        /* patience, simplify: the classical search's best lines; in relief the best close one */
+    bool takes;              /* that captures (simplify), or that captures nothing (patience) */
     Temperament temperament; /* affective, choice: a copy, its gain possibly overridden */
 } Mode;
 
@@ -104,10 +105,10 @@ static bool mode_parse(const char *spec, Mode *m)
         return true;
     if (!strcmp(spec, "bayesian"))
         return m->bayesian = true;
-    if (!strcmp(spec, "patience"))
-        return m->patience = true;
-    if (!strcmp(spec, "simplify"))
-        return m->patience = m->simplify = true;
+    if (!strcmp(spec, "patience") || !strcmp(spec, "simplify")) {
+        m->takes = spec[0] == 's';
+        return m->relief_rule = true;
+    }
     size_t len = !strncmp(spec, "affective", 9) ? 9 : !strncmp(spec, "choice", 6) ? 6 : 0;
     if (!len || (spec[len] && spec[len] != ':'))
         return false;
@@ -232,23 +233,31 @@ static int collect(Run *run, char **files, int file_count, int want, int from_pl
     return run->count;
 }
 
+/* Line i's score in centipawns if it is one a mode may choose instead of the search's move: it has a move,
+ * is no mate, and is within run->margin of the best line, which is no mate either (a mate found, or one
+ * against, leaves the search's move); else INT_MIN. A search stopped inside an iteration
+ * leaves the lines after the one it was on with the previous depth's scores, which may be above the best
+ * line's: none counts as better than the best (so at gain 0 a choice is the search's own move). */
+static int close_line_cp(const Run *run, const SearchResult *r, int i)
+{
+    const SearchInfo *l = &r->line[i];
+    int top = search_cp(r->line[0].score), cp = search_cp(l->score) < top ? search_cp(l->score) : top;
+    bool mate = search_mate_in(l->score) || search_mate_in(r->line[0].score);
+    return l->pv_length < 1 || mate || top - cp > run->margin ? INT_MIN : cp;
+}
+
 /* A choice mode's move: among the lines of the search with the `plain` (classical) evaluator within
  * run->margin of the best, the one whose end the emotion's evaluator `felt` likes best: the line's score
  * plus what the emotion's weights add to the evaluation at the line's last position (the mover's view). */
 static Move choose(const Run *run, const Evaluator *felt, const Evaluator *plain, const Position *root,
                    Position *scratch, const SearchResult *r)
 {
-    /* A search stopped inside an iteration leaves the lines after the one it was on with the previous
-     * depth's scores, which may be above the best line's: none counts as better than the best (so at gain 0
-     * the choice is the search's own move). */
-    if (r->lines < 1)
-        return r->best;
-    int top = search_cp(r->line[0].score), best = 0;
+    int best = 0;
     double best_value = -1e18;
     for (int i = 0; i < r->lines; i++) {
         const SearchInfo *l = &r->line[i];
-        int cp = search_cp(l->score) < top ? search_cp(l->score) : top;
-        if (l->pv_length < 1 || search_mate_in(l->score) || top - cp > run->margin)
+        int cp = close_line_cp(run, r, i);
+        if (cp == INT_MIN)
             continue;
         position_copy_root(scratch, root);
         for (int k = 0; k < l->pv_length; k++)
@@ -261,22 +270,14 @@ static Move choose(const Run *run, const Evaluator *felt, const Evaluator *plain
     return best ? r->line[best].pv[0] : r->best;
 }
 
-/* A patience mode's move in relief: the best of the lines within run->margin of the best whose first move
- * captures (take: simplify) or captures nothing (patience: the masters capture less when ahead than the
- * search does, docs/affective.md), else the search's own move. Lines score at most the best line's, as in
- * choose(). */
-static Move keep_tension(const Run *run, const Position *root, const SearchResult *r, bool take)
+/* A relief rule's move (patience, simplify) in relief: the best of the close lines (close_line_cp) whose move
+ * captures (takes: simplify) or captures nothing (patience: the masters capture less when ahead than the
+ * search does, docs/affective.md), else the search's own move. */
+static Move by_kind(const Run *run, const Position *root, const SearchResult *r, bool takes)
 {
-    if (r->lines < 1 || search_mate_in(r->line[0].score))
-        return r->best; /* a mate found is played */
-    int top = search_cp(r->line[0].score);
-    for (int i = 0; i < r->lines; i++) {
-        const SearchInfo *l = &r->line[i];
-        int cp = search_cp(l->score) < top ? search_cp(l->score) : top;
-        if (l->pv_length >= 1 && !search_mate_in(l->score) && top - cp <= run->margin &&
-            is_capture(root, l->pv[0]) == take)
-            return l->pv[0];
-    }
+    for (int i = 0; i < r->lines; i++)
+        if (close_line_cp(run, r, i) != INT_MIN && is_capture(root, r->line[i].pv[0]) == takes)
+            return r->line[i].pv[0];
     return r->best;
 }
 
@@ -320,14 +321,14 @@ static void *worker(void *arg)
                 affective_evaluator(&e, &eval);
             } else
                 eval = classical;
-            /* choice and patience search classically for several lines, then choose among them */
-            bool chooses = run->modes[m].choice || run->modes[m].patience;
+            /* choice and the relief rules search classically for several lines, then choose among them */
+            bool chooses = run->modes[m].choice || run->modes[m].relief_rule;
             SearchResult r;
             search_clear(search); /* each position and mode on its own: no memory between them */
             search_run(search, p, chooses ? &lines : &limits, chooses ? &classical : &eval, NULL, &r);
             s->chosen[m] = r.best;
-            if (run->modes[m].patience && s->label == HUMANLIKE_RELIEF)
-                s->chosen[m] = keep_tension(run, p, &r, run->modes[m].simplify);
+            if (run->modes[m].relief_rule && s->label == HUMANLIKE_RELIEF)
+                s->chosen[m] = by_kind(run, p, &r, run->modes[m].takes);
             else if (run->modes[m].choice)
                 s->chosen[m] = choose(run, &eval, &classical, p, start, &r);
         }

@@ -169,14 +169,14 @@ for mode in patience:5 simplify:6; do
 import sys
 from humanlike_samples import traits
 from fen import squares
-col, take = int(sys.argv[2]), sys.argv[2] == "6"
+col, take = int(sys.argv[2]), sys.argv[3] == "simplify"
 rows = [l.rstrip("\n").split(";") for l in open(sys.argv[1])]
 assert len(rows) == 20 and all(r[1] == "relief" for r in rows), rows[:3]
 changed = [r for r in rows if r[4] != r[col]]
 assert changed, "it chose as the search did in all 20 positions"
 for r in changed:
     kind = lambda move: traits(squares(r[0]), r[0].split()[1], move).get("capture")
-    assert kind(r[col]) is take and kind(r[4]) is (not take), r' "$TMP/patience.samples" $col \
+    assert kind(r[col]) is take and kind(r[4]) is (not take), r' "$TMP/patience.samples" $col ${mode%:*} \
         && ok humanlike_${mode%:*}_kind || fail humanlike_${mode%:*}_kind "$(head -3 "$TMP/patience.samples" 2>&1)"
 done
 # --emotion keeps one emotion's positions; --samples writes each with the human's move and every mode's,
