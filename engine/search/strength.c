@@ -15,7 +15,7 @@ static const struct {
     int temperature;
 } Rows[] = {
     {STRENGTH_ELO_MIN, 100, 90},
-    {1200, 560, 77},
+    {1200, 2100, 52},
     {1350, 3600, 43},
     {1500, 10600, 35},
     {1700, 17800, 27},
