@@ -547,6 +547,31 @@ static int reweighting(const Position *p, const Evaluator *e)
     return p->side == WHITE ? white : -white;
 }
 
+int eval_net_scale(const Position *p, int white_v)
+{
+    Color strong = white_v > 0 ? WHITE : BLACK, weak = color_flip(strong);
+    int strong_npm = p->st->material[strong];
+    Bitboard pawns = pieces(p, strong, PAWN);
+    if (!pawns && strong_npm < PieceValueMg[ROOK])
+        return 0; /* no pawns and a minor piece at most: no mate can be forced (bar the weak side's own pawns
+                   * boxing its king in, which the search sees as mates) */
+    if (p->st->material[weak] || pieces(p, weak, PAWN))
+        return 64;
+    if (!pawns && strong_npm == 2 * PieceValueMg[KNIGHT] && popcount(pieces(p, strong, KNIGHT)) == 2)
+        return 0;
+    Bitboard bishops = pieces(p, strong, BISHOP);
+    if (pawns && strong_npm == PieceValueMg[BISHOP] && bishops) {
+        int file = !(pawns & ~FILE_A_BB) ? 0 : !(pawns & ~FILE_H_BB) ? 7 : -1;
+        if (file >= 0) {
+            Square queening = (Square)(strong == WHITE ? 56 + file : file), k = king_square(p, weak);
+            bool covered = !(bishops & DARK_SQUARES) == !(square_bb(queening) & DARK_SQUARES);
+            if (!covered && distance(k, queening) <= 1)
+                return 0;
+        }
+    }
+    return 64;
+}
+
 int evaluate_with(const Position *p, const Evaluator *e, NnueStack *stack)
 {
     int v;
@@ -554,7 +579,9 @@ int evaluate_with(const Position *p, const Evaluator *e, NnueStack *stack)
         v = evaluate_terms(p, e, NULL);
     else {
         v = nnue_evaluate(e->net, p, stack) * EVAL_PAWN / 100;
-        if (e->reweighted)
+        int scale = eval_net_scale(p, p->side == WHITE ? v : -v);
+        v = v * scale / 64;
+        if (e->reweighted && scale) /* a drawn ending stays drawn whatever the emotion or the parameters */
             v += reweighting(p, e);
     }
     return v > EVAL_MAX ? EVAL_MAX : v < -EVAL_MAX ? -EVAL_MAX : v;

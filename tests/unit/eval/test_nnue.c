@@ -227,8 +227,9 @@ static void test_bad_files_refused(void)
     nnue_free(net);
 }
 
-/* With a network, the classical evaluator is the network alone (in engine units); an evaluator that
- * re-weights groups or swaps parameters adds what that changes in the hand-written evaluation. */
+/* With a network, the classical evaluator is the network alone (in engine units), but 0 in the drawn endings of
+ * eval_net_scale; an evaluator that re-weights groups or swaps parameters adds what that changes in the
+ * hand-written evaluation (nothing in those endings). */
 /* The change a re-weighting makes, as the whole hand-written evaluation's groups give it: the sum of
  * (weight - 1) x group, side to move's view. */
 static int reweighting_from_terms(const Position *p, const Evaluator *e)
@@ -244,7 +245,7 @@ static int reweighting_from_terms(const Position *p, const Evaluator *e)
     return p->side == WHITE ? white : -white;
 }
 
-/* Classical is the net alone; a re-weighted evaluator adds what the weights change in the
+/* Classical is the net alone (0 in eval_net_scale's drawn endings); a re-weighted evaluator adds what the weights change in the
  * hand-written evaluation. Only the affective groups re-weighted: those are computed alone, and must
  * give what the whole evaluation's groups give, also in the endings whose scale depends on who is
  * ahead (a side without pawns) and in opposite bishops; a group outside them: the whole pass. */
@@ -274,8 +275,9 @@ static void test_evaluators_over_the_net(void)
         evaluator_classical(&classical);
         evaluator_hand(&hand);
         CHECK(classical.net == net && hand.net == NULL && !classical.reweighted);
-        int cp = nnue_evaluate(net, &p, NULL), want = cp * EVAL_PAWN / 100;
-        want = want > EVAL_MAX ? EVAL_MAX : want < -EVAL_MAX ? -EVAL_MAX : want;
+        int cp = nnue_evaluate(net, &p, NULL), units = cp * EVAL_PAWN / 100;
+        int scale = eval_net_scale(&p, p.side == WHITE ? units : -units), scaled = units * scale / 64;
+        int want = scaled > EVAL_MAX ? EVAL_MAX : scaled < -EVAL_MAX ? -EVAL_MAX : scaled;
         CHECK_INT(evaluate(&p, &classical), want);
         affective = classical;
         affective.weight[GROUP_MATERIAL] = EVAL_WEIGHT_ONE * 3 / 4;
@@ -289,7 +291,7 @@ static void test_evaluators_over_the_net(void)
         CHECK(affective.reweighted && other.reweighted);
         const Evaluator *each[] = {&affective, &other};
         for (int k = 0; k < 2; k++) {
-            int expect = cp * EVAL_PAWN / 100 + reweighting_from_terms(&p, each[k]);
+            int expect = scaled + (scale ? reweighting_from_terms(&p, each[k]) : 0);
             expect = expect > EVAL_MAX ? EVAL_MAX : expect < -EVAL_MAX ? -EVAL_MAX : expect;
             CHECK_MSG(evaluate(&p, each[k]) == expect, "%s (%s): %d, want %d", Fens[i], k ? "pawn structure too" : "affective groups",
                       evaluate(&p, each[k]), expect);
@@ -297,6 +299,38 @@ static void test_evaluators_over_the_net(void)
     }
     nnue_set_default(before);
     nnue_free(net);
+}
+
+/* The endings the net misjudges: each scale as docs/nnue.md gives it, for the side ahead (white_v's sign). */
+static void test_net_endgame_scale(void)
+{
+    static const struct {
+        const char *fen;
+        int white_v, scale;
+    } Cases[] = {
+        {"8/8/8/3k4/8/8/2NN4/4K3 w - - 0 1", 500, 0},      /* two knights against a bare king */
+        {"8/8/8/3k4/3p4/8/2NN4/4K3 w - - 0 1", 500, 64},   /* ... against a pawn: it can be won */
+        {"8/8/8/3k4/8/8/2NB4/4K3 w - - 0 1", 500, 64},     /* bishop and knight: a win */
+        {"7k/8/8/8/7P/8/2B5/4K3 w - - 0 1", 500, 0},       /* h-pawn, light bishop, king on h8 */
+        {"8/5k2/8/8/7P/8/2B5/4K3 w - - 0 1", 500, 64},     /* ... the king not yet there */
+        {"6k1/8/8/8/7P/8/2B5/4K3 w - - 0 1", 500, 0},      /* ... beside the corner */
+        {"7k/8/8/8/7P/8/3B4/4K3 w - - 0 1", 500, 64},      /* the bishop that covers h8 */
+        {"4k3/3b4/8/p7/8/8/8/K7 b - - 0 1", -500, 0},      /* Black: a-pawn, light bishop, a1 dark */
+        {"4k3/2b5/8/p7/8/8/8/K7 b - - 0 1", -500, 64},     /* ... the dark bishop covers a1 */
+        {"7k/8/8/8/P6P/8/2B5/4K3 w - - 0 1", 500, 64},     /* pawns on two files */
+        {"8/8/4k3/8/8/3BK3/8/8 w - - 0 1", 500, 0},        /* a lone bishop */
+        {"8/8/4k3/8/1n6/3BK3/8/8 w - - 0 1", 300, 0},      /* bishop against knight */
+        {"8/8/4k3/8/1n6/3RK3/8/8 b - - 0 1", 300, 64},     /* rook against knight: often drawn, not always */
+        {"8/5k2/8/3b4/8/2B5/2P1K3/8 w - - 0 1", 300, 64},  /* opposite-coloured bishops: the net's to judge */
+        {"6k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1", 900, 64},
+    };
+    static Position p;
+    char err[64];
+    for (size_t i = 0; i < sizeof Cases / sizeof Cases[0]; i++) {
+        CHECK_MSG(fen_read(&p, Cases[i].fen, err, sizeof err) == FEN_OK, "%s: %s", Cases[i].fen, err);
+        CHECK_MSG(eval_net_scale(&p, Cases[i].white_v) == Cases[i].scale, "%s: scale %d, want %d", Cases[i].fen,
+                  eval_net_scale(&p, Cases[i].white_v), Cases[i].scale);
+    }
 }
 
 /* Eight output buckets: the weights and bias used are those of the bucket of the position's piece
@@ -407,6 +441,7 @@ void suite_nnue(void)
     RUN(test_king_buckets);
     RUN(test_output_buckets);
     RUN(test_evaluators_over_the_net);
+    RUN(test_net_endgame_scale);
     RUN(test_incremental_equals_scratch);
     RUN(test_mirror_and_kernels);
     RUN(test_bad_files_refused);
