@@ -390,17 +390,33 @@ static int initiative(const EvalState *es, int eg)
     return sign * v;
 }
 
-/* Endgame scale (of 64): drawish material lowers the endgame part. */
+/* Endgame scale (of 64): drawish material lowers the endgame part. 0 where no win can be forced by the side
+ * ahead (eg's sign): no pawns and a minor piece at most (bar the other side's own pawns boxing its king in, which
+ * the search sees as mates); two knights against a bare king; a bishop and rook pawns on one file against a bare
+ * king on or beside the queening square the bishop does not cover. */
 static int endgame_scale(const Position *p, int eg)
 {
     Color strong = eg > 0 ? WHITE : BLACK, weak = color_flip(strong);
     int strong_npm = p->st->material[strong], weak_npm = p->st->material[weak];
-    if (!pieces(p, strong, PAWN) && strong_npm - weak_npm <= PieceValueMg[BISHOP])
+    Bitboard pawns = pieces(p, strong, PAWN);
+    if (!pawns && strong_npm - weak_npm <= PieceValueMg[BISHOP])
         return strong_npm < PieceValueMg[ROOK] ? 0 : 16;
     if (popcount(p->by_type[BISHOP]) == 2 && strong_npm == PieceValueMg[BISHOP] && weak_npm == PieceValueMg[BISHOP]) {
         Bitboard b = p->by_type[BISHOP];
         if ((b & DARK_SQUARES) && (b & ~DARK_SQUARES))
             return 32; /* opposite-coloured bishops */
+    }
+    if (weak_npm || pieces(p, weak, PAWN))
+        return 64;
+    if (!pawns && strong_npm == 2 * PieceValueMg[KNIGHT] && popcount(pieces(p, strong, KNIGHT)) == 2)
+        return 0;
+    Bitboard bishops = pieces(p, strong, BISHOP);
+    int file = !(pawns & ~FILE_A_BB) ? 0 : !(pawns & ~FILE_H_BB) ? 7 : -1;
+    if (pawns && file >= 0 && strong_npm == PieceValueMg[BISHOP] && bishops) {
+        Square queening = (Square)(strong == WHITE ? 56 + file : file);
+        if (!(bishops & DARK_SQUARES) != !(square_bb(queening) & DARK_SQUARES) &&
+            distance(king_square(p, weak), queening) <= 1)
+            return 0; /* the bishop does not cover the corner the defending king holds */
     }
     return 64;
 }
@@ -547,29 +563,14 @@ static int reweighting(const Position *p, const Evaluator *e)
     return p->side == WHITE ? white : -white;
 }
 
-int eval_net_scale(const Position *p, int white_v)
+bool eval_drawn_ending(const Position *p, int white_v)
 {
+    /* Every ending endgame_scale calls drawn has a side ahead without pawns or a bare king against it: most
+     * positions are ruled out here, at every node, before the rest is looked at. */
     Color strong = white_v > 0 ? WHITE : BLACK, weak = color_flip(strong);
-    int strong_npm = p->st->material[strong];
-    Bitboard pawns = pieces(p, strong, PAWN);
-    if (!pawns && strong_npm < PieceValueMg[ROOK])
-        return 0; /* no pawns and a minor piece at most: no mate can be forced (bar the weak side's own pawns
-                   * boxing its king in, which the search sees as mates) */
-    if (p->st->material[weak] || pieces(p, weak, PAWN))
-        return 64;
-    if (!pawns && strong_npm == 2 * PieceValueMg[KNIGHT] && popcount(pieces(p, strong, KNIGHT)) == 2)
-        return 0;
-    Bitboard bishops = pieces(p, strong, BISHOP);
-    if (pawns && strong_npm == PieceValueMg[BISHOP] && bishops) {
-        int file = !(pawns & ~FILE_A_BB) ? 0 : !(pawns & ~FILE_H_BB) ? 7 : -1;
-        if (file >= 0) {
-            Square queening = (Square)(strong == WHITE ? 56 + file : file), k = king_square(p, weak);
-            bool covered = !(bishops & DARK_SQUARES) == !(square_bb(queening) & DARK_SQUARES);
-            if (!covered && distance(k, queening) <= 1)
-                return 0;
-        }
-    }
-    return 64;
+    if (pieces(p, strong, PAWN) && (p->st->material[weak] || pieces(p, weak, PAWN)))
+        return false;
+    return endgame_scale(p, white_v) == 0;
 }
 
 int evaluate_with(const Position *p, const Evaluator *e, NnueStack *stack)
@@ -579,9 +580,9 @@ int evaluate_with(const Position *p, const Evaluator *e, NnueStack *stack)
         v = evaluate_terms(p, e, NULL);
     else {
         v = nnue_evaluate(e->net, p, stack) * EVAL_PAWN / 100;
-        int scale = eval_net_scale(p, p->side == WHITE ? v : -v);
-        v = v * scale / 64;
-        if (e->reweighted && scale) /* a drawn ending stays drawn whatever the emotion or the parameters */
+        if (eval_drawn_ending(p, p->side == WHITE ? v : -v))
+            v = 0; /* whatever the emotion or the parameters */
+        else if (e->reweighted)
             v += reweighting(p, e);
     }
     return v > EVAL_MAX ? EVAL_MAX : v < -EVAL_MAX ? -EVAL_MAX : v;

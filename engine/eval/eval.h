@@ -62,12 +62,11 @@ void evaluator_update_fingerprint(Evaluator *e);
 int evaluate(const Position *p, const Evaluator *e);
 /* The same with a search thread's accumulators (NULL: computed from the boards). */
 int evaluate_with(const Position *p, const Evaluator *e, NnueStack *stack);
-/* The scale, of 64, the network's score takes in p when it is white_v from White's view (docs/nnue.md, "Endings the
- * net misjudges"): 0 in three endings that are draws and that the net scores as wins: the side ahead has no pawns
- * and one minor piece at most; two knights against a bare
- * king; a bishop and rook pawns on one file against a bare king on or beside the queening square the bishop does
- * not cover. 64 otherwise. */
-int eval_net_scale(const Position *p, int white_v);
+/* Whether p is an ending no side can win whose score is white_v from White's view (the side ahead has no pawns
+ * and one minor piece at most; two knights against a bare king; a bishop and rook pawns on one file against a
+ * bare king on or beside the queening square the bishop does not cover): the network's score, which calls them
+ * wins, is 0 there (docs/nnue.md, "Endings the net misjudges"); the hand-written evaluation scales them to 0. */
+bool eval_drawn_ending(const Position *p, int white_v);
 /* The hand-written evaluation alone, filling every group (White's view); terms may be NULL. */
 int evaluate_terms(const Position *p, const Evaluator *e, EvalTerms *terms);
 

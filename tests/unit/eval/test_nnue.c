@@ -228,7 +228,7 @@ static void test_bad_files_refused(void)
 }
 
 /* With a network, the classical evaluator is the network alone (in engine units), but 0 in the drawn endings of
- * eval_net_scale; an evaluator that re-weights groups or swaps parameters adds what that changes in the
+ * eval_drawn_ending; an evaluator that re-weights groups or swaps parameters adds what that changes in the
  * hand-written evaluation (nothing in those endings). */
 /* The change a re-weighting makes, as the whole hand-written evaluation's groups give it: the sum of
  * (weight - 1) x group, side to move's view. */
@@ -245,7 +245,7 @@ static int reweighting_from_terms(const Position *p, const Evaluator *e)
     return p->side == WHITE ? white : -white;
 }
 
-/* Classical is the net alone (0 in eval_net_scale's drawn endings); a re-weighted evaluator adds what the weights change in the
+/* Classical is the net alone (0 in eval_drawn_ending's endings); a re-weighted evaluator adds what the weights change in the
  * hand-written evaluation. Only the affective groups re-weighted: those are computed alone, and must
  * give what the whole evaluation's groups give, also in the endings whose scale depends on who is
  * ahead (a side without pawns) and in opposite bishops; a group outside them: the whole pass. */
@@ -276,7 +276,8 @@ static void test_evaluators_over_the_net(void)
         evaluator_hand(&hand);
         CHECK(classical.net == net && hand.net == NULL && !classical.reweighted);
         int cp = nnue_evaluate(net, &p, NULL), units = cp * EVAL_PAWN / 100;
-        int scale = eval_net_scale(&p, p.side == WHITE ? units : -units), scaled = units * scale / 64;
+        bool drawn = eval_drawn_ending(&p, p.side == WHITE ? units : -units);
+        int scaled = drawn ? 0 : units;
         int want = scaled > EVAL_MAX ? EVAL_MAX : scaled < -EVAL_MAX ? -EVAL_MAX : scaled;
         CHECK_INT(evaluate(&p, &classical), want);
         affective = classical;
@@ -291,7 +292,7 @@ static void test_evaluators_over_the_net(void)
         CHECK(affective.reweighted && other.reweighted);
         const Evaluator *each[] = {&affective, &other};
         for (int k = 0; k < 2; k++) {
-            int expect = scaled + (scale ? reweighting_from_terms(&p, each[k]) : 0);
+            int expect = scaled + (drawn ? 0 : reweighting_from_terms(&p, each[k]));
             expect = expect > EVAL_MAX ? EVAL_MAX : expect < -EVAL_MAX ? -EVAL_MAX : expect;
             CHECK_MSG(evaluate(&p, each[k]) == expect, "%s (%s): %d, want %d", Fens[i], k ? "pawn structure too" : "affective groups",
                       evaluate(&p, each[k]), expect);
@@ -301,7 +302,8 @@ static void test_evaluators_over_the_net(void)
     nnue_free(net);
 }
 
-/* The endings the net misjudges: each scale as docs/nnue.md gives it, for the side ahead (white_v's sign). */
+/* The endings the net misjudges: 0 where docs/nnue.md says the ending is drawn, 64 (the net's score kept) elsewhere,
+ * for the side ahead (white_v's sign). */
 static void test_net_endgame_scale(void)
 {
     static const struct {
@@ -328,8 +330,9 @@ static void test_net_endgame_scale(void)
     char err[64];
     for (size_t i = 0; i < sizeof Cases / sizeof Cases[0]; i++) {
         CHECK_MSG(fen_read(&p, Cases[i].fen, err, sizeof err) == FEN_OK, "%s: %s", Cases[i].fen, err);
-        CHECK_MSG(eval_net_scale(&p, Cases[i].white_v) == Cases[i].scale, "%s: scale %d, want %d", Cases[i].fen,
-                  eval_net_scale(&p, Cases[i].white_v), Cases[i].scale);
+        bool drawn = eval_drawn_ending(&p, Cases[i].white_v);
+        CHECK_MSG((drawn ? 0 : 64) == Cases[i].scale, "%s: scale %d, want %d", Cases[i].fen, drawn ? 0 : 64,
+                  Cases[i].scale);
     }
 }
 
