@@ -206,7 +206,7 @@ DATA_PREFIX = data/nnue/gen$(DATA_GEN)-$(if $(DATA_DEEP),n$(DATA_DEEP)-)
 data: feelfish
 	@mkdir -p data/nnue
 	@[ "$(DATA_NET)" = none ] || [ -f "$(DATA_NET)" ] || \
-	  { echo "make data DATA_GEN=$(DATA_GEN): $(DATA_NET) is missing (docs/nnue.md says where each generation comes from)"; exit 1; }
+	  { echo "make data DATA_GEN=$(DATA_GEN): $(DATA_NET) is missing (docs/nnue-history.md says where each generation comes from)"; exit 1; }
 	@first=$$((1001 + 1000 * $(DATA_GEN) + $(if $(DATA_DEEP),500,0) + $(if $(filter-out 5000,$(DATA_GAMES)),100,0))); \
 	for seed in $$(seq $$first $$((first + $(DATA_CHUNKS) - 1))); do f=$(DATA_PREFIX)$$seed.bin; \
 	  [ -f $$f ] && continue; echo "$$f, played by $(DATA_NET) at $(DATA_NODES) nodes a move ($$(date +%H:%M:%S))"; \
