@@ -401,13 +401,13 @@ static int endgame_scale(const Position *p, int eg)
     Bitboard pawns = pieces(p, strong, PAWN);
     if (!pawns && strong_npm - weak_npm <= PieceValueMg[BISHOP])
         return strong_npm < PieceValueMg[ROOK] ? 0 : 16;
-    if (popcount(p->by_type[BISHOP]) == 2 && strong_npm == PieceValueMg[BISHOP] && weak_npm == PieceValueMg[BISHOP]) {
+    if (strong_npm == PieceValueMg[BISHOP] && weak_npm == PieceValueMg[BISHOP] && popcount(p->by_type[BISHOP]) == 2) {
         Bitboard b = p->by_type[BISHOP];
         if ((b & DARK_SQUARES) && (b & ~DARK_SQUARES))
             return 32; /* opposite-coloured bishops */
     }
     if (weak_npm || pieces(p, weak, PAWN))
-        return 64;
+        return 64; /* the rules below are against a bare king; most positions end here, at every node */
     if (!pawns && strong_npm == 2 * PieceValueMg[KNIGHT] && popcount(pieces(p, strong, KNIGHT)) == 2)
         return 0;
     Bitboard bishops = pieces(p, strong, BISHOP);
@@ -565,11 +565,6 @@ static int reweighting(const Position *p, const Evaluator *e)
 
 bool eval_drawn_ending(const Position *p, int white_v)
 {
-    /* Every ending endgame_scale calls drawn has a side ahead without pawns or a bare king against it: most
-     * positions are ruled out here, at every node, before the rest is looked at. */
-    Color strong = white_v > 0 ? WHITE : BLACK, weak = color_flip(strong);
-    if (pieces(p, strong, PAWN) && (p->st->material[weak] || pieces(p, weak, PAWN)))
-        return false;
     return endgame_scale(p, white_v) == 0;
 }
 

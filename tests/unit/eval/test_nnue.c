@@ -302,37 +302,37 @@ static void test_evaluators_over_the_net(void)
     nnue_free(net);
 }
 
-/* The endings the net misjudges: 0 where docs/nnue.md says the ending is drawn, 64 (the net's score kept) elsewhere,
- * for the side ahead (white_v's sign). */
-static void test_net_endgame_scale(void)
+/* The endings the net misjudges: drawn (the net's score 0) where docs/nnue.md says so, the net's score kept
+ * elsewhere, for the side ahead (white_v's sign). */
+static void test_drawn_endings(void)
 {
     static const struct {
         const char *fen;
-        int white_v, scale;
+        int white_v;
+        bool drawn;
     } Cases[] = {
-        {"8/8/8/3k4/8/8/2NN4/4K3 w - - 0 1", 500, 0},      /* two knights against a bare king */
-        {"8/8/8/3k4/3p4/8/2NN4/4K3 w - - 0 1", 500, 64},   /* ... against a pawn: it can be won */
-        {"8/8/8/3k4/8/8/2NB4/4K3 w - - 0 1", 500, 64},     /* bishop and knight: a win */
-        {"7k/8/8/8/7P/8/2B5/4K3 w - - 0 1", 500, 0},       /* h-pawn, light bishop, king on h8 */
-        {"8/5k2/8/8/7P/8/2B5/4K3 w - - 0 1", 500, 64},     /* ... the king not yet there */
-        {"6k1/8/8/8/7P/8/2B5/4K3 w - - 0 1", 500, 0},      /* ... beside the corner */
-        {"7k/8/8/8/7P/8/3B4/4K3 w - - 0 1", 500, 64},      /* the bishop that covers h8 */
-        {"4k3/3b4/8/p7/8/8/8/K7 b - - 0 1", -500, 0},      /* Black: a-pawn, light bishop, a1 dark */
-        {"4k3/2b5/8/p7/8/8/8/K7 b - - 0 1", -500, 64},     /* ... the dark bishop covers a1 */
-        {"7k/8/8/8/P6P/8/2B5/4K3 w - - 0 1", 500, 64},     /* pawns on two files */
-        {"8/8/4k3/8/8/3BK3/8/8 w - - 0 1", 500, 0},        /* a lone bishop */
-        {"8/8/4k3/8/1n6/3BK3/8/8 w - - 0 1", 300, 0},      /* bishop against knight */
-        {"8/8/4k3/8/1n6/3RK3/8/8 b - - 0 1", 300, 64},     /* rook against knight: often drawn, not always */
-        {"8/5k2/8/3b4/8/2B5/2P1K3/8 w - - 0 1", 300, 64},  /* opposite-coloured bishops: the net's to judge */
-        {"6k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1", 900, 64},
+        {"8/8/8/3k4/8/8/2NN4/4K3 w - - 0 1", 500, true},      /* two knights against a bare king */
+        {"8/8/8/3k4/3p4/8/2NN4/4K3 w - - 0 1", 500, false},   /* ... against a pawn: it can be won */
+        {"8/8/8/3k4/8/8/2NB4/4K3 w - - 0 1", 500, false},     /* bishop and knight: a win */
+        {"7k/8/8/8/7P/8/2B5/4K3 w - - 0 1", 500, true},       /* h-pawn, light bishop, king on h8 */
+        {"8/5k2/8/8/7P/8/2B5/4K3 w - - 0 1", 500, false},     /* ... the king not yet there */
+        {"6k1/8/8/8/7P/8/2B5/4K3 w - - 0 1", 500, true},      /* ... beside the corner */
+        {"7k/8/8/8/7P/8/3B4/4K3 w - - 0 1", 500, false},      /* the bishop that covers h8 */
+        {"4k3/3b4/8/p7/8/8/8/K7 b - - 0 1", -500, true},      /* Black: a-pawn, light bishop, a1 dark */
+        {"4k3/2b5/8/p7/8/8/8/K7 b - - 0 1", -500, false},     /* ... the dark bishop covers a1 */
+        {"7k/8/8/8/P6P/8/2B5/4K3 w - - 0 1", 500, false},     /* pawns on two files */
+        {"8/8/4k3/8/8/3BK3/8/8 w - - 0 1", 500, true},        /* a lone bishop */
+        {"8/8/4k3/8/1n6/3BK3/8/8 w - - 0 1", 300, true},      /* bishop against knight */
+        {"8/8/4k3/8/1n6/3RK3/8/8 b - - 0 1", 300, false},     /* rook against knight: often drawn, not always */
+        {"8/5k2/8/3b4/8/2B5/2P1K3/8 w - - 0 1", 300, false},  /* opposite-coloured bishops: the net's to judge */
+        {"6k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1", 900, false},
     };
     static Position p;
     char err[64];
     for (size_t i = 0; i < sizeof Cases / sizeof Cases[0]; i++) {
         CHECK_MSG(fen_read(&p, Cases[i].fen, err, sizeof err) == FEN_OK, "%s: %s", Cases[i].fen, err);
         bool drawn = eval_drawn_ending(&p, Cases[i].white_v);
-        CHECK_MSG((drawn ? 0 : 64) == Cases[i].scale, "%s: scale %d, want %d", Cases[i].fen, drawn ? 0 : 64,
-                  Cases[i].scale);
+        CHECK_MSG(drawn == Cases[i].drawn, "%s: drawn %d, want %d", Cases[i].fen, drawn, Cases[i].drawn);
     }
 }
 
@@ -444,7 +444,7 @@ void suite_nnue(void)
     RUN(test_king_buckets);
     RUN(test_output_buckets);
     RUN(test_evaluators_over_the_net);
-    RUN(test_net_endgame_scale);
+    RUN(test_drawn_endings);
     RUN(test_incremental_equals_scratch);
     RUN(test_mirror_and_kernels);
     RUN(test_bad_files_refused);
