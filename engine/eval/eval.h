@@ -62,10 +62,9 @@ void evaluator_update_fingerprint(Evaluator *e);
 int evaluate(const Position *p, const Evaluator *e);
 /* The same with a search thread's accumulators (NULL: computed from the boards). */
 int evaluate_with(const Position *p, const Evaluator *e, NnueStack *stack);
-/* Whether p is an ending no side can win whose score is white_v from White's view (the side ahead has no pawns
- * and one minor piece at most; two knights against a bare king; a bishop and rook pawns on one file against a
- * bare king on or beside the queening square the bishop does not cover): the network's score, which calls them
- * wins, is 0 there (docs/nnue.md, "Endings the net misjudges"); the hand-written evaluation scales them to 0. */
+/* Whether p is an ending the side ahead (white_v's sign, White's view) cannot win: the hand-written endgame
+ * scale's 0s (its rules are listed in eval.c). The network's score, which calls some of them wins, is 0 there
+ * (docs/nnue.md, "Endings the net misjudges"). */
 bool eval_drawn_ending(const Position *p, int white_v);
 /* The hand-written evaluation alone, filling every group (White's view); terms may be NULL. */
 int evaluate_terms(const Position *p, const Evaluator *e, EvalTerms *terms);
